@@ -1,0 +1,46 @@
+#include "commands.h"
+
+#include <QTextStream>
+
+#include <array>
+
+namespace qs::cli {
+
+namespace {
+
+// Subcommands whose issue has not landed yet say so plainly instead of pretending.
+template <const char *Name>
+int notYetAvailable(const QStringList &)
+{
+    QTextStream(stderr) << "quotactl " << Name
+                        << ": not available in this build yet (see the project's open issues)\n";
+    return 2;
+}
+
+constexpr char kLint[] = "lint";
+constexpr char kExport[] = "export";
+constexpr char kSimulate[] = "simulate";
+constexpr char kLoadgen[] = "loadgen";
+constexpr char kMonitor[] = "monitor";
+constexpr char kProbe[] = "probe";
+
+constexpr std::array kCommands = {
+    Command {kLint, "check policy files; diagnostics as file:line:col", notYetAvailable<kLint>},
+    Command {kExport, "write gateway configs (nginx, envoy, kong, traefik, haproxy, redis-bundle)",
+        notYetAvailable<kExport>},
+    Command {
+        kSimulate, "run a traffic pattern through the embedded engine", notYetAvailable<kSimulate>},
+    Command {
+        kLoadgen, "drive the Redis backend like a fleet of gateways", notYetAvailable<kLoadgen>},
+    Command {kMonitor, "follow live quota keys in Redis", notYetAvailable<kMonitor>},
+    Command {kProbe, "check that a running gateway enforces the policy", notYetAvailable<kProbe>},
+};
+
+} // namespace
+
+std::span<const Command> commands()
+{
+    return kCommands;
+}
+
+} // namespace qs::cli

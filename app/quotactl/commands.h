@@ -1,0 +1,19 @@
+#pragma once
+#include <QStringList>
+
+#include <span>
+#include <string_view>
+
+namespace qs::cli {
+
+// One quotactl subcommand. `run` gets the arguments after the subcommand's name and returns
+// the process exit code (0 success, 1 findings such as lint errors, 2 usage or not available).
+struct Command {
+    std::string_view name;
+    std::string_view summary;
+    int (*run)(const QStringList &args);
+};
+
+std::span<const Command> commands();
+
+} // namespace qs::cli

@@ -1,0 +1,8 @@
+# QS_SANITIZE=address,undefined or QS_SANITIZE=thread instruments every target.
+if(QS_SANITIZE)
+  if(QS_SANITIZE MATCHES "thread" AND QS_SANITIZE MATCHES "address")
+    message(FATAL_ERROR "QS_SANITIZE: thread and address sanitizers cannot be combined")
+  endif()
+  add_compile_options(-fsanitize=${QS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${QS_SANITIZE})
+endif()

@@ -1,0 +1,100 @@
+#pragma once
+// The embedded limiter: many rules, each with keyed states, safe to call from many threads.
+//
+// Hot path: acquire(rule, key, now, cost) hashes the key, locks one of 64 shards of the rule,
+// probes an open-addressing table and runs the algorithm. `now` comes from the caller because
+// reading the clock costs more than the decision; acquire(rule, key, clock, cost) reads one.
+//
+// Memory: a key whose state equals a fresh one can be dropped without changing any decision, so
+// tables shed such keys whenever they would otherwise grow, and sweep(now) sheds them all.
+// With Options::maxKeys set, a new key beyond the bound first makes its shard shed fresh keys;
+// if none can go, that request is DENIED with Reason::KeyTableFull (never admitted blind) and
+// counted in Usage::keyTableFullDenials. Existing keys keep being decided normally.
+//
+// Rules are added before the engine is shared between threads: addRule() is not safe to call
+// concurrently with acquire().
+#include "limiter/algorithm.h"
+#include "limiter/clock.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qs::limiter {
+
+using RuleId = std::uint32_t;
+
+struct RuleResult {
+    std::optional<RuleId> id; // set when the rule was added
+    std::string error; // otherwise, why not
+};
+
+struct EngineUsage {
+    std::size_t keys = 0;
+    std::size_t bytes = 0; // heap bytes held by the key tables (slots, control bytes, key text)
+    std::uint64_t keyTableFullDenials = 0;
+};
+
+namespace detail {
+class RuleTableBase;
+
+// The shared bound on keys across all rules.
+class KeyBudget {
+public:
+    explicit KeyBudget(std::size_t maxKeys) : m_max(maxKeys) { }
+    bool tryTake();
+    void release(std::size_t n) { m_used.fetch_sub(n, std::memory_order_relaxed); }
+    std::size_t used() const { return m_used.load(std::memory_order_relaxed); }
+    void countDenial() { m_denials.fetch_add(1, std::memory_order_relaxed); }
+    std::uint64_t denials() const { return m_denials.load(std::memory_order_relaxed); }
+
+private:
+    const std::size_t m_max; // 0: unbounded
+    std::atomic<std::size_t> m_used {0};
+    std::atomic<std::uint64_t> m_denials {0};
+};
+} // namespace detail
+
+class Engine {
+public:
+    struct Options {
+        std::size_t maxKeys = 0; // 0: no bound
+    };
+
+    Engine();
+    explicit Engine(Options options);
+    ~Engine();
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+
+    RuleResult addRule(const AlgorithmConfig &config);
+    std::size_t ruleCount() const { return m_rules.size(); }
+    const AlgorithmConfig &config(RuleId rule) const;
+
+    Decision acquire(RuleId rule, std::string_view key, Micros now, std::int64_t cost = 1);
+    Decision acquire(RuleId rule, std::string_view key, const Clock &clock, std::int64_t cost = 1)
+    {
+        return acquire(rule, key, clock.now(), cost);
+    }
+
+    // The quota left for a key without taking any; nullopt for an unknown rule.
+    std::optional<Quota> peek(RuleId rule, std::string_view key, Micros now) const;
+    // A copy of the key's state (a fresh state when the key is not stored).
+    std::optional<AlgorithmState> state(RuleId rule, std::string_view key) const;
+
+    // Drops every key whose state is fresh at `now`; returns how many went.
+    std::size_t sweep(Micros now);
+    EngineUsage usage() const;
+
+private:
+    detail::RuleTableBase *rule(RuleId id) const;
+
+    std::unique_ptr<detail::KeyBudget> m_budget;
+    std::vector<std::unique_ptr<detail::RuleTableBase>> m_rules;
+};
+
+} // namespace qs::limiter

@@ -1,0 +1,42 @@
+#include "limiter/gcra.h"
+
+#include "limiter/virtualschedule.h"
+
+namespace qs::limiter {
+
+namespace {
+detail::Schedule scheduleOf(const GcraConfig &c)
+{
+    return {c.rate.intervalCeil(), c.burst};
+}
+} // namespace
+
+std::optional<std::string> GcraConfig::validate() const
+{
+    if (auto problem = rate.validate())
+        return "rate: " + *problem;
+    if (burst <= 0)
+        return "burst must be at least 1 (got " + std::to_string(burst) + ")";
+    if (burst > 1'000'000'000)
+        return "burst " + std::to_string(burst) + " is absurd; use at most 1000000000";
+    if (double(burst) * double(rate.intervalCeil()) > double(100 * 366 * kMicrosPerDay))
+        return "burst / rate spans more than a century; lower the burst or raise the rate";
+    return std::nullopt;
+}
+
+Decision decide(const GcraConfig &c, GcraState &s, Micros now, std::int64_t cost)
+{
+    return detail::schedule(scheduleOf(c), s.tat, now, cost).decision;
+}
+
+Quota peek(const GcraConfig &c, const GcraState &s, Micros now)
+{
+    return detail::peekSchedule(scheduleOf(c), s.tat, now);
+}
+
+bool isFresh(const GcraConfig &, const GcraState &s, Micros now)
+{
+    return s.tat <= now;
+}
+
+} // namespace qs::limiter

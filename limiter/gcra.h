@@ -1,0 +1,27 @@
+#pragma once
+// GCRA (generic cell rate algorithm): the leaky bucket as one integer per key, the theoretical
+// arrival time. Admits `burst` requests at once, then one every 1/rate.
+// Bound: admitted cost in any interval of length d <= burst + rate * d.
+#include "limiter/decision.h"
+#include "limiter/rate.h"
+
+#include <optional>
+#include <string>
+
+namespace qs::limiter {
+
+struct GcraConfig {
+    Rate rate;
+    std::int64_t burst = 1;
+    std::optional<std::string> validate() const;
+};
+
+struct GcraState {
+    Micros tat = 0; // theoretical arrival time; at or before now means the key is fresh
+};
+
+Decision decide(const GcraConfig &config, GcraState &state, Micros now, std::int64_t cost);
+Quota peek(const GcraConfig &config, const GcraState &state, Micros now);
+bool isFresh(const GcraConfig &config, const GcraState &state, Micros now);
+
+} // namespace qs::limiter

@@ -1,0 +1,32 @@
+#pragma once
+// Sliding window counter: two fixed-window counters, the previous one weighted by how much of it
+// still overlaps the sliding window: estimate = current + previous * (1 - elapsed / window).
+// Two integers per key; close to a true sliding window when traffic is even, and at a window
+// boundary it admits a little more than the limit at most (see docs/algorithms.md).
+#include "limiter/decision.h"
+#include "limiter/windowlimit.h"
+
+namespace qs::limiter {
+
+struct SlidingWindowCounterConfig : WindowLimit {
+    std::optional<std::string> validate() const { return WindowLimit::validate(); }
+};
+
+struct SlidingWindowCounterState {
+    Micros windowStart = kNoTime;
+    std::int32_t current = 0; // limit <= 1e9 keeps counts in 32 bits: 16 bytes per key
+    std::int32_t previous = 0;
+};
+
+// estimate = previous * ((window - elapsed) / window) + current, in this order (the Lua twin
+// computes the same expression).
+double slidingEstimate(std::int64_t previous, std::int64_t current, Micros elapsed, Micros window);
+
+Decision decide(const SlidingWindowCounterConfig &config, SlidingWindowCounterState &state,
+    Micros now, std::int64_t cost);
+Quota peek(
+    const SlidingWindowCounterConfig &config, const SlidingWindowCounterState &state, Micros now);
+bool isFresh(
+    const SlidingWindowCounterConfig &config, const SlidingWindowCounterState &state, Micros now);
+
+} // namespace qs::limiter

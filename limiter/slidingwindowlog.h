@@ -1,0 +1,29 @@
+#pragma once
+// Sliding window log: the time of every admitted unit within the last window. Exact: at most
+// `limit` in ANY window of that length. Memory grows with the limit (one entry per unit).
+#include "limiter/decision.h"
+#include "limiter/windowlimit.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace qs::limiter {
+
+struct SlidingWindowLogConfig : WindowLimit {
+    // Every admitted unit is an entry in memory and in Redis: cap it where a key stays cheap.
+    static constexpr std::int64_t kMaxLimit = 1'000'000;
+    std::optional<std::string> validate() const { return WindowLimit::validate(kMaxLimit); }
+};
+
+struct SlidingWindowLogState {
+    std::vector<Micros> stamps; // ascending; entries before `head` have expired
+    std::size_t head = 0;
+    std::size_t size() const { return stamps.size() - head; }
+};
+
+Decision decide(const SlidingWindowLogConfig &config, SlidingWindowLogState &state, Micros now,
+    std::int64_t cost);
+Quota peek(const SlidingWindowLogConfig &config, const SlidingWindowLogState &state, Micros now);
+bool isFresh(const SlidingWindowLogConfig &config, const SlidingWindowLogState &state, Micros now);
+
+} // namespace qs::limiter

@@ -1,0 +1,29 @@
+#pragma once
+// Token bucket: a bucket of `capacity` tokens refilled continuously at `refill`; a request takes
+// `cost` tokens. Admits bursts up to capacity, then the refill rate.
+// Bound: admitted cost in any interval of length d <= capacity + rate * d.
+#include "limiter/decision.h"
+#include "limiter/rate.h"
+
+#include <optional>
+#include <string>
+
+namespace qs::limiter {
+
+struct TokenBucketConfig {
+    std::int64_t capacity = 0;
+    Rate refill;
+    std::optional<std::string> validate() const;
+};
+
+struct TokenBucketState {
+    double tokens = 0.0;
+    Micros updatedAt = kNoTime; // kNoTime: never used, the bucket is full
+};
+
+Decision decide(
+    const TokenBucketConfig &config, TokenBucketState &state, Micros now, std::int64_t cost);
+Quota peek(const TokenBucketConfig &config, const TokenBucketState &state, Micros now);
+bool isFresh(const TokenBucketConfig &config, const TokenBucketState &state, Micros now);
+
+} // namespace qs::limiter

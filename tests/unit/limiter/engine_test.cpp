@@ -1,0 +1,132 @@
+#include "limiter/engine.h"
+
+#include "trace.h"
+
+#include <gtest/gtest.h>
+
+using namespace qs::limiter;
+using qs::limiter::test::numbered;
+
+namespace {
+constexpr Micros kStart = 1'700'000'000LL * kMicrosPerSecond;
+} // namespace
+
+TEST(Engine, KeysAreIndependentAndRulesAreIndependent)
+{
+    Engine engine;
+    const RuleId a = *engine.addRule(TokenBucketConfig {2, Rate {1, kMicrosPerSecond}}).id;
+    const RuleId b = *engine.addRule(TokenBucketConfig {1, Rate {1, kMicrosPerSecond}}).id;
+    EXPECT_TRUE(engine.acquire(a, "alice", kStart).allowed);
+    EXPECT_TRUE(engine.acquire(a, "alice", kStart).allowed);
+    EXPECT_FALSE(engine.acquire(a, "alice", kStart).allowed);
+    EXPECT_TRUE(engine.acquire(a, "bob", kStart).allowed);
+    EXPECT_TRUE(engine.acquire(b, "alice", kStart).allowed);
+    EXPECT_FALSE(engine.acquire(b, "alice", kStart).allowed);
+    EXPECT_EQ(engine.usage().keys, 3u);
+}
+
+TEST(Engine, RejectsInvalidRulesCostsAndUnknownIds)
+{
+    Engine engine;
+    const RuleResult bad = engine.addRule(GcraConfig {Rate {0, kMicrosPerSecond}, 1});
+    EXPECT_FALSE(bad.id.has_value());
+    EXPECT_NE(bad.error.find("rate"), std::string::npos);
+    EXPECT_EQ(engine.acquire(7, "k", kStart).reason, Reason::InvalidRule);
+    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    EXPECT_EQ(engine.acquire(r, "k", kStart, -1).reason, Reason::InvalidCost);
+    EXPECT_EQ(engine.acquire(r, std::string(70'000, 'x'), kStart).reason, Reason::InvalidKey);
+}
+
+TEST(Engine, ClockOverloadReadsTheClock)
+{
+    Engine engine;
+    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    ManualClock clock(kStart);
+    EXPECT_TRUE(engine.acquire(r, "k", clock).allowed);
+    EXPECT_FALSE(engine.acquire(r, "k", clock).allowed);
+    clock.advance(kMicrosPerSecond);
+    EXPECT_TRUE(engine.acquire(r, "k", clock).allowed);
+}
+
+TEST(Engine, PeekAndStateDoNotTakeQuota)
+{
+    Engine engine;
+    const RuleId r = *engine.addRule(TokenBucketConfig {5, Rate {1, kMicrosPerSecond}}).id;
+    engine.acquire(r, "k", kStart, 2);
+    EXPECT_EQ(engine.peek(r, "k", kStart)->remaining, 3);
+    EXPECT_EQ(engine.peek(r, "k", kStart)->remaining, 3);
+    EXPECT_EQ(engine.peek(r, "unknown", kStart)->remaining, 5);
+    const auto state = engine.state(r, "k");
+    ASSERT_TRUE(state && std::holds_alternative<TokenBucketState>(*state));
+    EXPECT_DOUBLE_EQ(std::get<TokenBucketState>(*state).tokens, 3.0);
+    EXPECT_FALSE(engine.peek(9, "k", kStart).has_value());
+}
+
+TEST(Engine, SweepDropsOnlyFreshKeys)
+{
+    Engine engine;
+    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 2}).id;
+    for (int i = 0; i < 1000; ++i)
+        engine.acquire(r, numbered("k", i), kStart + i * 1000);
+    // Key i drains at kStart + i*1000 + 1 s. Half a second... none are fresh yet.
+    EXPECT_EQ(engine.sweep(kStart + 500'000), 0u);
+    EXPECT_EQ(engine.sweep(kStart + kMicrosPerSecond + 499'000), 500u);
+    EXPECT_EQ(engine.usage().keys, 500u);
+    // Survivors decide as before: key 999 still has one request left, not two.
+    EXPECT_EQ(engine.peek(r, "k999", kStart + kMicrosPerSecond + 499'000)->remaining, 1);
+}
+
+TEST(Engine, GrowingTablesShedFreshKeysInsteadOfGrowingForever)
+{
+    Engine engine;
+    const RuleId r = *engine.addRule(GcraConfig {Rate {1000, kMicrosPerSecond}, 1}).id;
+    // Each key is fresh 1 ms after its request; a million keys over 1000 s never pile up.
+    for (int i = 0; i < 200'000; ++i)
+        engine.acquire(r, numbered("client-", i), kStart + Micros(i) * 5'000);
+    EXPECT_LT(engine.usage().keys, 20'000u);
+}
+
+TEST(Engine, KeyBoundDeniesNewKeysButNeverAdmitsBlind)
+{
+    // 1000 keys over 64 shards: the newcomer's shard certainly holds some to shed later.
+    Engine engine(Engine::Options {1000});
+    const RuleId r = *engine.addRule(TokenBucketConfig {3, Rate {1, kMicrosPerMinute}}).id;
+    for (int i = 0; i < 1000; ++i)
+        ASSERT_TRUE(engine.acquire(r, numbered("k", i), kStart).allowed);
+    const Decision full = engine.acquire(r, "newcomer", kStart);
+    EXPECT_FALSE(full.allowed);
+    EXPECT_EQ(full.reason, Reason::KeyTableFull);
+    EXPECT_EQ(full.limit, 3);
+    EXPECT_EQ(engine.usage().keyTableFullDenials, 1u);
+    // Known keys are still decided normally.
+    EXPECT_TRUE(engine.acquire(r, "k5", kStart).allowed);
+    // Once keys are fresh again (refilled after 3 minutes) they make room.
+    EXPECT_TRUE(engine.acquire(r, "newcomer", kStart + 3 * kMicrosPerMinute).allowed);
+}
+
+TEST(Engine, UsageReportsBytes)
+{
+    Engine engine;
+    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    const std::size_t empty = engine.usage().bytes;
+    for (int i = 0; i < 10'000; ++i)
+        engine.acquire(r, numbered("key-", i), kStart);
+    const EngineUsage u = engine.usage();
+    EXPECT_EQ(u.keys, 10'000u);
+    EXPECT_GT(u.bytes, empty + 10'000 * (8 + 8)); // at least slot state and key text
+    EXPECT_LT(u.bytes, empty + 10'000 * (8 + 64)); // and not wasteful
+}
+
+TEST(Engine, SlidingLogKeysAreStoredAndEvicted)
+{
+    Engine engine;
+    SlidingWindowLogConfig c;
+    c.limit = 3;
+    c.window = kMicrosPerSecond;
+    const RuleId r = *engine.addRule(c).id;
+    for (int i = 0; i < 3; ++i)
+        EXPECT_TRUE(engine.acquire(r, "k", kStart).allowed);
+    EXPECT_FALSE(engine.acquire(r, "k", kStart + 999'999).allowed);
+    EXPECT_TRUE(engine.acquire(r, "k", kStart + kMicrosPerSecond).allowed);
+    EXPECT_EQ(engine.sweep(kStart + 2 * kMicrosPerSecond), 1u);
+}

@@ -1,0 +1,187 @@
+// Property tests: on random traces every algorithm keeps the bound it promises, its retryAfter
+// is honest (waiting that long admits the same request) and its `remaining` is exact.
+#include "limiter/algorithm.h"
+#include "trace.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+using namespace qs::limiter;
+using qs::limiter::test::Arrival;
+using qs::limiter::test::randomTrace;
+
+namespace {
+
+constexpr Micros kStart = 1'700'000'000LL * kMicrosPerSecond;
+
+struct Admission {
+    Micros at = 0;
+    std::int64_t cost = 0;
+    Micros departure = 0; // at + delay
+};
+
+struct FeedResult {
+    std::vector<Admission> admitted;
+    int checkedRetries = 0;
+};
+
+// Feeds the trace, checking honesty of retryAfter and exactness of remaining along the way.
+FeedResult feed(const AlgorithmConfig &config, const std::vector<Arrival> &trace)
+{
+    FeedResult run;
+    AlgorithmState state = freshState(config);
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+        const Arrival &a = trace[i];
+        const Decision d = decide(config, state, a.at, a.cost);
+        if (d.allowed) {
+            run.admitted.push_back({a.at, a.cost, a.at + d.delay});
+        } else {
+            EXPECT_EQ(d.reason, Reason::LimitExceeded);
+            EXPECT_GT(d.retryAfter, 0);
+            if (i % 7 == 0) { // honesty, on a sample: after retryAfter the same cost fits
+                AlgorithmState probe = state;
+                EXPECT_TRUE(decide(config, probe, a.at + d.retryAfter, a.cost).allowed)
+                    << "retryAfter " << d.retryAfter << " at request " << i;
+                ++run.checkedRetries;
+            }
+        }
+        if (i % 11 == 0) { // exactness: `remaining` more requests of cost 1 fit right now
+            AlgorithmState probe = state;
+            for (std::int64_t k = 0; k < d.remaining; ++k)
+                EXPECT_TRUE(decide(config, probe, a.at, 1).allowed)
+                    << "remaining " << d.remaining << " but #" << k << " denied at " << i;
+            EXPECT_FALSE(decide(config, probe, a.at, 1).allowed)
+                << "remaining " << d.remaining << " but one more fits at " << i;
+        }
+    }
+    return run;
+}
+
+// Largest admitted cost minus (slope * span) over all intervals [t_i, t_j].
+double worstExcess(const std::vector<Admission> &admitted, double perMicro)
+{
+    double worst = 0;
+    for (std::size_t i = 0; i < admitted.size(); ++i) {
+        double sum = 0;
+        for (std::size_t j = i; j < admitted.size(); ++j) {
+            sum += double(admitted[j].cost);
+            worst = std::max(worst, sum - perMicro * double(admitted[j].at - admitted[i].at));
+        }
+    }
+    return worst;
+}
+
+class Properties : public ::testing::TestWithParam<std::uint32_t> {
+protected:
+    std::vector<Arrival> trace(Micros meanGap) const
+    {
+        return randomTrace(GetParam(), 3000, kStart, meanGap);
+    }
+};
+
+} // namespace
+
+TEST_P(Properties, TokenBucketAdmitsAtMostCapacityPlusRateTimesSpan)
+{
+    const TokenBucketConfig c {10, Rate {5, kMicrosPerSecond}};
+    const FeedResult run = feed(c, trace(150'000));
+    ASSERT_GT(run.admitted.size(), 100u);
+    EXPECT_LE(worstExcess(run.admitted, 5.0 / 1e6), 10.0 + 1e-6);
+    EXPECT_GT(run.checkedRetries, 0);
+}
+
+TEST_P(Properties, GcraAdmitsAtMostBurstPlusRateTimesSpan)
+{
+    const GcraConfig c {Rate {3, kMicrosPerSecond}, 7}; // 3/s: interval rounds up to 333334 µs
+    const FeedResult run = feed(c, trace(200'000));
+    ASSERT_GT(run.admitted.size(), 100u);
+    EXPECT_LE(worstExcess(run.admitted, 3.0 / 1e6), 7.0 + 1e-6);
+}
+
+TEST_P(Properties, LeakyBucketShapesDeparturesAndBoundsTheQueue)
+{
+    const LeakyBucketConfig c {Rate {4, kMicrosPerSecond}, 5, LeakMode::Shape};
+    const Micros interval = c.rate.intervalCeil();
+    const FeedResult run = feed(c, trace(150'000));
+    ASSERT_GT(run.admitted.size(), 100u);
+    for (std::size_t k = 1; k < run.admitted.size(); ++k) {
+        const Admission &prev = run.admitted[k - 1];
+        EXPECT_GE(run.admitted[k].departure - prev.departure, prev.cost * interval) << k;
+    }
+    // Units waiting (departing after now) when each request is admitted: never beyond queue.
+    for (std::size_t k = 0; k < run.admitted.size(); ++k) {
+        const Micros now = run.admitted[k].at;
+        std::int64_t waiting = 0;
+        for (std::size_t j = 0; j <= k; ++j)
+            for (std::int64_t u = 0; u < run.admitted[j].cost; ++u)
+                waiting += run.admitted[j].departure + u * interval > now ? 1 : 0;
+        EXPECT_LE(waiting, c.queue) << "at admission " << k;
+    }
+}
+
+TEST_P(Properties, LeakyBucketPoliceAdmitsLikeShapeWithoutDelay)
+{
+    const auto t = trace(150'000);
+    const FeedResult shaped
+        = feed(LeakyBucketConfig {Rate {4, kMicrosPerSecond}, 5, LeakMode::Shape}, t);
+    const FeedResult policed
+        = feed(LeakyBucketConfig {Rate {4, kMicrosPerSecond}, 5, LeakMode::Police}, t);
+    ASSERT_EQ(shaped.admitted.size(), policed.admitted.size());
+    for (const Admission &a : policed.admitted)
+        EXPECT_EQ(a.departure, a.at);
+    EXPECT_LE(worstExcess(policed.admitted, 4.0 / 1e6), 6.0 + 1e-6);
+}
+
+TEST_P(Properties, SlidingWindowLogNeverExceedsTheLimitInAnyWindow)
+{
+    SlidingWindowLogConfig c;
+    c.limit = 20;
+    c.window = 10 * kMicrosPerSecond;
+    const FeedResult run = feed(c, trace(100'000));
+    ASSERT_GT(run.admitted.size(), 100u);
+    for (std::size_t j = 0; j < run.admitted.size(); ++j) {
+        std::int64_t inWindow = 0;
+        for (std::size_t i = 0; i <= j; ++i)
+            inWindow
+                += run.admitted[i].at > run.admitted[j].at - c.window ? run.admitted[i].cost : 0;
+        ASSERT_LE(inWindow, c.limit) << "window ending at admission " << j;
+    }
+}
+
+TEST_P(Properties, FixedWindowNeverExceedsTheLimitPerAlignedWindow)
+{
+    FixedWindowConfig c;
+    c.limit = 20;
+    c.window = 10 * kMicrosPerSecond;
+    const FeedResult run = feed(c, trace(100'000));
+    ASSERT_GT(run.admitted.size(), 100u);
+    std::map<Micros, std::int64_t> perWindow;
+    for (const Admission &a : run.admitted)
+        perWindow[a.at - a.at % c.window] += a.cost;
+    for (const auto &[start, total] : perWindow)
+        EXPECT_LE(total, c.limit) << "window starting " << start;
+}
+
+TEST_P(Properties, SlidingWindowCounterKeepsCountsAndEstimateWithinTheLimit)
+{
+    SlidingWindowCounterConfig c;
+    c.limit = 20;
+    c.window = 10 * kMicrosPerSecond;
+    const FeedResult run = feed(c, trace(100'000));
+    ASSERT_GT(run.admitted.size(), 100u);
+    std::map<Micros, std::int64_t> perWindow;
+    for (const Admission &a : run.admitted)
+        perWindow[a.at - a.at % c.window] += a.cost;
+    for (const auto &[start, total] : perWindow) {
+        EXPECT_LE(total, c.limit);
+        // With the previous window's weight, an admitted request never pushes the estimate
+        // past the limit, so two adjacent windows hold at most 2x the limit.
+        if (auto prev = perWindow.find(start - c.window); prev != perWindow.end()) {
+            EXPECT_LE(total + prev->second, 2 * c.limit);
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, Properties, ::testing::Values(1u, 2u, 3u, 42u, 2024u));
