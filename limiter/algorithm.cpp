@@ -57,7 +57,7 @@ std::optional<std::string> validate(const AlgorithmConfig &config)
 AlgorithmState freshState(const AlgorithmConfig &config)
 {
     return std::visit(
-        [](const auto &c) -> AlgorithmState { return StateFor_t<std::decay_t<decltype(c)>> {}; },
+        [](const auto &c) -> AlgorithmState { return StateFor_t<std::decay_t<decltype(c)>>{}; },
         config);
 }
 
@@ -78,7 +78,7 @@ Quota peek(const AlgorithmConfig &config, const AlgorithmState &state, Micros no
 {
     return withMatchingState(
         config, state, [&](const auto &c, const auto &s) { return qs::limiter::peek(c, s, now); },
-        Quota {});
+        Quota{});
 }
 
 bool isFresh(const AlgorithmConfig &config, const AlgorithmState &state, Micros now)

@@ -22,7 +22,7 @@ bool KeyBudget::tryTake()
 
 } // namespace detail
 
-Engine::Engine() : Engine(Options {}) { }
+Engine::Engine() : Engine(Options{}) { }
 
 Engine::Engine(Options options) : m_budget(std::make_unique<detail::KeyBudget>(options.maxKeys)) { }
 

@@ -54,8 +54,8 @@ public:
 
 private:
     const std::size_t m_max; // 0: unbounded
-    std::atomic<std::size_t> m_used {0};
-    std::atomic<std::uint64_t> m_denials {0};
+    std::atomic<std::size_t> m_used{0};
+    std::atomic<std::uint64_t> m_denials{0};
 };
 } // namespace detail
 

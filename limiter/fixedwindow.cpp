@@ -50,7 +50,7 @@ Quota peek(const FixedWindowConfig &c, const FixedWindowState &s, Micros now)
     const Micros t = detail::notBefore(now, s.windowStart);
     const Micros start = alignedStart(t, c.window);
     const std::int64_t count = countAt(s, start);
-    return Quota {c.limit, c.limit - count, c.window, count == 0 ? 0 : start + c.window - now};
+    return Quota{c.limit, c.limit - count, c.window, count == 0 ? 0 : start + c.window - now};
 }
 
 bool isFresh(const FixedWindowConfig &c, const FixedWindowState &s, Micros now)

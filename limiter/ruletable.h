@@ -38,6 +38,7 @@ public:
     {
         const std::uint64_t hash = hashKey(key, m_seed);
         Shard &shard = shardOf(hash);
+        shard.table.prefetch(hash);
         std::lock_guard guard(shard.lock);
         State *state = shard.table.find(hash, key);
         if (!state) {
@@ -54,7 +55,7 @@ public:
         Shard &shard = shardOf(hash);
         std::lock_guard guard(shard.lock);
         const State *state = shard.table.find(hash, key);
-        return qs::limiter::peek(m_config, state ? *state : State {}, now);
+        return qs::limiter::peek(m_config, state ? *state : State{}, now);
     }
 
     AlgorithmState state(std::string_view key) override
@@ -63,7 +64,7 @@ public:
         Shard &shard = shardOf(hash);
         std::lock_guard guard(shard.lock);
         const State *state = shard.table.find(hash, key);
-        return state ? *state : State {};
+        return state ? *state : State{};
     }
 
     std::size_t sweep(Micros now) override
@@ -120,7 +121,7 @@ private:
 
     Decision tableFull(Micros now, std::int64_t cost) const
     {
-        State fresh {};
+        State fresh{};
         Decision d = qs::limiter::decide(m_config, fresh, now, cost); // for limit and window
         d.allowed = false;
         d.delay = 0;

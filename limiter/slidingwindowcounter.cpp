@@ -112,7 +112,7 @@ Quota peek(const SlidingWindowCounterConfig &c, const SlidingWindowCounterState 
 {
     const Micros t = detail::notBefore(now, s.windowStart);
     const Counts k = countsAt(c, s, t);
-    return Quota {c.limit, detail::floorCount(double(c.limit) - estimateAt(c, k, t)), c.window,
+    return Quota{c.limit, detail::floorCount(double(c.limit) - estimateAt(c, k, t)), c.window,
         resetAfter(c, k, now)};
 }
 

@@ -64,7 +64,7 @@ Quota peek(const SlidingWindowLogConfig &c, const SlidingWindowLogState &s, Micr
 {
     const Micros t = std::max(now, latest(s));
     const auto live = std::int64_t(s.stamps.size() - firstLive(c, s, t));
-    return Quota {
+    return Quota{
         c.limit, c.limit - live, c.window, live == 0 ? 0 : s.stamps.back() + c.window - now};
 }
 

@@ -31,7 +31,7 @@ private:
         __builtin_ia32_pause();
 #endif
     }
-    std::atomic<bool> m_locked {false};
+    std::atomic<bool> m_locked{false};
 };
 
 } // namespace qs::limiter::detail

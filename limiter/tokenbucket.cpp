@@ -82,7 +82,7 @@ Quota peek(const TokenBucketConfig &c, const TokenBucketState &s, Micros now)
 {
     const Micros t = detail::notBefore(now, s.updatedAt);
     const double tokens = tokensAt(c, s, t);
-    return Quota {c.capacity, floorCount(tokens), window(c),
+    return Quota{c.capacity, floorCount(tokens), window(c),
         timeToGain(c, double(c.capacity) - tokens) + (t - now)};
 }
 

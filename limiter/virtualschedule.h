@@ -50,7 +50,7 @@ inline Quota peekSchedule(const Schedule &s, Micros tat, Micros now)
 {
     const Micros backlog = std::max<Micros>(0, tat - now);
     const Micros capacity = s.slots * s.interval;
-    return Quota {
+    return Quota{
         s.slots, std::max<std::int64_t>(0, (capacity - backlog) / s.interval), capacity, backlog};
 }
 

@@ -14,7 +14,7 @@ Diagnostic errorAt(
     const QString &file, const YAML::Mark &mark, const QString &path, const QString &message)
 {
     // yaml-cpp marks are 0-based; editors and compilers count from 1.
-    return Diagnostic {
+    return Diagnostic{
         Diagnostic::Severity::Error, file, mark.line + 1, mark.column + 1, path, message};
 }
 
@@ -64,7 +64,7 @@ PolicyReadResult readPolicyFile(const QString &path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         PolicyReadResult result;
-        result.diagnostics.append(Diagnostic {Diagnostic::Severity::Error, path, 0, 0, QString(),
+        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, path, 0, 0, QString(),
             QStringLiteral("cannot open: %1").arg(file.errorString())});
         return result;
     }

@@ -25,15 +25,15 @@ constexpr char kMonitor[] = "monitor";
 constexpr char kProbe[] = "probe";
 
 constexpr std::array kCommands = {
-    Command {kLint, "check policy files; diagnostics as file:line:col", notYetAvailable<kLint>},
-    Command {kExport, "write gateway configs (nginx, envoy, kong, traefik, haproxy, redis-bundle)",
+    Command{kLint, "check policy files; diagnostics as file:line:col", notYetAvailable<kLint>},
+    Command{kExport, "write gateway configs (nginx, envoy, kong, traefik, haproxy, redis-bundle)",
         notYetAvailable<kExport>},
-    Command {
+    Command{
         kSimulate, "run a traffic pattern through the embedded engine", notYetAvailable<kSimulate>},
-    Command {
+    Command{
         kLoadgen, "drive the Redis backend like a fleet of gateways", notYetAvailable<kLoadgen>},
-    Command {kMonitor, "follow live quota keys in Redis", notYetAvailable<kMonitor>},
-    Command {kProbe, "check that a running gateway enforces the policy", notYetAvailable<kProbe>},
+    Command{kMonitor, "follow live quota keys in Redis", notYetAvailable<kMonitor>},
+    Command{kProbe, "check that a running gateway enforces the policy", notYetAvailable<kProbe>},
 };
 
 } // namespace

@@ -28,7 +28,7 @@ TEST(RedisFixture, AnswersPingOnLoopback)
 {
     const int port = fixturePort();
     ASSERT_GT(port, 0) << "QS_TEST_REDIS_PORT is not set: run through ctest (fixture 'redis')";
-    const timeval timeout {2, 0};
+    const timeval timeout{2, 0};
     std::unique_ptr<redisContext, ContextDeleter> c(
         redisConnectWithTimeout("127.0.0.1", port, timeout));
     ASSERT_TRUE(c && !c->err) << (c ? c->errstr : "out of memory");
@@ -43,7 +43,7 @@ TEST(RedisFixture, HasNoPersistence)
 {
     const int port = fixturePort();
     ASSERT_GT(port, 0);
-    const timeval timeout {2, 0};
+    const timeval timeout{2, 0};
     std::unique_ptr<redisContext, ContextDeleter> c(
         redisConnectWithTimeout("127.0.0.1", port, timeout));
     ASSERT_TRUE(c && !c->err);

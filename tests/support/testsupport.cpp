@@ -36,7 +36,7 @@ int run(const std::string &command, std::string *output)
     FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
     if (!pipe)
         return -1;
-    std::array<char, 4096> buffer {};
+    std::array<char, 4096> buffer{};
     while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
         if (output)
             output->append(buffer.data(), n);

@@ -26,7 +26,7 @@ TEST(MainWindow, ShowsThePolicyNameAndTheFiveActivities)
     QStringList tabs;
     for (int i = 0; i < window.tabs()->count(); ++i)
         tabs << window.tabs()->tabText(i).remove(QLatin1Char('&'));
-    EXPECT_EQ(tabs, (QStringList {"Design", "Simulate", "Export", "Monitor", "Probe"}));
+    EXPECT_EQ(tabs, (QStringList{"Design", "Simulate", "Export", "Monitor", "Probe"}));
 
     for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
         window.resize(size);

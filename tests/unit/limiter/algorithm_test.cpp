@@ -19,7 +19,7 @@ TEST(Algorithm, NamesRoundTrip)
 
 TEST(Algorithm, GcraAdmitsBurstThenOnePerInterval)
 {
-    const AlgorithmConfig c = GcraConfig {Rate {2, kMicrosPerSecond}, 3};
+    const AlgorithmConfig c = GcraConfig{Rate{2, kMicrosPerSecond}, 3};
     AlgorithmState s = freshState(c);
     EXPECT_TRUE(decide(c, s, T0, 1).allowed);
     EXPECT_TRUE(decide(c, s, T0, 1).allowed);
@@ -38,7 +38,7 @@ TEST(Algorithm, GcraAdmitsBurstThenOnePerInterval)
 TEST(Algorithm, LeakyBucketShapeDelaysEachRequestByOneInterval)
 {
     // 5/s with 2 waiting: like NGINX rate=5r/s burst=2 (no nodelay).
-    const AlgorithmConfig c = LeakyBucketConfig {Rate {5, kMicrosPerSecond}, 2, LeakMode::Shape};
+    const AlgorithmConfig c = LeakyBucketConfig{Rate{5, kMicrosPerSecond}, 2, LeakMode::Shape};
     AlgorithmState s = freshState(c);
     EXPECT_EQ(decide(c, s, T0, 1).delay, 0);
     EXPECT_EQ(decide(c, s, T0, 1).delay, 200'000);
@@ -86,8 +86,8 @@ TEST(Algorithm, SlidingLogRetryAfterPointsAtTheOldestEntryThatMustExpire)
 
 TEST(Algorithm, MismatchedStateAndNegativeCostAreRefused)
 {
-    const AlgorithmConfig c = GcraConfig {Rate {1, kMicrosPerSecond}, 1};
-    AlgorithmState wrong = TokenBucketState {};
+    const AlgorithmConfig c = GcraConfig{Rate{1, kMicrosPerSecond}, 1};
+    AlgorithmState wrong = TokenBucketState{};
     EXPECT_EQ(decide(c, wrong, T0, 1).reason, Reason::InvalidRule);
     AlgorithmState s = freshState(c);
     EXPECT_EQ(decide(c, s, T0, -1).reason, Reason::InvalidCost);

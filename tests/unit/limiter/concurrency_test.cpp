@@ -30,7 +30,7 @@ Outcome hammer(const AlgorithmConfig &config)
     Engine engine;
     const RuleId rule = *engine.addRule(config).id;
     ManualClock clock(kStart);
-    std::atomic<std::int64_t> admitted {0};
+    std::atomic<std::int64_t> admitted{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([&, t] {
@@ -58,22 +58,21 @@ double perMicro(std::int64_t count, Micros period)
 
 TEST(Concurrency, TokenBucketNeverOverAdmits)
 {
-    const Outcome o = hammer(TokenBucketConfig {50, Rate {1000, kMicrosPerSecond}});
+    const Outcome o = hammer(TokenBucketConfig{50, Rate{1000, kMicrosPerSecond}});
     EXPECT_LE(double(o.admitted), 50 + perMicro(1000, kMicrosPerSecond) * double(o.elapsed));
     EXPECT_GE(o.admitted, 50); // it did admit: the test is not vacuous
 }
 
 TEST(Concurrency, GcraNeverOverAdmits)
 {
-    const Outcome o = hammer(GcraConfig {Rate {1000, kMicrosPerSecond}, 50});
+    const Outcome o = hammer(GcraConfig{Rate{1000, kMicrosPerSecond}, 50});
     EXPECT_LE(double(o.admitted), 50 + perMicro(1000, kMicrosPerSecond) * double(o.elapsed));
     EXPECT_GE(o.admitted, 50);
 }
 
 TEST(Concurrency, LeakyBucketNeverOverAdmits)
 {
-    const Outcome o
-        = hammer(LeakyBucketConfig {Rate {1000, kMicrosPerSecond}, 49, LeakMode::Police});
+    const Outcome o = hammer(LeakyBucketConfig{Rate{1000, kMicrosPerSecond}, 49, LeakMode::Police});
     EXPECT_LE(double(o.admitted), 50 + perMicro(1000, kMicrosPerSecond) * double(o.elapsed));
     EXPECT_GE(o.admitted, 50);
 }
@@ -104,9 +103,9 @@ TEST(Concurrency, WindowsNeverOverAdmit)
 TEST(Concurrency, DistinctKeysFromManyThreadsAreAllStored)
 {
     Engine engine;
-    const RuleId rule = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    const RuleId rule = *engine.addRule(GcraConfig{Rate{1, kMicrosPerSecond}, 1}).id;
     std::vector<std::thread> threads;
-    std::atomic<int> admitted {0};
+    std::atomic<int> admitted{0};
     for (int t = 0; t < kThreads; ++t)
         threads.emplace_back([&, t] {
             for (int i = 0; i < 5000; ++i)

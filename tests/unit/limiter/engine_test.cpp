@@ -14,8 +14,8 @@ constexpr Micros kStart = 1'700'000'000LL * kMicrosPerSecond;
 TEST(Engine, KeysAreIndependentAndRulesAreIndependent)
 {
     Engine engine;
-    const RuleId a = *engine.addRule(TokenBucketConfig {2, Rate {1, kMicrosPerSecond}}).id;
-    const RuleId b = *engine.addRule(TokenBucketConfig {1, Rate {1, kMicrosPerSecond}}).id;
+    const RuleId a = *engine.addRule(TokenBucketConfig{2, Rate{1, kMicrosPerSecond}}).id;
+    const RuleId b = *engine.addRule(TokenBucketConfig{1, Rate{1, kMicrosPerSecond}}).id;
     EXPECT_TRUE(engine.acquire(a, "alice", kStart).allowed);
     EXPECT_TRUE(engine.acquire(a, "alice", kStart).allowed);
     EXPECT_FALSE(engine.acquire(a, "alice", kStart).allowed);
@@ -28,11 +28,11 @@ TEST(Engine, KeysAreIndependentAndRulesAreIndependent)
 TEST(Engine, RejectsInvalidRulesCostsAndUnknownIds)
 {
     Engine engine;
-    const RuleResult bad = engine.addRule(GcraConfig {Rate {0, kMicrosPerSecond}, 1});
+    const RuleResult bad = engine.addRule(GcraConfig{Rate{0, kMicrosPerSecond}, 1});
     EXPECT_FALSE(bad.id.has_value());
     EXPECT_NE(bad.error.find("rate"), std::string::npos);
     EXPECT_EQ(engine.acquire(7, "k", kStart).reason, Reason::InvalidRule);
-    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    const RuleId r = *engine.addRule(GcraConfig{Rate{1, kMicrosPerSecond}, 1}).id;
     EXPECT_EQ(engine.acquire(r, "k", kStart, -1).reason, Reason::InvalidCost);
     EXPECT_EQ(engine.acquire(r, std::string(70'000, 'x'), kStart).reason, Reason::InvalidKey);
 }
@@ -40,7 +40,7 @@ TEST(Engine, RejectsInvalidRulesCostsAndUnknownIds)
 TEST(Engine, ClockOverloadReadsTheClock)
 {
     Engine engine;
-    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    const RuleId r = *engine.addRule(GcraConfig{Rate{1, kMicrosPerSecond}, 1}).id;
     ManualClock clock(kStart);
     EXPECT_TRUE(engine.acquire(r, "k", clock).allowed);
     EXPECT_FALSE(engine.acquire(r, "k", clock).allowed);
@@ -51,7 +51,7 @@ TEST(Engine, ClockOverloadReadsTheClock)
 TEST(Engine, PeekAndStateDoNotTakeQuota)
 {
     Engine engine;
-    const RuleId r = *engine.addRule(TokenBucketConfig {5, Rate {1, kMicrosPerSecond}}).id;
+    const RuleId r = *engine.addRule(TokenBucketConfig{5, Rate{1, kMicrosPerSecond}}).id;
     engine.acquire(r, "k", kStart, 2);
     EXPECT_EQ(engine.peek(r, "k", kStart)->remaining, 3);
     EXPECT_EQ(engine.peek(r, "k", kStart)->remaining, 3);
@@ -65,7 +65,7 @@ TEST(Engine, PeekAndStateDoNotTakeQuota)
 TEST(Engine, SweepDropsOnlyFreshKeys)
 {
     Engine engine;
-    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 2}).id;
+    const RuleId r = *engine.addRule(GcraConfig{Rate{1, kMicrosPerSecond}, 2}).id;
     for (int i = 0; i < 1000; ++i)
         engine.acquire(r, numbered("k", i), kStart + i * 1000);
     // Key i drains at kStart + i*1000 + 1 s. Half a second... none are fresh yet.
@@ -79,7 +79,7 @@ TEST(Engine, SweepDropsOnlyFreshKeys)
 TEST(Engine, GrowingTablesShedFreshKeysInsteadOfGrowingForever)
 {
     Engine engine;
-    const RuleId r = *engine.addRule(GcraConfig {Rate {1000, kMicrosPerSecond}, 1}).id;
+    const RuleId r = *engine.addRule(GcraConfig{Rate{1000, kMicrosPerSecond}, 1}).id;
     // Each key is fresh 1 ms after its request; a million keys over 1000 s never pile up.
     for (int i = 0; i < 200'000; ++i)
         engine.acquire(r, numbered("client-", i), kStart + Micros(i) * 5'000);
@@ -89,8 +89,8 @@ TEST(Engine, GrowingTablesShedFreshKeysInsteadOfGrowingForever)
 TEST(Engine, KeyBoundDeniesNewKeysButNeverAdmitsBlind)
 {
     // 1000 keys over 64 shards: the newcomer's shard certainly holds some to shed later.
-    Engine engine(Engine::Options {1000});
-    const RuleId r = *engine.addRule(TokenBucketConfig {3, Rate {1, kMicrosPerMinute}}).id;
+    Engine engine(Engine::Options{1000});
+    const RuleId r = *engine.addRule(TokenBucketConfig{3, Rate{1, kMicrosPerMinute}}).id;
     for (int i = 0; i < 1000; ++i)
         ASSERT_TRUE(engine.acquire(r, numbered("k", i), kStart).allowed);
     const Decision full = engine.acquire(r, "newcomer", kStart);
@@ -107,7 +107,7 @@ TEST(Engine, KeyBoundDeniesNewKeysButNeverAdmitsBlind)
 TEST(Engine, UsageReportsBytes)
 {
     Engine engine;
-    const RuleId r = *engine.addRule(GcraConfig {Rate {1, kMicrosPerSecond}, 1}).id;
+    const RuleId r = *engine.addRule(GcraConfig{Rate{1, kMicrosPerSecond}, 1}).id;
     const std::size_t empty = engine.usage().bytes;
     for (int i = 0; i < 10'000; ++i)
         engine.acquire(r, numbered("key-", i), kStart);

@@ -85,7 +85,7 @@ protected:
 
 TEST_P(Properties, TokenBucketAdmitsAtMostCapacityPlusRateTimesSpan)
 {
-    const TokenBucketConfig c {10, Rate {5, kMicrosPerSecond}};
+    const TokenBucketConfig c{10, Rate{5, kMicrosPerSecond}};
     const FeedResult run = feed(c, trace(150'000));
     ASSERT_GT(run.admitted.size(), 100u);
     EXPECT_LE(worstExcess(run.admitted, 5.0 / 1e6), 10.0 + 1e-6);
@@ -94,7 +94,7 @@ TEST_P(Properties, TokenBucketAdmitsAtMostCapacityPlusRateTimesSpan)
 
 TEST_P(Properties, GcraAdmitsAtMostBurstPlusRateTimesSpan)
 {
-    const GcraConfig c {Rate {3, kMicrosPerSecond}, 7}; // 3/s: interval rounds up to 333334 µs
+    const GcraConfig c{Rate{3, kMicrosPerSecond}, 7}; // 3/s: interval rounds up to 333334 µs
     const FeedResult run = feed(c, trace(200'000));
     ASSERT_GT(run.admitted.size(), 100u);
     EXPECT_LE(worstExcess(run.admitted, 3.0 / 1e6), 7.0 + 1e-6);
@@ -102,7 +102,7 @@ TEST_P(Properties, GcraAdmitsAtMostBurstPlusRateTimesSpan)
 
 TEST_P(Properties, LeakyBucketShapesDeparturesAndBoundsTheQueue)
 {
-    const LeakyBucketConfig c {Rate {4, kMicrosPerSecond}, 5, LeakMode::Shape};
+    const LeakyBucketConfig c{Rate{4, kMicrosPerSecond}, 5, LeakMode::Shape};
     const Micros interval = c.rate.intervalCeil();
     const FeedResult run = feed(c, trace(150'000));
     ASSERT_GT(run.admitted.size(), 100u);
@@ -125,9 +125,9 @@ TEST_P(Properties, LeakyBucketPoliceAdmitsLikeShapeWithoutDelay)
 {
     const auto t = trace(150'000);
     const FeedResult shaped
-        = feed(LeakyBucketConfig {Rate {4, kMicrosPerSecond}, 5, LeakMode::Shape}, t);
+        = feed(LeakyBucketConfig{Rate{4, kMicrosPerSecond}, 5, LeakMode::Shape}, t);
     const FeedResult policed
-        = feed(LeakyBucketConfig {Rate {4, kMicrosPerSecond}, 5, LeakMode::Police}, t);
+        = feed(LeakyBucketConfig{Rate{4, kMicrosPerSecond}, 5, LeakMode::Police}, t);
     ASSERT_EQ(shaped.admitted.size(), policed.admitted.size());
     for (const Admission &a : policed.admitted)
         EXPECT_EQ(a.departure, a.at);

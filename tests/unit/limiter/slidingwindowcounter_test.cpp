@@ -20,7 +20,7 @@ TEST(SlidingWindowCounter, WorkedExampleEstimatesNinetyAndAdmits)
     // 100/min; the previous window counted 80; 25% into this one with 30 counted:
     // 80 * (1 - 0.25) + 30 = 90 -> one more fits.
     const auto c = perMinute(100);
-    SlidingWindowCounterState s {kWindowStart, 30, 80};
+    SlidingWindowCounterState s{kWindowStart, 30, 80};
     const Micros now = kWindowStart + kMicrosPerMinute / 4;
     EXPECT_DOUBLE_EQ(slidingEstimate(80, 30, now - kWindowStart, c.window), 90.0);
     const Decision d = decide(c, s, now, 1);
@@ -33,7 +33,7 @@ TEST(SlidingWindowCounter, WorkedExampleEstimatesNinetyAndAdmits)
 TEST(SlidingWindowCounter, DeniesWhenEstimateWouldExceedAndRetryAfterIsHonest)
 {
     const auto c = perMinute(100);
-    SlidingWindowCounterState s {kWindowStart, 30, 80};
+    SlidingWindowCounterState s{kWindowStart, 30, 80};
     const Micros now = kWindowStart + kMicrosPerMinute / 4;
     const Decision big = decide(c, s, now, 11); // 90 + 11 > 100
     ASSERT_FALSE(big.allowed);
@@ -49,7 +49,7 @@ TEST(SlidingWindowCounter, DeniesWhenEstimateWouldExceedAndRetryAfterIsHonest)
 TEST(SlidingWindowCounter, RollsCurrentIntoPreviousAndForgetsOlderWindows)
 {
     const auto c = perMinute(10);
-    SlidingWindowCounterState s {kWindowStart, 10, 0};
+    SlidingWindowCounterState s{kWindowStart, 10, 0};
     // Next window, halfway: 10 * 0.5 = 5 in the estimate.
     Decision d = decide(c, s, kWindowStart + kMicrosPerMinute * 3 / 2, 1);
     EXPECT_TRUE(d.allowed);

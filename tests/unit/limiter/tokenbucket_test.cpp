@@ -6,7 +6,7 @@ using namespace qs::limiter;
 
 namespace {
 constexpr Micros T0 = 1'700'000'000 * kMicrosPerSecond;
-const TokenBucketConfig kTen {10, Rate {2, kMicrosPerSecond}};
+const TokenBucketConfig kTen{10, Rate{2, kMicrosPerSecond}};
 } // namespace
 
 TEST(TokenBucket, TenAtOnceThenEleventhWaitsHalfASecondThenTwoPerSecond)
@@ -66,9 +66,9 @@ TEST(TokenBucket, FreshAfterFullRefillOnly)
 TEST(TokenBucket, ValidationExplainsTheProblem)
 {
     EXPECT_FALSE(kTen.validate().has_value());
-    EXPECT_NE(TokenBucketConfig({0, Rate {1, kMicrosPerSecond}}).validate()->find("capacity"),
+    EXPECT_NE(TokenBucketConfig({0, Rate{1, kMicrosPerSecond}}).validate()->find("capacity"),
         std::string::npos);
-    EXPECT_NE(TokenBucketConfig({5, Rate {0, kMicrosPerSecond}}).validate()->find("refill"),
+    EXPECT_NE(TokenBucketConfig({5, Rate{0, kMicrosPerSecond}}).validate()->find("refill"),
         std::string::npos);
-    EXPECT_TRUE(TokenBucketConfig({5, Rate {1, 0}}).validate().has_value());
+    EXPECT_TRUE(TokenBucketConfig({5, Rate{1, 0}}).validate().has_value());
 }

@@ -1,0 +1,319 @@
+// Limiter benchmarks: decide() per algorithm, the engine's acquire at 1 / 100k / 1M keys, two
+// threads vs one, a naive baseline (std::mutex + std::unordered_map<std::string, state>) in the
+// same run, heap allocations per decision and measured heap bytes per key at 1M keys.
+//
+//   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DQS_BENCH=ON
+//   cmake --build build-bench --target limiter_bench && build-bench/tests/bench/limiter_bench
+#include "keyset.h"
+#include "limiter/engine.h"
+#include "memoryprobe.h"
+#include "ratioreporter.h"
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+using namespace qs::limiter;
+
+// Counting allocator hooks: "no heap allocation on the hot path" is checked, not assumed.
+// GCC cannot see that new and delete are replaced together and warns about free() below.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+namespace {
+std::atomic<std::uint64_t> g_allocations{0};
+}
+void *operator new(std::size_t n)
+{
+    g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (void *p = std::malloc(n ? n : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
+
+namespace {
+
+constexpr Micros kStart = 1'700'000'000LL * kMicrosPerSecond;
+
+// One request per µs against a limit of about that rate: the admitting path, which writes state.
+TokenBucketConfig tokenBucket()
+{
+    return {1000, Rate{1'000'000, kMicrosPerSecond}};
+}
+GcraConfig gcra()
+{
+    return {Rate{1'000'000, kMicrosPerSecond}, 1000};
+}
+LeakyBucketConfig leakyBucket()
+{
+    return {Rate{1'000'000, kMicrosPerSecond}, 1000, LeakMode::Shape};
+}
+FixedWindowConfig fixedWindow()
+{
+    FixedWindowConfig c;
+    c.limit = 1'000'000;
+    c.window = kMicrosPerSecond;
+    return c;
+}
+SlidingWindowCounterConfig slidingCounter()
+{
+    SlidingWindowCounterConfig c;
+    c.limit = 1'000'000;
+    c.window = kMicrosPerSecond;
+    return c;
+}
+SlidingWindowLogConfig slidingLog()
+{
+    SlidingWindowLogConfig c;
+    c.limit = 1000;
+    c.window = 1000;
+    return c;
+}
+
+template <class Config>
+void decideLoop(benchmark::State &st, Config config)
+{
+    StateFor_t<Config> s{};
+    Micros now = kStart;
+    std::int64_t admitted = 0;
+    for (auto _ : st) {
+        const Decision d = decide(config, s, now, 1);
+        admitted += d.allowed;
+        benchmark::DoNotOptimize(d);
+        ++now;
+    }
+    st.SetItemsProcessed(st.iterations());
+    st.counters["admitted"] = double(admitted) / double(st.iterations());
+}
+
+void BM_Decide_TokenBucket(benchmark::State &st)
+{
+    decideLoop(st, tokenBucket());
+}
+void BM_Decide_Gcra(benchmark::State &st)
+{
+    decideLoop(st, gcra());
+}
+void BM_Decide_LeakyBucket(benchmark::State &st)
+{
+    decideLoop(st, leakyBucket());
+}
+void BM_Decide_FixedWindow(benchmark::State &st)
+{
+    decideLoop(st, fixedWindow());
+}
+void BM_Decide_SlidingWindowCounter(benchmark::State &st)
+{
+    decideLoop(st, slidingCounter());
+}
+void BM_Decide_SlidingWindowLog(benchmark::State &st)
+{
+    decideLoop(st, slidingLog());
+}
+BENCHMARK(BM_Decide_TokenBucket);
+BENCHMARK(BM_Decide_Gcra);
+BENCHMARK(BM_Decide_LeakyBucket);
+BENCHMARK(BM_Decide_FixedWindow);
+BENCHMARK(BM_Decide_SlidingWindowCounter);
+BENCHMARK(BM_Decide_SlidingWindowLog);
+
+// The baseline everybody writes first.
+class NaiveLimiter {
+public:
+    explicit NaiveLimiter(TokenBucketConfig c) : m_config(c) { }
+    Decision acquire(std::string_view key, Micros now, std::int64_t cost)
+    {
+        std::lock_guard lock(m_mutex);
+        return decide(m_config, m_states[std::string(key)], now, cost);
+    }
+    std::size_t size() const { return m_states.size(); }
+
+private:
+    TokenBucketConfig m_config;
+    std::mutex m_mutex;
+    std::unordered_map<std::string, TokenBucketState> m_states;
+};
+
+struct Fixture {
+    qs::bench::PackedKeys keys;
+    Engine engine;
+    RuleId rule = 0;
+    NaiveLimiter naive{tokenBucket()};
+
+    explicit Fixture(std::size_t n) : keys(qs::bench::makeKeys(n))
+    {
+        rule = *engine.addRule(tokenBucket()).id;
+        for (std::size_t i = 0; i < keys.size(); ++i) { // the timed loop measures lookups
+            engine.acquire(rule, keys[i], kStart);
+            naive.acquire(keys[i], kStart, 1);
+        }
+    }
+};
+
+Fixture &fixture(std::size_t n)
+{
+    static std::map<std::size_t, std::unique_ptr<Fixture>> fixtures;
+    auto &f = fixtures[n];
+    if (!f)
+        f = std::make_unique<Fixture>(n);
+    return *f;
+}
+
+template <class Acquire>
+void acquireLoop(benchmark::State &st, std::size_t keys, Acquire &&acquire)
+{
+    Fixture &f = fixture(keys);
+    // Each thread walks its own slice of the keys: threads never share a key.
+    const std::size_t threads = std::size_t(st.threads());
+    const std::size_t slice = std::max<std::size_t>(1, keys / threads);
+    const std::size_t begin = keys == 1 ? 0 : slice * std::size_t(st.thread_index());
+    qs::bench::RandomPick pick(begin, slice, 11 + std::uint64_t(st.thread_index()));
+    // A gateway holds the key of the request it decides in cache (it has just parsed it). The
+    // benchmark draws keys a few requests ahead and touches them, so that it measures the
+    // engine's lookups and not its own million-key array.
+    constexpr std::size_t kAhead = 8;
+    std::size_t queue[kAhead];
+    for (auto &q : queue)
+        q = pick.next();
+    Micros now = kStart + 1'000'000;
+    std::size_t i = 0;
+    for (auto _ : st) {
+        const std::size_t k = queue[i % kAhead];
+        queue[i % kAhead] = pick.next();
+        __builtin_prefetch(f.keys.record(queue[i % kAhead]));
+        benchmark::DoNotOptimize(acquire(f, f.keys[k], now));
+        ++i;
+        ++now;
+    }
+    st.SetItemsProcessed(st.iterations());
+}
+
+void BM_Engine(benchmark::State &st)
+{
+    acquireLoop(st, std::size_t(st.range(0)), [](Fixture &f, std::string_view k, Micros now) {
+        return f.engine.acquire(f.rule, k, now, 1);
+    });
+}
+void BM_Naive(benchmark::State &st)
+{
+    acquireLoop(st, std::size_t(st.range(0)),
+        [](Fixture &f, std::string_view k, Micros now) { return f.naive.acquire(k, now, 1); });
+}
+BENCHMARK(BM_Engine)->Arg(1)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_Naive)->Arg(1)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_Engine)->Arg(100'000)->Threads(1)->Threads(2)->UseRealTime();
+
+std::uint64_t allocationsPerMillionDecisions(const AlgorithmConfig &config)
+{
+    AlgorithmState s = freshState(config);
+    const std::uint64_t before = g_allocations.load();
+    for (Micros t = 0; t < 1'000'000; ++t)
+        benchmark::DoNotOptimize(decide(config, s, kStart + t, 1));
+    return g_allocations.load() - before;
+}
+
+template <class Config>
+double bytesPerKeyEngine(Config config, const std::vector<std::string> &keys)
+{
+    const std::size_t before = qs::bench::heapInUse();
+    double perKey;
+    {
+        Engine engine;
+        const RuleId rule = *engine.addRule(config).id;
+        for (const auto &k : keys)
+            engine.acquire(rule, k, kStart);
+        perKey = double(qs::bench::heapInUse() - before - qs::bench::keyChars(keys))
+            / double(keys.size());
+    }
+    return perKey;
+}
+
+double bytesPerKeyNaive(const std::vector<std::string> &keys)
+{
+    const std::size_t before = qs::bench::heapInUse();
+    NaiveLimiter naive(tokenBucket());
+    for (const auto &k : keys)
+        naive.acquire(k, kStart, 1);
+    return double(qs::bench::heapInUse() - before - qs::bench::keyChars(keys))
+        / double(keys.size());
+}
+
+void printSummary(const qs::bench::RatioReporter &r)
+{
+    std::printf("\n== Ratios (same run) ==\n");
+    for (const char *keys : {"1", "100000", "1000000"}) {
+        const double ours = r.nsPerItem(std::string("BM_Engine/") + keys);
+        const double naive = r.nsPerItem(std::string("BM_Naive/") + keys);
+        if (ours > 0 && naive > 0)
+            std::printf("acquire, %8s keys: engine %6.1f ns, naive %6.1f ns, naive/engine %.2fx\n",
+                keys, ours, naive, naive / ours);
+    }
+    const double one = r.rate("BM_Engine/100000/real_time/threads:1");
+    const double two = r.rate("BM_Engine/100000/real_time/threads:2");
+    if (one > 0 && two > 0)
+        std::printf(
+            "acquire, 100000 keys, 2 threads on distinct keys vs 1: %.2fx throughput\n", two / one);
+
+    std::printf("\n== Heap allocations per 1M decide() calls ==\n");
+    for (Algorithm a : kAllAlgorithms) {
+        AlgorithmConfig c;
+        switch (a) {
+        case Algorithm::TokenBucket:
+            c = tokenBucket();
+            break;
+        case Algorithm::LeakyBucket:
+            c = leakyBucket();
+            break;
+        case Algorithm::FixedWindow:
+            c = fixedWindow();
+            break;
+        case Algorithm::SlidingWindowLog:
+            c = slidingLog();
+            break;
+        case Algorithm::SlidingWindowCounter:
+            c = slidingCounter();
+            break;
+        case Algorithm::Gcra:
+            c = gcra();
+            break;
+        }
+        std::printf("%-24s %llu\n", std::string(algorithmName(a)).c_str(),
+            (unsigned long long)allocationsPerMillionDecisions(c));
+    }
+
+    const auto keys = qs::bench::makeKeys(1'000'000, 99);
+    std::printf("\n== Heap bytes per key at 1M keys, beyond the key's own %.1f characters "
+                "(mallinfo2) ==\n",
+        double(qs::bench::keyChars(keys)) / double(keys.size()));
+    std::printf("token_bucket             %.1f\n", bytesPerKeyEngine(tokenBucket(), keys));
+    std::printf("gcra                     %.1f\n", bytesPerKeyEngine(gcra(), keys));
+    std::printf("fixed_window             %.1f\n", bytesPerKeyEngine(fixedWindow(), keys));
+    std::printf("sliding_window_counter   %.1f\n", bytesPerKeyEngine(slidingCounter(), keys));
+    std::printf("naive token_bucket       %.1f   (std::unordered_map<std::string, state>)\n",
+        bytesPerKeyNaive(keys));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    qs::bench::RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    printSummary(reporter);
+    benchmark::Shutdown();
+    return 0;
+}
