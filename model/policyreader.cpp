@@ -31,7 +31,7 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
     YAML::Node root;
     try {
         root = YAML::Load(text.toStdString());
-    } catch (const YAML::ParserException &e) {
+    } catch (const YAML::Exception &e) { // syntax errors, too deep nesting, bad escapes
         result.diagnostics.append(errorAt(fileName, e.mark, QString(),
             QString::fromStdString(e.msg) + QStringLiteral(": fix the YAML syntax here")));
         return result;
