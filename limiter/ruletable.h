@@ -107,8 +107,6 @@ private:
 
     State *insertFresh(Shard &shard, std::uint64_t hash, std::string_view key, Micros now)
     {
-        if (key.size() > KeyTable<State>::kMaxKeyLength)
-            return nullptr;
         if (!m_budget.tryTake()) {
             shed(shard, now);
             if (!m_budget.tryTake())

@@ -17,8 +17,8 @@ void printHelp(QTextStream &out)
         out << "  "
             << QString::fromLatin1(c.name.data(), qsizetype(c.name.size())).leftJustified(10)
             << QString::fromLatin1(c.summary.data(), qsizetype(c.summary.size())) << '\n';
-    out << "\nRun 'quotactl <command> --help' for a command's options.\n"
-           "Exit codes: 0 success, 1 findings (e.g. lint errors), 2 usage error or unavailable.\n";
+    out << "\nExit codes: 0 success, 1 findings (e.g. lint errors), 2 usage error or "
+           "unavailable.\n";
 }
 
 } // namespace
