@@ -24,6 +24,13 @@ inline std::int64_t floorCount(double n)
     return n <= 0.0 ? 0 : static_cast<std::int64_t>(n);
 }
 
+// Start of the window of length `window` that contains t, windows aligned to the Unix epoch.
+inline Micros alignedStart(Micros t, Micros window)
+{
+    const Micros r = t % window;
+    return t - (r < 0 ? r + window : r);
+}
+
 inline Micros notBefore(Micros now, Micros last)
 {
     return last == kNoTime ? now : std::max(now, last);

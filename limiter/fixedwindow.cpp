@@ -4,13 +4,9 @@
 
 namespace qs::limiter {
 
-namespace {
+using detail::alignedStart;
 
-Micros alignedStart(Micros t, Micros window)
-{
-    const Micros r = t % window;
-    return t - (r < 0 ? r + window : r);
-}
+namespace {
 
 // The count that applies at time t (t never before the stored window).
 std::int64_t countAt(const FixedWindowState &s, Micros start)

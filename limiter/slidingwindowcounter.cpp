@@ -4,13 +4,9 @@
 
 namespace qs::limiter {
 
-namespace {
+using detail::alignedStart;
 
-Micros alignedStart(Micros t, Micros window)
-{
-    const Micros r = t % window;
-    return t - (r < 0 ? r + window : r);
-}
+namespace {
 
 struct Counts {
     Micros start = 0;

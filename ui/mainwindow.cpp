@@ -11,27 +11,31 @@ namespace qs {
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_tabs(new QTabWidget(this))
 {
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(new PlaceholderPage(tr("Design"),
-                       tr("Routes, match rules, keys and limits of the policy, "
-                          "with validation as you type.")),
-        tr("&Design"));
-    m_tabs->addTab(new PlaceholderPage(tr("Simulate"),
-                       tr("Run traffic patterns through the embedded limiter "
-                          "engine and compare algorithms.")),
-        tr("&Simulate"));
-    m_tabs->addTab(new PlaceholderPage(tr("Export"),
-                       tr("Produce NGINX, Envoy, Kong, Traefik, HAProxy and Redis "
-                          "files, with a warning wherever a gateway cannot "
-                          "express the design exactly.")),
-        tr("&Export"));
-    m_tabs->addTab(new PlaceholderPage(tr("Monitor"),
-                       tr("Watch the live quota keys of a Redis-backed "
-                          "deployment in real-time charts.")),
-        tr("&Monitor"));
-    m_tabs->addTab(new PlaceholderPage(tr("Probe"),
-                       tr("Send requests to a running gateway and compare what "
-                          "it enforces with what was designed.")),
-        tr("&Probe"));
+    // Each activity's own issue replaces its placeholder with the real page.
+    const struct {
+        QString label; // with the & of its Alt+key mnemonic
+        QString explanation;
+    } activities[] = {
+        {tr("&Design"),
+            tr("Routes, match rules, keys and limits of the policy, with validation "
+               "as you type.")},
+        {tr("&Simulate"),
+            tr("Run traffic patterns through the embedded limiter engine and "
+               "compare algorithms.")},
+        {tr("&Export"),
+            tr("Produce NGINX, Envoy, Kong, Traefik, HAProxy and Redis files, with a "
+               "warning wherever a gateway cannot express the design exactly.")},
+        {tr("&Monitor"),
+            tr("Watch the live quota keys of a Redis-backed deployment in real-time "
+               "charts.")},
+        {tr("&Probe"),
+            tr("Send requests to a running gateway and compare what it enforces with "
+               "what was designed.")},
+    };
+    for (const auto &a : activities) {
+        const QString title = QString(a.label).remove(QLatin1Char('&'));
+        m_tabs->addTab(new PlaceholderPage(title, a.explanation), a.label);
+    }
     setCentralWidget(m_tabs);
     statusBar()->showMessage(tr("Ready"));
     resize(1280, 800);

@@ -73,6 +73,16 @@ double worstExcess(const std::vector<Admission> &admitted, double perMicro)
     return worst;
 }
 
+// Admitted cost per window aligned to the epoch, by window start.
+std::map<Micros, std::int64_t> perAlignedWindow(
+    const std::vector<Admission> &admitted, Micros window)
+{
+    std::map<Micros, std::int64_t> totals;
+    for (const Admission &a : admitted)
+        totals[a.at - a.at % window] += a.cost;
+    return totals;
+}
+
 class Properties : public ::testing::TestWithParam<std::uint32_t> {
 protected:
     std::vector<Arrival> trace(Micros meanGap) const
@@ -157,9 +167,7 @@ TEST_P(Properties, FixedWindowNeverExceedsTheLimitPerAlignedWindow)
     c.window = 10 * kMicrosPerSecond;
     const FeedResult run = feed(c, trace(100'000));
     ASSERT_GT(run.admitted.size(), 100u);
-    std::map<Micros, std::int64_t> perWindow;
-    for (const Admission &a : run.admitted)
-        perWindow[a.at - a.at % c.window] += a.cost;
+    const auto perWindow = perAlignedWindow(run.admitted, c.window);
     for (const auto &[start, total] : perWindow)
         EXPECT_LE(total, c.limit) << "window starting " << start;
 }
@@ -171,9 +179,7 @@ TEST_P(Properties, SlidingWindowCounterKeepsCountsAndEstimateWithinTheLimit)
     c.window = 10 * kMicrosPerSecond;
     const FeedResult run = feed(c, trace(100'000));
     ASSERT_GT(run.admitted.size(), 100u);
-    std::map<Micros, std::int64_t> perWindow;
-    for (const Admission &a : run.admitted)
-        perWindow[a.at - a.at % c.window] += a.cost;
+    const auto perWindow = perAlignedWindow(run.admitted, c.window);
     for (const auto &[start, total] : perWindow) {
         EXPECT_LE(total, c.limit);
         // With the previous window's weight, an admitted request never pushes the estimate
