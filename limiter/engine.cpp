@@ -24,7 +24,11 @@ bool KeyBudget::tryTake()
 
 Engine::Engine() : Engine(Options{}) { }
 
-Engine::Engine(Options options) : m_budget(std::make_unique<detail::KeyBudget>(options.maxKeys)) { }
+Engine::Engine(Options options)
+    : m_budget(std::make_unique<detail::KeyBudget>(options.maxKeys)),
+      m_readers(std::make_unique<detail::ReaderRegistry>())
+{
+}
 
 Engine::~Engine() = default;
 
@@ -37,7 +41,7 @@ RuleResult Engine::addRule(const AlgorithmConfig &config)
     m_rules.push_back(std::visit(
         [&](const auto &c) -> std::unique_ptr<detail::RuleTableBase> {
             using Config = std::decay_t<decltype(c)>;
-            return std::make_unique<detail::RuleTable<Config>>(c, seed, *m_budget);
+            return std::make_unique<detail::RuleTable<Config>>(c, seed, *m_budget, *m_readers);
         },
         config));
     return {id, {}};

@@ -1,9 +1,10 @@
 #pragma once
 // The embedded limiter: many rules, each with keyed states, safe to call from many threads.
 //
-// Hot path: acquire(rule, key, now, cost) hashes the key, locks one of 64 shards of the rule,
-// probes an open-addressing table and runs the algorithm. `now` comes from the caller because
-// reading the clock costs more than the decision; acquire(rule, key, clock, cost) reads one.
+// Hot path: acquire(rule, key, now, cost) hashes the key, finds its slot in one of 64 shards of
+// the rule without a shared lock, locks only that slot and runs the algorithm (see ruletable.h).
+// `now` comes from the caller because reading the clock costs more than the decision; acquire(rule,
+// key, clock, cost) reads one.
 //
 // Memory: a key whose state equals a fresh one can be dropped without changing any decision, so
 // tables shed such keys whenever they would otherwise grow, and sweep(now) sheds them all.
@@ -41,6 +42,7 @@ struct EngineUsage {
 
 namespace detail {
 class RuleTableBase;
+class ReaderRegistry;
 
 // The shared bound on keys across all rules.
 class KeyBudget {
@@ -94,6 +96,7 @@ private:
     detail::RuleTableBase *rule(RuleId id) const;
 
     std::unique_ptr<detail::KeyBudget> m_budget;
+    std::unique_ptr<detail::ReaderRegistry> m_readers;
     std::vector<std::unique_ptr<detail::RuleTableBase>> m_rules;
 };
 

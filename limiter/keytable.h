@@ -1,25 +1,33 @@
 #pragma once
-// Open-addressing hash table from key bytes to one algorithm state; single-threaded (the engine
-// locks around it). Built for memory per key and for few cache misses per lookup:
-//  - a slot is {16-bit hash tag, key length, 20 key bytes, state}: 40 bytes for a 16-byte state.
-//    Keys up to 20 bytes (IPv4 addresses, most client ids) sit inside the slot, so a lookup
-//    touches one cache line; longer keys keep a 4-byte offset into the table's key arena;
+// Open-addressing hash table from key bytes to one algorithm state. Built for memory per key,
+// few cache misses per lookup, and lookups that run concurrently with inserts:
+//  - a slot is {16-bit hash tag, key length, 19 key bytes, lock byte, state}: 40 bytes for a
+//    16-byte state. Keys up to 19 bytes (IPv4 addresses, most client ids) sit inside the slot,
+//    so a lookup touches one cache line; longer keys keep a 4-byte offset into the key arena;
 //  - no separate control array: the tag in the slot filters probes;
 //  - capacity grows by 1.5x with the load kept between 0.53 and 0.8, and any slot-count is
 //    allowed (the index is a multiply-shift "fast range", not a power-of-two mask).
 // Nothing is erased in place, so there are no tombstones: eviction happens while rebuilding,
 // which is also when the arena drops the characters of evicted keys.
 //
-// prefetch() may be called WITHOUT the lock: it reads only the published slot pointer and
-// count (atomics) and issues a cache hint, which never faults even on memory since freed. The
-// engine issues it before taking the shard lock, so the slot's cache miss overlaps with the
-// lock and with the previous request's tail instead of following them.
+// Concurrency contract (the engine's RuleTable keeps it):
+//  - find() and the slot lock may run in any number of threads at once, and alongside one
+//    insert(): insert() fills a free slot and publishes it by storing its tag last (release),
+//    and find() reads tags with acquire, so a reader sees a slot either empty or complete;
+//  - insert() calls are serialised by the caller; needsRebuild() tells when the next insert
+//    would have to move memory (slot array full, or key arena full);
+//  - rebuild() replaces the slot array and the arena: the caller guarantees no find() runs;
+//  - a slot's state is read or written only while its lock is held.
+// prefetch() may run without any guarantee: it reads the published slot pointer and count
+// (atomics) and issues a cache hint, which never faults, even on memory since freed.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,7 +39,33 @@ template <class State>
 class KeyTable {
 public:
     static constexpr std::size_t kMaxKeyLength = 0xffff;
-    static constexpr std::size_t kInlineKey = 20;
+    static constexpr std::size_t kInlineKey = 19;
+
+    class Slot {
+    public:
+        State state{};
+
+        void lock()
+        {
+            std::atomic_ref<std::uint8_t> l(m_lock);
+            for (int spins = 0;; ++spins) {
+                std::uint8_t expected = 0;
+                if (l.compare_exchange_weak(
+                        expected, 1, std::memory_order_acquire, std::memory_order_relaxed))
+                    return;
+                if (spins > 64)
+                    std::this_thread::yield();
+            }
+        }
+        void unlock() { std::atomic_ref<std::uint8_t>(m_lock).store(0, std::memory_order_release); }
+
+    private:
+        friend class KeyTable;
+        std::uint16_t m_tag = 0; // 0: empty; written with release, read with acquire
+        std::uint16_t m_keyLength = 0;
+        char m_key[kInlineKey] = {}; // the key itself, or a uint32 offset into the arena
+        std::uint8_t m_lock = 0;
+    };
 
     KeyTable() = default;
     KeyTable(KeyTable &&other) noexcept { *this = std::move(other); }
@@ -39,6 +73,8 @@ public:
     {
         m_slots = std::move(other.m_slots);
         m_arena = std::move(other.m_arena);
+        m_arenaUsed = std::exchange(other.m_arenaUsed, 0);
+        m_arenaCapacity = std::exchange(other.m_arenaCapacity, 0);
         m_size = std::exchange(other.m_size, 0);
         publish();
         other.publish();
@@ -47,8 +83,8 @@ public:
 
     std::size_t size() const { return m_size; }
 
-    // Heap bytes held, by allocation size (vector capacities), not by contents.
-    std::size_t bytes() const { return m_slots.capacity() * sizeof(Slot) + m_arena.capacity(); }
+    // Heap bytes held, by allocation size, not by contents.
+    std::size_t bytes() const { return m_slots.capacity() * sizeof(Slot) + m_arenaCapacity; }
 
     void prefetch(std::uint64_t hash) const
     {
@@ -58,49 +94,60 @@ public:
             __builtin_prefetch(slots + home(hash, count));
     }
 
-    State *find(std::uint64_t hash, std::string_view key)
+    Slot *find(std::uint64_t hash, std::string_view key)
     {
         if (m_slots.empty())
             return nullptr;
         const std::uint16_t tag = tagOf(hash);
         for (std::size_t i = home(hash, m_slots.size());; i = next(i)) {
             Slot &slot = m_slots[i];
-            if (slot.tag == 0)
+            const std::uint16_t t
+                = std::atomic_ref<std::uint16_t>(slot.m_tag).load(std::memory_order_acquire);
+            if (t == 0)
                 return nullptr;
-            if (slot.tag == tag && keyAt(slot) == key)
-                return &slot.state;
+            if (t == tag && keyAt(slot) == key)
+                return &slot;
         }
     }
 
-    // The key must be absent and hasRoomForOne() true.
-    State *insert(std::uint64_t hash, std::string_view key)
+    bool needsRebuild(std::string_view key) const
+    {
+        const bool slotsFull = (m_size + 1) * 5 > m_slots.size() * 4;
+        const bool arenaFull
+            = key.size() > kInlineKey && m_arenaUsed + key.size() > m_arenaCapacity;
+        return slotsFull || arenaFull;
+    }
+
+    // The key must be absent and needsRebuild(key) false.
+    Slot *insert(std::uint64_t hash, std::string_view key)
     {
         std::size_t i = home(hash, m_slots.size());
-        while (m_slots[i].tag != 0)
+        while (m_slots[i].m_tag != 0) // only inserts write tags, and they are serialised
             i = next(i);
         Slot &slot = m_slots[i];
-        slot.tag = tagOf(hash);
-        slot.keyLength = std::uint16_t(key.size());
+        slot.m_keyLength = std::uint16_t(key.size());
         if (key.size() <= kInlineKey) {
-            std::memcpy(slot.key, key.data(), key.size());
+            std::memcpy(slot.m_key, key.data(), key.size());
         } else {
-            const std::uint32_t offset = appendKey(key);
-            std::memcpy(slot.key, &offset, sizeof offset);
+            const auto offset = std::uint32_t(m_arenaUsed);
+            std::memcpy(m_arena.get() + m_arenaUsed, key.data(), key.size());
+            m_arenaUsed += key.size();
+            std::memcpy(slot.m_key, &offset, sizeof offset);
         }
         slot.state = State{};
+        std::atomic_ref<std::uint16_t>(slot.m_tag).store(tagOf(hash), std::memory_order_release);
         ++m_size;
-        return &slot.state;
+        return &slot;
     }
 
-    bool hasRoomForOne() const { return (m_size + 1) * 5 <= m_slots.size() * 4; }
-
-    // Rebuilds with only the entries keep(state) accepts, sized so that the load is ~0.53:
-    // room for ~50% more keys before the next rebuild. Returns how many were dropped.
+    // Rebuilds with only the entries keep(state) accepts, sized so that the load is ~0.53 (room
+    // for ~50% more keys) and the arena has room for `pendingKey` and half as much again.
+    // Returns how many entries were dropped.
     template <class Keep, class Hash>
-    std::size_t rebuild(Keep &&keep, Hash &&hashOf)
+    std::size_t rebuild(Keep &&keep, Hash &&hashOf, std::string_view pendingKey = {})
     {
         std::size_t survivors = 0;
-        std::size_t longKeyBytes = 0;
+        std::size_t longKeyBytes = pendingKey.size() > kInlineKey ? pendingKey.size() : 0;
         forEach([&](std::string_view key, const State &s) {
             if (keep(s)) {
                 ++survivors;
@@ -108,11 +155,13 @@ public:
             }
         });
         KeyTable fresh;
-        fresh.m_slots.resize(std::max<std::size_t>(16, (survivors + 1) * 15 / 8));
-        fresh.m_arena.reserve(longKeyBytes + longKeyBytes / 2);
+        fresh.m_slots = std::vector<Slot>(std::max<std::size_t>(16, (survivors + 1) * 15 / 8));
+        fresh.m_arenaCapacity = longKeyBytes + longKeyBytes / 2;
+        if (fresh.m_arenaCapacity > 0)
+            fresh.m_arena = std::make_unique<char[]>(fresh.m_arenaCapacity);
         forEach([&](std::string_view key, State &s) {
             if (keep(s))
-                *fresh.insert(hashOf(key), key) = std::move(s);
+                fresh.insert(hashOf(key), key)->state = std::move(s);
         });
         const std::size_t dropped = m_size - survivors;
         *this = std::move(fresh);
@@ -123,18 +172,11 @@ public:
     void forEach(F &&f)
     {
         for (Slot &slot : m_slots)
-            if (slot.tag != 0)
+            if (slot.m_tag != 0)
                 f(keyAt(slot), slot.state);
     }
 
 private:
-    struct Slot {
-        std::uint16_t tag = 0; // 0: empty
-        std::uint16_t keyLength = 0;
-        char key[kInlineKey] = {}; // the key itself, or a uint32 offset into the arena
-        State state{};
-    };
-
     // 15 low bits of the hash, never 0: a false match costs a key compare 1 time in 32768.
     static std::uint16_t tagOf(std::uint64_t hash)
     {
@@ -150,20 +192,11 @@ private:
 
     std::string_view keyAt(const Slot &s) const
     {
-        if (s.keyLength <= kInlineKey)
-            return {s.key, s.keyLength};
+        if (s.m_keyLength <= kInlineKey)
+            return {s.m_key, s.m_keyLength};
         std::uint32_t offset;
-        std::memcpy(&offset, s.key, sizeof offset);
-        return {m_arena.data() + offset, s.keyLength};
-    }
-
-    std::uint32_t appendKey(std::string_view key)
-    {
-        const std::size_t offset = m_arena.size();
-        if (offset + key.size() > m_arena.capacity())
-            m_arena.reserve(std::max(offset + key.size(), m_arena.capacity() * 3 / 2 + 64));
-        m_arena.insert(m_arena.end(), key.begin(), key.end());
-        return std::uint32_t(offset);
+        std::memcpy(&offset, s.m_key, sizeof offset);
+        return {m_arena.get() + offset, s.m_keyLength};
     }
 
     void publish()
@@ -173,7 +206,9 @@ private:
     }
 
     std::vector<Slot> m_slots;
-    std::vector<char> m_arena;
+    std::unique_ptr<char[]> m_arena; // fixed capacity between rebuilds: readers never see it move
+    std::size_t m_arenaUsed = 0;
+    std::size_t m_arenaCapacity = 0;
     std::size_t m_size = 0;
     std::atomic<const Slot *> m_publishedSlots{nullptr};
     std::atomic<std::size_t> m_publishedCount{0};

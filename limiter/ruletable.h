@@ -1,9 +1,17 @@
 #pragma once
-// One rule's keyed states: 64 independently locked shards of a KeyTable. Internal to the engine.
+// One rule's keyed states: 64 shards of a KeyTable. Internal to the engine.
+//
+// Hot path (the key exists): the thread announces itself in its own registry line, finds the
+// slot without any shared lock and locks only that slot, which sits in the cache line the lookup
+// fetched anyway. Threads on distinct keys write no common cache line.
+// Slow path (a new key, a shard being rebuilt, or a thread without a registry line): the
+// shard's lock, which serialises inserts and rebuilds; rebuilds also wait until no reader is
+// inside the shard (ReaderRegistry).
 #include "limiter/algorithm.h"
 #include "limiter/engine.h"
 #include "limiter/keyhash.h"
 #include "limiter/keytable.h"
+#include "limiter/readerregistry.h"
 #include "limiter/spinlock.h"
 
 #include <mutex>
@@ -24,10 +32,13 @@ public:
 template <class Config>
 class RuleTable final : public RuleTableBase {
     using State = StateFor_t<Config>;
+    using Table = KeyTable<State>;
+    using Slot = typename Table::Slot;
 
 public:
-    RuleTable(const Config &config, std::uint64_t seed, KeyBudget &budget)
-        : m_config(config), m_variant(config), m_seed(seed), m_budget(budget),
+    RuleTable(
+        const Config &config, std::uint64_t seed, KeyBudget &budget, const ReaderRegistry &readers)
+        : m_config(config), m_variant(config), m_seed(seed), m_budget(budget), m_readers(readers),
           m_shards(std::make_unique<Shard[]>(kShards))
     {
     }
@@ -39,32 +50,29 @@ public:
         const std::uint64_t hash = hashKey(key, m_seed);
         Shard &shard = shardOf(hash);
         shard.table.prefetch(hash);
-        std::lock_guard guard(shard.lock);
-        State *state = shard.table.find(hash, key);
-        if (!state) {
-            state = insertFresh(shard, hash, key, now);
-            if (!state)
-                return tableFull(now, cost);
+        {
+            ReaderScope reader(m_readers, shard);
+            if (reader.entered())
+                if (Slot *slot = shard.table.find(hash, key))
+                    return decideLocked(*slot, now, cost);
         }
-        return decide(m_config, *state, now, cost);
+        std::lock_guard guard(shard.lock);
+        Slot *slot = shard.table.find(hash, key);
+        if (!slot)
+            slot = insertFresh(shard, hash, key, now);
+        if (!slot)
+            return tableFull(now, cost);
+        return decideLocked(*slot, now, cost);
     }
 
     Quota peek(std::string_view key, Micros now) override
     {
-        const std::uint64_t hash = hashKey(key, m_seed);
-        Shard &shard = shardOf(hash);
-        std::lock_guard guard(shard.lock);
-        const State *state = shard.table.find(hash, key);
-        return qs::limiter::peek(m_config, state ? *state : State{}, now);
+        return withState(key, [&](const State &s) { return qs::limiter::peek(m_config, s, now); });
     }
 
     AlgorithmState state(std::string_view key) override
     {
-        const std::uint64_t hash = hashKey(key, m_seed);
-        Shard &shard = shardOf(hash);
-        std::lock_guard guard(shard.lock);
-        const State *state = shard.table.find(hash, key);
-        return state ? *state : State{};
+        return withState(key, [](const State &s) { return AlgorithmState(s); });
     }
 
     std::size_t sweep(Micros now) override
@@ -90,30 +98,59 @@ private:
     static constexpr std::size_t kShards = 64;
 
     struct alignas(64) Shard {
-        SpinLock lock;
-        KeyTable<State> table;
+        SpinLock lock; // inserts and rebuilds
+        std::atomic<bool> rebuilding{false}; // readers back off to the lock while set
+        Table table;
     };
 
     Shard &shardOf(std::uint64_t hash) { return m_shards[hash >> 58]; }
 
-    std::size_t shed(Shard &shard, Micros now)
+    Decision decideLocked(Slot &slot, Micros now, std::int64_t cost)
     {
+        slot.lock();
+        const Decision d = decide(m_config, slot.state, now, cost);
+        slot.unlock();
+        return d;
+    }
+
+    // Runs f on a copy-free view of the key's state (a fresh one when absent), under locks.
+    template <class F>
+    auto withState(std::string_view key, F &&f)
+    {
+        const std::uint64_t hash = hashKey(key, m_seed);
+        Shard &shard = shardOf(hash);
+        std::lock_guard guard(shard.lock); // no rebuild while we hold the slot
+        Slot *slot = shard.table.find(hash, key);
+        if (!slot)
+            return f(State{});
+        slot->lock();
+        auto result = f(slot->state);
+        slot->unlock();
+        return result;
+    }
+
+    // Rebuilds the shard's table without its fresh keys. Caller holds shard.lock.
+    std::size_t shed(Shard &shard, Micros now, std::string_view pendingKey = {})
+    {
+        shard.rebuilding.store(true, std::memory_order_seq_cst);
+        m_readers.waitUntilNoneIn(&shard);
         const std::size_t dropped
             = shard.table.rebuild([&](const State &s) { return !isFresh(m_config, s, now); },
-                [&](std::string_view k) { return hashKey(k, m_seed); });
+                [&](std::string_view k) { return hashKey(k, m_seed); }, pendingKey);
+        shard.rebuilding.store(false, std::memory_order_release);
         m_budget.release(dropped);
         return dropped;
     }
 
-    State *insertFresh(Shard &shard, std::uint64_t hash, std::string_view key, Micros now)
+    Slot *insertFresh(Shard &shard, std::uint64_t hash, std::string_view key, Micros now)
     {
         if (!m_budget.tryTake()) {
             shed(shard, now);
             if (!m_budget.tryTake())
                 return nullptr;
         }
-        if (!shard.table.hasRoomForOne())
-            shed(shard, now); // rebuilds larger, dropping keys that are fresh anyway
+        if (shard.table.needsRebuild(key))
+            shed(shard, now, key); // rebuilds larger, dropping keys that are fresh anyway
         return shard.table.insert(hash, key);
     }
 
@@ -132,6 +169,7 @@ private:
     const AlgorithmConfig m_variant;
     const std::uint64_t m_seed;
     KeyBudget &m_budget;
+    const ReaderRegistry &m_readers;
     std::unique_ptr<Shard[]> m_shards;
 };
 

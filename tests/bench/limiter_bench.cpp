@@ -212,7 +212,13 @@ void BM_Naive(benchmark::State &st)
 }
 BENCHMARK(BM_Engine)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_Naive)->Arg(1)->Arg(100'000)->Arg(1'000'000);
-BENCHMARK(BM_Engine)->Arg(100'000)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Engine)
+    ->Arg(1000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 
 std::uint64_t allocationsPerMillionDecisions(const AlgorithmConfig &config)
 {
@@ -259,11 +265,14 @@ void printSummary(const qs::bench::RatioReporter &r)
             std::printf("acquire, %8s keys: engine %6.1f ns, naive %6.1f ns, naive/engine %.2fx\n",
                 keys, ours, naive, naive / ours);
     }
-    const double one = r.rate("BM_Engine/100000/real_time/threads:1");
-    const double two = r.rate("BM_Engine/100000/real_time/threads:2");
-    if (one > 0 && two > 0)
-        std::printf(
-            "acquire, 100000 keys, 2 threads on distinct keys vs 1: %.2fx throughput\n", two / one);
+    for (const char *keys : {"1000", "100000", "1000000"}) {
+        const std::string base = std::string("BM_Engine/") + keys + "/real_time/threads:";
+        const double one = r.rate(base + "1");
+        const double two = r.rate(base + "2");
+        if (one > 0 && two > 0)
+            std::printf("acquire, %8s keys, 2 threads on distinct keys vs 1: %.2fx throughput\n",
+                keys, two / one);
+    }
 
     std::printf("\n== Heap allocations per 1M decide() calls ==\n");
     for (Algorithm a : kAllAlgorithms) {

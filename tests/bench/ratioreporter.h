@@ -13,11 +13,16 @@ public:
     void ReportRuns(const std::vector<Run> &runs) override
     {
         ConsoleReporter::ReportRuns(runs);
+        // With --benchmark_repetitions the median stands for the run; without, the one run.
         for (const Run &run : runs) {
-            if (run.run_type != Run::RT_Iteration || run.error_occurred)
+            if (run.error_occurred)
                 continue;
             const auto it = run.counters.find("items_per_second");
-            if (it != run.counters.end())
+            if (it == run.counters.end())
+                continue;
+            if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median")
+                m_itemsPerSecond[run.run_name.str()] = it->second.value;
+            else if (run.run_type == Run::RT_Iteration && run.repetitions <= 1)
                 m_itemsPerSecond[run.benchmark_name()] = it->second.value;
         }
     }

@@ -117,3 +117,41 @@ TEST(Concurrency, DistinctKeysFromManyThreadsAreAllStored)
     EXPECT_EQ(admitted.load(), kThreads * 5000);
     EXPECT_EQ(engine.usage().keys, std::size_t(kThreads * 5000));
 }
+
+TEST(Concurrency, HotKeysKeepTheirStateWhileOtherThreadsInsertAndSweep)
+{
+    // Readers take the lock-free path on existing keys while a writer inserts thousands of new
+    // keys (forcing rebuilds of every shard) and sweeps. A rebuild that lost or duplicated a
+    // state would refill a hot key's bucket and admit more than its capacity.
+    Engine engine;
+    const RuleId rule = *engine.addRule(TokenBucketConfig{5, Rate{1, kMicrosPerHour}}).id;
+    constexpr int kHotKeys = 100;
+    std::atomic<bool> stop{false};
+    std::vector<std::atomic<int>> admitted(kHotKeys);
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 3; ++t)
+        readers.emplace_back([&, t] {
+            for (int i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+                const int k = (i * 7 + t) % kHotKeys;
+                if (engine.acquire(rule, numbered("hot-", k), kStart).allowed)
+                    ++admitted[std::size_t(k)];
+            }
+        });
+    std::thread writer([&] {
+        for (int i = 0; i < 60'000; ++i) {
+            engine.acquire(rule, numbered("new-client-with-a-long-key-", i), kStart);
+            if (i % 10'000 == 0)
+                engine.sweep(kStart);
+        }
+        stop = true;
+    });
+    writer.join();
+    for (auto &r : readers)
+        r.join();
+    for (int k = 0; k < kHotKeys; ++k) { // drain what is left: the total must be the capacity
+        for (int i = 0; i < 6; ++i)
+            admitted[std::size_t(k)] += engine.acquire(rule, numbered("hot-", k), kStart).allowed;
+        EXPECT_EQ(admitted[std::size_t(k)].load(), 5) << "hot key " << k;
+    }
+    EXPECT_EQ(engine.usage().keys, std::size_t(60'000 + kHotKeys));
+}

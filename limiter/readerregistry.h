@@ -1,0 +1,86 @@
+#pragma once
+// Which shard each thread is reading right now, so that a shard can be rebuilt (its slot array
+// replaced and freed) only when no reader is inside it.
+//
+// Each thread announces itself in a cache line of its own: entering a shard writes only that
+// line, never a line another thread writes. That is what lets two threads on distinct keys
+// scale, where one lock per shard made the lock's cache line change cores on every other call.
+//
+// Protocol (Dekker-style, every access seq_cst):
+//   reader:  announce(shard); if (shard.rebuilding) { leave(); take the shard lock instead }
+//   writer:  shard.rebuilding = true; waitUntilNoneIn(shard); rebuild; shard.rebuilding = false
+// Either the reader sees `rebuilding`, or the writer sees the reader's announcement.
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <thread>
+
+namespace qs::limiter::detail {
+
+class ReaderRegistry {
+public:
+    // Threads beyond this many (in the life of the process) use the shard lock instead.
+    static constexpr std::size_t kSlots = 256;
+
+    ReaderRegistry() : m_slots(std::make_unique<Slot[]>(kSlots)) { }
+
+    // The calling thread's announcement slot, or nullptr when it has none.
+    std::atomic<const void *> *slotOfThisThread() const
+    {
+        const std::size_t index = threadIndex();
+        return index < kSlots ? &m_slots[index].inside : nullptr;
+    }
+
+    void waitUntilNoneIn(const void *shard) const
+    {
+        for (std::size_t i = 0; i < kSlots; ++i)
+            while (m_slots[i].inside.load(std::memory_order_seq_cst) == shard)
+                std::this_thread::yield();
+    }
+
+private:
+    struct alignas(64) Slot {
+        std::atomic<const void *> inside{nullptr};
+    };
+
+    static std::size_t threadIndex()
+    {
+        static std::atomic<std::size_t> next{0};
+        thread_local const std::size_t index = next.fetch_add(1, std::memory_order_relaxed);
+        return index;
+    }
+
+    std::unique_ptr<Slot[]> m_slots;
+};
+
+// Announces the calling thread inside `shard` for its lifetime, unless the shard is being
+// rebuilt (or the thread has no slot): then entered() is false and the caller takes the lock.
+template <class Shard>
+class ReaderScope {
+public:
+    ReaderScope(const ReaderRegistry &registry, const Shard &shard)
+        : m_slot(registry.slotOfThisThread())
+    {
+        if (!m_slot)
+            return;
+        m_slot->store(&shard, std::memory_order_seq_cst);
+        if (shard.rebuilding.load(std::memory_order_seq_cst))
+            leave();
+    }
+    ~ReaderScope() { leave(); }
+    ReaderScope(const ReaderScope &) = delete;
+    ReaderScope &operator=(const ReaderScope &) = delete;
+
+    bool entered() const { return m_slot != nullptr; }
+
+private:
+    void leave()
+    {
+        if (m_slot)
+            m_slot->store(nullptr, std::memory_order_release);
+        m_slot = nullptr;
+    }
+    std::atomic<const void *> *m_slot;
+};
+
+} // namespace qs::limiter::detail
