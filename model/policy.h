@@ -1,14 +1,137 @@
 #pragma once
-// The policy document as the rest of the program sees it. The "Policy document" issue grows
-// this into routes, defaults and the Redis section; the foundation needs name and description.
+// The policy document as the rest of the program sees it. Values keep the text the operator
+// wrote where it carries meaning (a rate written `120/min` stays `120/min` on save), and every
+// object remembers the order of its fields so that a load/save round trip keeps the file's
+// shape. Field locations (line, column) are kept per field path for diagnostics.
+#include "limiter/algorithm.h"
+#include "limiter/headers.h"
+
+#include <QHash>
+#include <QList>
 #include <QString>
+#include <QStringList>
+
+#include <optional>
 
 namespace qs {
+
+struct SourceLocation {
+    int line = 0; // 1-based; 0 unknown
+    int column = 0;
+    friend bool operator==(const SourceLocation &, const SourceLocation &) = default;
+};
+
+// Who a limit counts: `ip`, `header:<Name>`, `query:<name>`, `global`.
+struct KeySelector {
+    enum class Kind { Ip, Header, Query, Global };
+    Kind kind = Kind::Ip;
+    QString name; // header or query parameter name
+    QString toString() const;
+    friend bool operator==(const KeySelector &, const KeySelector &) = default;
+};
+
+// A rate or duration as written, with its value.
+struct RateValue {
+    QString text;
+    limiter::Rate rate;
+    friend bool operator==(const RateValue &a, const RateValue &b) { return a.text == b.text; }
+};
+struct DurationValue {
+    QString text;
+    limiter::Micros micros = 0;
+    friend bool operator==(const DurationValue &a, const DurationValue &b)
+    {
+        return a.text == b.text;
+    }
+};
+
+// The `limit:` of a route. Which fields apply depends on the algorithm:
+//   token_bucket: capacity, refill        leaky_bucket: rate, queue, mode (police|shape)
+//   fixed_window, sliding_window_log, sliding_window_counter: limit, window
+//   gcra: rate, burst
+struct LimitSpec {
+    limiter::Algorithm algorithm = limiter::Algorithm::TokenBucket;
+    std::optional<qint64> capacity, limit, burst, queue;
+    std::optional<RateValue> refill, rate;
+    std::optional<DurationValue> window;
+    std::optional<limiter::LeakMode> mode;
+    QStringList fieldOrder;
+    friend bool operator==(const LimitSpec &, const LimitSpec &) = default;
+};
+
+enum class RouteMode { Enforce, Shadow };
+enum class StoreErrorMode { Allow, Deny };
+
+struct Route {
+    QString id;
+    QString description;
+    QStringList methods; // upper case; empty: any method
+    QString path;
+    std::optional<QList<KeySelector>> key; // unset: the policy's default key
+    LimitSpec limit;
+    std::optional<qint64> cost; // unset: 1
+    std::optional<RouteMode> mode; // unset: enforce
+    QStringList fieldOrder, matchFieldOrder;
+    friend bool operator==(const Route &, const Route &) = default;
+
+    qint64 effectiveCost() const { return cost.value_or(1); }
+    RouteMode effectiveMode() const { return mode.value_or(RouteMode::Enforce); }
+};
+
+struct Defaults {
+    std::optional<QList<KeySelector>> key; // unset: ip
+    std::optional<int> status; // unset: 429
+    std::optional<StoreErrorMode> onStoreError; // unset: allow
+    std::optional<limiter::HeaderStyle> headers; // unset: draft
+    QStringList fieldOrder;
+    friend bool operator==(const Defaults &, const Defaults &) = default;
+};
+
+// How a route's state is laid out in a Redis deployment that Quota Studio did not write (a
+// hand-written token bucket hash with `tokens` / `last_updated` fields, say).
+struct RedisLayout {
+    QString routeId;
+    QString keyTemplate; // e.g. "ratelimit:{key}"
+    QList<QPair<QString, QString>> fields; // our field name -> their field name, in file order
+    std::optional<QString> timeUnit; // s | ms | us; unset: us
+    QStringList fieldOrder;
+    friend bool operator==(const RedisLayout &, const RedisLayout &) = default;
+};
+
+struct RedisSettings {
+    std::optional<QString> prefix; // unset: "qs"
+    std::optional<bool> metrics; // unset: false
+    QList<RedisLayout> layouts; // `layouts:` in the file, keyed by route id
+    QStringList fieldOrder;
+    bool present = false; // the file has a `redis:` section
+    friend bool operator==(const RedisSettings &, const RedisSettings &) = default;
+};
 
 struct Policy {
     int formatVersion = 1; // the file's `quota_studio:` field
     QString name;
     QString description;
+    Defaults defaults;
+    RedisSettings redis;
+    QList<Route> routes;
+    QStringList fieldOrder;
+    bool defaultsPresent = false;
+
+    // Where each field was read, by path (`routes[2].limit.capacity`); empty for new policies.
+    QHash<QString, SourceLocation> locations;
+
+    QList<KeySelector> keyOf(const Route &route) const;
+    const Route *route(const QString &id) const;
+
+    // Content equality: locations are not content.
+    friend bool operator==(const Policy &a, const Policy &b);
 };
+
+// Text forms used in files, shared by the reader, the writer and the UI.
+QString routeModeName(RouteMode mode);
+QString storeErrorModeName(StoreErrorMode mode);
+QString headerStyleName(limiter::HeaderStyle style);
+QString leakModeName(limiter::LeakMode mode);
+QString algorithmDisplayName(limiter::Algorithm algorithm);
 
 } // namespace qs

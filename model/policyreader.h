@@ -9,10 +9,13 @@ namespace qs {
 
 struct PolicyReadResult {
     Policy policy; // as much as could be read, even when there are errors
-    Diagnostics diagnostics; // empty when the file is clean
+    Diagnostics diagnostics; // errors and warnings, reading and validation together
 };
 
-// Reads a policy from YAML (JSON is YAML too). `fileName` only labels the diagnostics.
+inline constexpr int kNewestPolicyFormat = 1;
+
+// Reads a policy from YAML or JSON (JSON is read by the same YAML parser, so its errors carry
+// line and column too) and validates it. `fileName` labels the diagnostics.
 PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName);
 PolicyReadResult readPolicyFile(const QString &path);
 

@@ -1,0 +1,48 @@
+#pragma once
+// Route path patterns: `/v1/login` (exact), `/v1/search/*` (one segment), `/v1/reports/**`
+// (zero or more trailing segments), `/v1/orders/{id}` (one segment, named).
+//
+// Matching works on normalised request paths (normalizeRequestPath): query string dropped,
+// dot segments resolved (so `/v1/public/../admin` cannot slip past a limit on `/v1/admin`),
+// empty segments and a trailing slash ignored, each segment percent-decoded.
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <variant>
+
+namespace qs {
+
+class PathPattern {
+public:
+    enum class SegmentKind { Literal, Param, Star, DoubleStar };
+    struct Segment {
+        SegmentKind kind = SegmentKind::Literal;
+        QString text; // literal text, or the parameter's name
+        friend bool operator==(const Segment &, const Segment &) = default;
+    };
+
+    // The pattern, or a sentence saying what is wrong and how to fix it.
+    static std::variant<PathPattern, QString> parse(const QString &text);
+
+    const QString &text() const { return m_text; }
+    const QList<Segment> &segments() const { return m_segments; }
+
+    bool matches(const QStringList &normalizedSegments) const;
+
+    // Ordering by specificity: at the first segment where two patterns differ in kind, a literal
+    // beats a parameter or `*`, which beat `**`; then the longer pattern wins. Equal
+    // specificity with an overlap is ambiguous.
+    static int compareSpecificity(const PathPattern &a, const PathPattern &b);
+    // Whether some path matches both.
+    static bool overlap(const PathPattern &a, const PathPattern &b);
+
+private:
+    QString m_text;
+    QList<Segment> m_segments;
+};
+
+// Splits, decodes and normalises a request target ("/v1/a/../b/?x=1" -> ["v1", "b"]).
+QStringList normalizeRequestPath(const QString &target);
+
+} // namespace qs
