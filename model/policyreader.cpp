@@ -514,6 +514,11 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
         return;
     limit.algorithm = limiter::Algorithm(*algorithm);
     const QStringList applicable = limitFields(limit.algorithm);
+    for (const QString &field : applicable)
+        if (field != QLatin1String("mode") && !limit.fieldOrder.contains(field))
+            error(node, child(path, field),
+                QStringLiteral("missing `%1`: %2 takes %3")
+                    .arg(field, names[*algorithm], applicable.join(QStringLiteral(" and "))));
     for (const QString &key : limit.fieldOrder) {
         if (key == QLatin1String("algorithm"))
             continue;
@@ -570,6 +575,10 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
     // Semantic checks run even after reading errors, so that every problem shows at once; they
     // skip what the reader already reported.
     result.diagnostics.append(validatePolicy(result.policy, fileName, result.diagnostics));
+    std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
+        [](const Diagnostic &a, const Diagnostic &b) {
+            return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+        });
     return result;
 }
 

@@ -25,7 +25,7 @@ constexpr char kMonitor[] = "monitor";
 constexpr char kProbe[] = "probe";
 
 constexpr std::array kCommands = {
-    Command{kLint, "check policy files; diagnostics as file:line:col", notYetAvailable<kLint>},
+    Command{kLint, "check policy files; diagnostics as file:line:col", runLint},
     Command{kExport, "write gateway configs (nginx, envoy, kong, traefik, haproxy, redis-bundle)",
         notYetAvailable<kExport>},
     Command{

@@ -16,4 +16,6 @@ struct Command {
 
 std::span<const Command> commands();
 
+int runLint(const QStringList &args);
+
 } // namespace qs::cli
