@@ -6,3 +6,10 @@ if(QS_SANITIZE)
   add_compile_options(-fsanitize=${QS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${QS_SANITIZE})
 endif()
+
+# QS_FUZZ instruments every library for coverage (libFuzzer) and checks memory (ASan, UBSan),
+# so that the fuzzer explores the parser itself, not only the fuzz target's few lines.
+if(QS_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

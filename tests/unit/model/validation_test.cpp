@@ -176,3 +176,25 @@ TEST(ValidationAll, TopLevelUnknownFieldAndMissingName)
     EXPECT_TRUE(unknown) << dump(r.diagnostics);
     EXPECT_TRUE(missingName) << dump(r.diagnostics);
 }
+
+TEST(ValidationAll, JsonInputGetsLinesAndColumnsToo)
+{
+    const QByteArray json = R"({
+  "quota_studio": 1,
+  "name": "json-policy",
+  "routes": [
+    {
+      "id": "login",
+      "match": { "path": "/v1/login" },
+      "limit": { "algorithm": "token_bucket", "capacity": 10, "refill": "2 per s" }
+    }
+  ]
+})";
+    const PolicyReadResult r = readPolicy(json, QStringLiteral("p.json"));
+    ASSERT_EQ(r.diagnostics.size(), 1) << dump(r.diagnostics);
+    const Diagnostic &d = r.diagnostics.first();
+    EXPECT_EQ(d.path, QStringLiteral("routes[0].limit.refill"));
+    EXPECT_EQ(d.line, 8);
+    EXPECT_EQ(d.column, 73);
+    EXPECT_TRUE(d.message.contains(QStringLiteral("is not a rate")));
+}
