@@ -1,0 +1,267 @@
+#include "limiter/redisbackend.h"
+
+#include "limiter/redisscripts.h"
+
+#include <hiredis/hiredis.h>
+
+#include <cstring>
+#include <memory>
+
+namespace qs::limiter {
+
+namespace {
+
+struct ReplyDeleter {
+    void operator()(redisReply *r) const { freeReplyObject(r); }
+};
+using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+
+timeval toTimeval(Micros us)
+{
+    return timeval{static_cast<time_t>(us / kMicrosPerSecond),
+        static_cast<suseconds_t>(us % kMicrosPerSecond)};
+}
+
+bool isNoScript(const redisReply *r)
+{
+    return r && r->type == REDIS_REPLY_ERROR && std::strncmp(r->str, "NOSCRIPT", 8) == 0;
+}
+
+ReplyPtr command(redisContext *c, const std::vector<std::string> &args)
+{
+    std::vector<const char *> argv;
+    std::vector<size_t> lens;
+    for (const auto &a : args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+    }
+    return ReplyPtr(
+        static_cast<redisReply *>(redisCommandArgv(c, int(argv.size()), argv.data(), lens.data())));
+}
+
+} // namespace
+
+RedisBackend::RedisBackend(RedisEndpoint endpoint) : m_endpoint(std::move(endpoint)) { }
+
+RedisBackend::~RedisBackend()
+{
+    if (m_context)
+        redisFree(m_context);
+}
+
+std::string RedisBackend::stateKey(const RedisRule &rule, std::string_view key) const
+{
+    std::string k = rule.keyPrefix;
+    k += ':';
+    k += key;
+    return k;
+}
+
+void RedisBackend::disconnect(const std::string &why)
+{
+    m_lastError = why;
+    if (m_context)
+        redisFree(m_context);
+    m_context = nullptr;
+    m_nextConnectAttempt
+        = std::chrono::steady_clock::now() + std::chrono::microseconds(m_endpoint.reconnectBackoff);
+}
+
+bool RedisBackend::connect()
+{
+    if (m_context)
+        redisFree(m_context);
+    const std::string where = m_endpoint.host + ":" + std::to_string(m_endpoint.port);
+    m_context = redisConnectWithTimeout(
+        m_endpoint.host.c_str(), m_endpoint.port, toTimeval(m_endpoint.connectTimeout));
+    if (!m_context || m_context->err) {
+        disconnect("cannot connect to Redis at " + where + ": "
+            + (m_context ? m_context->errstr : "out of memory"));
+        return false;
+    }
+    redisSetTimeout(m_context, toTimeval(m_endpoint.commandTimeout));
+    if (!m_endpoint.password.empty()) {
+        std::vector<std::string> auth{"AUTH"};
+        if (!m_endpoint.user.empty())
+            auth.push_back(m_endpoint.user);
+        auth.push_back(m_endpoint.password);
+        ReplyPtr r = command(m_context, auth);
+        if (!r || r->type == REDIS_REPLY_ERROR) {
+            // The server's words (WRONGPASS …), never the password.
+            disconnect("Redis at " + where + " refused AUTH"
+                + (m_endpoint.user.empty() ? "" : " for user '" + m_endpoint.user + "'") + ": "
+                + (r ? std::string(r->str, r->len) : "no reply"));
+            return false;
+        }
+    }
+    if (m_endpoint.db != 0) {
+        ReplyPtr r = command(m_context, {"SELECT", std::to_string(m_endpoint.db)});
+        if (!r || r->type == REDIS_REPLY_ERROR) {
+            disconnect("Redis at " + where + " refused SELECT " + std::to_string(m_endpoint.db)
+                + ": " + (r ? std::string(r->str, r->len) : "no reply"));
+            return false;
+        }
+    }
+    return loadScripts();
+}
+
+bool RedisBackend::loadScripts()
+{
+    for (Algorithm a : kAllAlgorithms) {
+        ReplyPtr r = command(m_context, {"SCRIPT", "LOAD", std::string(redisScript(a))});
+        if (!r || r->type != REDIS_REPLY_STRING) {
+            disconnect("SCRIPT LOAD of " + std::string(algorithmName(a))
+                + " failed: " + (r ? std::string(r->str, r->len) : m_context->errstr));
+            return false;
+        }
+        m_sha[std::size_t(a)] = std::string(r->str, r->len);
+    }
+    return true;
+}
+
+bool RedisBackend::ensureConnected()
+{
+    if (m_context)
+        return true;
+    if (std::chrono::steady_clock::now() < m_nextConnectAttempt)
+        return false; // fail fast while Redis is down instead of waiting on every call
+    return connect();
+}
+
+void RedisBackend::appendCommand(const RedisRequest &q)
+{
+    const RedisRule &rule = *q.rule;
+    std::vector<std::string> args;
+    args.reserve(10);
+    args.push_back("EVALSHA");
+    args.push_back(m_sha[std::size_t(algorithmOf(rule.config))]);
+    args.push_back("1");
+    args.push_back(stateKey(rule, q.key));
+    args.push_back(q.now ? std::to_string(*q.now) : std::string());
+    args.push_back(std::to_string(q.cost));
+    args.push_back(rule.metrics ? rule.keyPrefix + ":~metrics" : std::string());
+    for (auto &p : redisScriptParameters(rule.config))
+        args.push_back(std::move(p));
+    std::vector<const char *> argv;
+    std::vector<size_t> lens;
+    for (const auto &a : args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+    }
+    redisAppendCommandArgv(m_context, int(argv.size()), argv.data(), lens.data());
+}
+
+Decision RedisBackend::storeFailure(const RedisRule &rule) const
+{
+    Decision d;
+    const Quota fresh = peek(rule.config, freshState(rule.config), 0);
+    d.limit = fresh.limit;
+    d.window = fresh.window;
+    d.reason = Reason::StoreError;
+    d.allowed = rule.onStoreError == StoreErrorPolicy::Allow;
+    d.failedOpen = d.allowed;
+    return d;
+}
+
+Decision RedisBackend::dataError(const RedisRule &rule, const std::string &message)
+{
+    m_lastError = message;
+    Decision d = storeFailure(rule);
+    d.allowed = false;
+    d.failedOpen = false;
+    return d;
+}
+
+Decision RedisBackend::decisionFrom(const RedisRequest &q, redisReply *r)
+{
+    const RedisRule &rule = *q.rule;
+    if (r->type == REDIS_REPLY_ERROR)
+        return dataError(rule,
+            "Redis refused the decision for " + stateKey(rule, q.key) + ": "
+                + std::string(r->str, r->len));
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 6)
+        return dataError(rule,
+            "unexpected reply from the " + std::string(algorithmName(algorithmOf(rule.config)))
+                + " script for " + stateKey(rule, q.key));
+    for (std::size_t i = 0; i < 6; ++i)
+        if (r->element[i]->type != REDIS_REPLY_INTEGER)
+            return dataError(
+                rule, "non-integer field in the script's reply for " + stateKey(rule, q.key));
+    Decision d;
+    const Quota fresh = peek(rule.config, freshState(rule.config), 0);
+    d.limit = fresh.limit;
+    d.window = fresh.window;
+    d.allowed = r->element[0]->integer == 1;
+    const long long reason = r->element[1]->integer;
+    d.reason = reason == 0 ? Reason::None
+        : reason == 2      ? Reason::CostExceedsLimit
+                           : Reason::LimitExceeded;
+    d.remaining = r->element[2]->integer;
+    d.retryAfter = r->element[3]->integer;
+    d.resetAfter = r->element[4]->integer;
+    d.delay = r->element[5]->integer;
+    return d;
+}
+
+Decision RedisBackend::acquire(
+    const RedisRule &rule, std::string_view key, std::int64_t cost, std::optional<Micros> now)
+{
+    const RedisRequest request{&rule, key, cost, now};
+    return acquireBatch(std::span(&request, 1)).front();
+}
+
+std::vector<Decision> RedisBackend::acquireBatch(std::span<const RedisRequest> requests)
+{
+    std::vector<Decision> out;
+    out.reserve(requests.size());
+    if (!ensureConnected()) {
+        for (const auto &q : requests)
+            out.push_back(storeFailure(*q.rule));
+        return out;
+    }
+    for (const auto &q : requests)
+        appendCommand(q);
+    std::vector<std::size_t> retry; // NOSCRIPT: load again and run these once more
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        void *raw = nullptr;
+        if (!m_context || redisGetReply(m_context, &raw) != REDIS_OK) {
+            // Timeout or broken connection: never replayed, the script may have run.
+            if (m_context)
+                disconnect("Redis at " + m_endpoint.host + ":" + std::to_string(m_endpoint.port)
+                    + " did not answer: " + m_context->errstr);
+            for (std::size_t j = i; j < requests.size(); ++j)
+                out.push_back(storeFailure(*requests[j].rule));
+            return out;
+        }
+        ReplyPtr reply(static_cast<redisReply *>(raw));
+        if (isNoScript(reply.get())) {
+            retry.push_back(i);
+            out.emplace_back();
+            continue;
+        }
+        out.push_back(decisionFrom(requests[i], reply.get()));
+    }
+    if (!retry.empty()) {
+        if (!loadScripts()) {
+            for (std::size_t i : retry)
+                out[i] = storeFailure(*requests[i].rule);
+            return out;
+        }
+        for (std::size_t i : retry)
+            appendCommand(requests[i]);
+        for (std::size_t i : retry) {
+            void *raw = nullptr;
+            if (!m_context || redisGetReply(m_context, &raw) != REDIS_OK) {
+                if (m_context)
+                    disconnect(std::string("Redis did not answer: ") + m_context->errstr);
+                out[i] = storeFailure(*requests[i].rule);
+                continue;
+            }
+            ReplyPtr reply(static_cast<redisReply *>(raw));
+            out[i] = decisionFrom(requests[i], reply.get());
+        }
+    }
+    return out;
+}
+
+} // namespace qs::limiter
