@@ -30,8 +30,7 @@ constexpr std::array kCommands = {
         notYetAvailable<kExport>},
     Command{
         kSimulate, "run a traffic pattern through the embedded engine", notYetAvailable<kSimulate>},
-    Command{
-        kLoadgen, "drive the Redis backend like a fleet of gateways", notYetAvailable<kLoadgen>},
+    Command{kLoadgen, "drive the Redis backend like a fleet of gateways", runLoadgen},
     Command{kMonitor, "follow live quota keys in Redis", notYetAvailable<kMonitor>},
     Command{kProbe, "check that a running gateway enforces the policy", notYetAvailable<kProbe>},
 };

@@ -17,5 +17,6 @@ struct Command {
 std::span<const Command> commands();
 
 int runLint(const QStringList &args);
+int runLoadgen(const QStringList &args);
 
 } // namespace qs::cli

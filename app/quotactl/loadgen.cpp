@@ -1,0 +1,203 @@
+// quotactl loadgen: drive the Redis backend like a fleet of gateways, report rate and latency.
+#include "commands.h"
+#include "model/loadgenerator.h"
+#include "model/policyreader.h"
+#include "model/ratesyntax.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTextStream>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+namespace qs::cli {
+
+namespace {
+
+const char kLoadgenHelp[] = R"(Usage: quotactl loadgen --policy FILE --redis HOST:PORT [options]
+
+Sends decisions for the policy's routes to Redis through the Lua scripts, from several
+connections with pipelining, like a fleet of gateway instances. Stops at --duration or on
+Ctrl-C, then prints the achieved rate, allowed/denied/error counts and latency percentiles
+(a request's latency is its pipelined batch's round trip).
+
+Options:
+  --policy FILE        policy file (YAML or JSON); required
+  --redis HOST:PORT    Redis server; required
+  --route ID           only this route (default: all routes, round-robin)
+  --rps N              target requests per second in total (default 1000; 0: as fast as possible)
+  --clients K          distinct client keys (default 100)
+  --duration D         how long: 10s, 1m, 500ms (default 10s)
+  --pattern P          steady (default), burst (100 ms at 5x, 400 ms idle), zipf (popular clients)
+  --connections C      connections, one thread each (default 4)
+  --pipeline N         requests per round trip (default 16)
+  --db N               Redis database (default 0)
+  --user NAME          Redis ACL user; the password comes from QS_REDIS_PASSWORD, never argv
+  --seed S             random seed (default 1)
+  --json               print one JSON object at the end instead of the text report
+Exit status: 0 done (also after Ctrl-C), 1 every request failed (Redis unreachable), 2 usage.
+)";
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void onSignal(int)
+{
+    g_stop.store(true);
+}
+
+int usage(const QString &message)
+{
+    QTextStream(stderr) << "quotactl loadgen: " << message << "\n(see quotactl loadgen --help)\n";
+    return 2;
+}
+
+} // namespace
+
+int runLoadgen(const QStringList &args)
+{
+    QTextStream out(stdout);
+    QString policyFile, redis, route, pattern = QStringLiteral("steady");
+    LoadPlan plan;
+    bool json = false;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        auto value = [&](QString *into) {
+            if (i + 1 >= args.size())
+                return false;
+            *into = args[++i];
+            return true;
+        };
+        QString v;
+        bool ok = true;
+        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
+            out << kLoadgenHelp;
+            return 0;
+        } else if (a == QLatin1String("--json")) {
+            json = true;
+        } else if (a == QLatin1String("--policy")) {
+            ok = value(&policyFile);
+        } else if (a == QLatin1String("--redis")) {
+            ok = value(&redis);
+        } else if (a == QLatin1String("--route")) {
+            ok = value(&route);
+        } else if (a == QLatin1String("--pattern")) {
+            ok = value(&pattern);
+        } else if (a == QLatin1String("--user")) {
+            ok = value(&v);
+            plan.endpoint.user = v.toStdString();
+        } else if (a == QLatin1String("--duration")) {
+            ok = value(&v);
+            const auto d = parseDuration(v);
+            if (const auto *problem = std::get_if<QString>(&d))
+                return usage(QStringLiteral("--duration: ") + *problem);
+            plan.durationSeconds = double(std::get<limiter::Micros>(d)) / 1e6;
+        } else if (a == QLatin1String("--rps") || a == QLatin1String("--clients")
+            || a == QLatin1String("--connections") || a == QLatin1String("--pipeline")
+            || a == QLatin1String("--db") || a == QLatin1String("--seed")) {
+            ok = value(&v);
+            bool number = false;
+            const qint64 n = v.toLongLong(&number);
+            if (!number || n < 0)
+                return usage(QStringLiteral("%1 takes a whole number >= 0, not '%2'").arg(a, v));
+            if (a == QLatin1String("--rps"))
+                plan.rps = double(n);
+            else if (a == QLatin1String("--clients"))
+                plan.clients = int(std::max<qint64>(1, n));
+            else if (a == QLatin1String("--connections"))
+                plan.connections = int(std::clamp<qint64>(n, 1, 256));
+            else if (a == QLatin1String("--pipeline"))
+                plan.pipeline = int(std::clamp<qint64>(n, 1, 10'000));
+            else if (a == QLatin1String("--db"))
+                plan.endpoint.db = int(n);
+            else
+                plan.seed = std::uint64_t(n);
+        } else {
+            return usage(QStringLiteral("unknown argument '%1'").arg(a));
+        }
+        if (!ok)
+            return usage(QStringLiteral("%1 needs a value").arg(a));
+    }
+    if (policyFile.isEmpty() || redis.isEmpty())
+        return usage(QStringLiteral("--policy and --redis are required"));
+    const qsizetype colon = redis.lastIndexOf(QLatin1Char(':'));
+    bool portOk = false;
+    plan.endpoint.port = colon > 0 ? redis.mid(colon + 1).toInt(&portOk) : 0;
+    if (!portOk || plan.endpoint.port <= 0 || plan.endpoint.port > 65535)
+        return usage(QStringLiteral("--redis takes HOST:PORT, e.g. 127.0.0.1:6379"));
+    plan.endpoint.host
+        = redis.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']')).toStdString();
+    if (const char *password = std::getenv("QS_REDIS_PASSWORD"))
+        plan.endpoint.password = password;
+    if (pattern == QLatin1String("steady"))
+        plan.pattern = LoadPlan::Pattern::Steady;
+    else if (pattern == QLatin1String("burst"))
+        plan.pattern = LoadPlan::Pattern::Burst;
+    else if (pattern == QLatin1String("zipf"))
+        plan.pattern = LoadPlan::Pattern::Zipf;
+    else
+        return usage(
+            QStringLiteral("--pattern takes steady, burst or zipf, not '%1'").arg(pattern));
+
+    const PolicyReadResult read = readPolicyFile(policyFile);
+    if (hasErrors(read.diagnostics)) {
+        QTextStream err(stderr);
+        for (const Diagnostic &d : read.diagnostics)
+            if (d.severity == Diagnostic::Severity::Error)
+                err << d.toString() << '\n';
+        return 1;
+    }
+    QString error;
+    plan.rules = redisRulesFor(read.policy, route, &error);
+    if (plan.rules.empty())
+        return usage(error);
+
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    const LoadResult r = runLoad(plan, g_stop, [&](std::uint64_t requests, double seconds) {
+        if (!json)
+            QTextStream(stderr)
+                << QStringLiteral("  %1 s: %2 requests\r").arg(seconds, 0, 'f', 0).arg(requests);
+    });
+    if (!json)
+        QTextStream(stderr) << QStringLiteral("%1\r").arg(QString(), 40); // clear the progress line
+    if (json) {
+        const QJsonObject o{
+            {QStringLiteral("requests"), qint64(r.requests)},
+            {QStringLiteral("allowed"), qint64(r.allowed)},
+            {QStringLiteral("denied"), qint64(r.denied)},
+            {QStringLiteral("errors"), qint64(r.errors)},
+            {QStringLiteral("rate"), r.rate},
+            {QStringLiteral("seconds"), r.seconds},
+            {QStringLiteral("p50_us"), r.p50us},
+            {QStringLiteral("p90_us"), r.p90us},
+            {QStringLiteral("p99_us"), r.p99us},
+            {QStringLiteral("max_us"), r.maxUs},
+            {QStringLiteral("cancelled"), r.cancelled},
+            {QStringLiteral("first_error"), QString::fromStdString(r.firstError)},
+        };
+        out << QJsonDocument(o).toJson(QJsonDocument::Compact) << '\n';
+    } else {
+        out << QStringLiteral("%1 requests in %2 s: %3/s%4\n")
+                   .arg(r.requests)
+                   .arg(r.seconds, 0, 'f', 2)
+                   .arg(r.rate, 0, 'f', 0)
+                   .arg(r.cancelled ? QStringLiteral(" (stopped early)") : QString())
+            << QStringLiteral("allowed %1, denied %2, errors %3\n")
+                   .arg(r.allowed)
+                   .arg(r.denied)
+                   .arg(r.errors)
+            << QStringLiteral("latency p50 %1 us, p90 %2 us, p99 %3 us, max %4 us\n")
+                   .arg(r.p50us, 0, 'f', 0)
+                   .arg(r.p90us, 0, 'f', 0)
+                   .arg(r.p99us, 0, 'f', 0)
+                   .arg(r.maxUs, 0, 'f', 0);
+        if (!r.firstError.empty())
+            out << "first error: " << QString::fromStdString(r.firstError) << '\n';
+    }
+    out.flush();
+    return r.requests > 0 && r.errors == r.requests ? 1 : 0;
+}
+
+} // namespace qs::cli
