@@ -4,6 +4,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <charconv>
 #include <cstring>
 #include <memory>
 
@@ -130,25 +131,49 @@ bool RedisBackend::ensureConnected()
 
 void RedisBackend::appendCommand(const RedisRequest &q)
 {
+    // Called for every decision: the arguments are formatted into stack buffers (hiredis copies
+    // them into its output buffer at once), so the hot path allocates only the key name.
     const RedisRule &rule = *q.rule;
-    std::vector<std::string> args;
-    args.reserve(10);
-    args.push_back("EVALSHA");
-    args.push_back(m_sha[std::size_t(algorithmOf(rule.config))]);
-    args.push_back("1");
-    args.push_back(stateKey(rule, q.key));
-    args.push_back(q.now ? std::to_string(*q.now) : std::string());
-    args.push_back(std::to_string(q.cost));
-    args.push_back(rule.metrics ? rule.keyPrefix + ":~metrics" : std::string());
-    for (auto &p : redisScriptParameters(rule.config))
-        args.push_back(std::move(p));
-    std::vector<const char *> argv;
-    std::vector<size_t> lens;
-    for (const auto &a : args) {
-        argv.push_back(a.data());
-        lens.push_back(a.size());
+    const std::string key = stateKey(rule, q.key);
+    const std::string metrics = rule.metrics ? rule.keyPrefix + ":~metrics" : std::string();
+    char numbers[5][24];
+    std::size_t numberLengths[5] = {};
+    auto format = [&](int slot, std::int64_t value) {
+        const auto end = std::to_chars(numbers[slot], numbers[slot] + 24, value).ptr;
+        numberLengths[slot] = std::size_t(end - numbers[slot]);
+    };
+    const char *argv[10];
+    std::size_t lens[10];
+    int argc = 0;
+    auto push = [&](const char *data, std::size_t length) {
+        argv[argc] = data;
+        lens[argc++] = length;
+    };
+    const std::string &sha = m_sha[std::size_t(algorithmOf(rule.config))];
+    push("EVALSHA", 7);
+    push(sha.data(), sha.size());
+    push("1", 1);
+    push(key.data(), key.size());
+    if (q.now) {
+        format(0, *q.now);
+        push(numbers[0], numberLengths[0]);
+    } else {
+        push("", 0);
     }
-    redisAppendCommandArgv(m_context, int(argv.size()), argv.data(), lens.data());
+    format(1, q.cost);
+    push(numbers[1], numberLengths[1]);
+    push(metrics.data(), metrics.size());
+    int slot = 2;
+    for (std::int64_t p : redisScriptParameterValues(rule.config)) {
+        if (p < 0) { // a config that never passed validation; the script reports it
+            push("-1", 2);
+            continue;
+        }
+        format(slot, p);
+        push(numbers[slot], numberLengths[slot]);
+        ++slot;
+    }
+    redisAppendCommandArgv(m_context, argc, argv, lens);
 }
 
 Decision RedisBackend::storeFailure(const RedisRule &rule) const
@@ -179,27 +204,28 @@ Decision RedisBackend::decisionFrom(const RedisRequest &q, redisReply *r)
         return dataError(rule,
             "Redis refused the decision for " + stateKey(rule, q.key) + ": "
                 + std::string(r->str, r->len));
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 6)
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4)
         return dataError(rule,
             "unexpected reply from the " + std::string(algorithmName(algorithmOf(rule.config)))
                 + " script for " + stateKey(rule, q.key));
-    for (std::size_t i = 0; i < 6; ++i)
+    for (std::size_t i = 0; i < 4; ++i)
         if (r->element[i]->type != REDIS_REPLY_INTEGER)
             return dataError(
                 rule, "non-integer field in the script's reply for " + stateKey(rule, q.key));
+    // {code, remaining, wait, reset}: code 0 admitted (wait = shaping delay), 1 limit exceeded
+    // (wait = retry after), 2 cost exceeds what the limit can ever admit.
     Decision d;
     const Quota fresh = peek(rule.config, freshState(rule.config), 0);
     d.limit = fresh.limit;
     d.window = fresh.window;
-    d.allowed = r->element[0]->integer == 1;
-    const long long reason = r->element[1]->integer;
-    d.reason = reason == 0 ? Reason::None
-        : reason == 2      ? Reason::CostExceedsLimit
-                           : Reason::LimitExceeded;
-    d.remaining = r->element[2]->integer;
-    d.retryAfter = r->element[3]->integer;
-    d.resetAfter = r->element[4]->integer;
-    d.delay = r->element[5]->integer;
+    const long long code = r->element[0]->integer;
+    d.allowed = code == 0;
+    d.reason = code == 0 ? Reason::None
+        : code == 2      ? Reason::CostExceedsLimit
+                         : Reason::LimitExceeded;
+    d.remaining = r->element[1]->integer;
+    (d.allowed ? d.delay : d.retryAfter) = r->element[2]->integer;
+    d.resetAfter = r->element[3]->integer;
     return d;
 }
 

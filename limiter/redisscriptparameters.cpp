@@ -2,27 +2,21 @@
 
 namespace qs::limiter {
 
-namespace {
-std::string str(std::int64_t n)
-{
-    return std::to_string(n);
-}
-} // namespace
-
-std::vector<std::string> redisScriptParameters(const AlgorithmConfig &config)
+ScriptParameters redisScriptParameterValues(const AlgorithmConfig &config)
 {
     return std::visit(
-        [](const auto &c) -> std::vector<std::string> {
+        [](const auto &c) -> ScriptParameters {
             using C = std::decay_t<decltype(c)>;
             if constexpr (std::is_same_v<C, TokenBucketConfig>)
-                return {str(c.capacity), str(c.refill.count), str(c.refill.period)};
+                return {{c.capacity, c.refill.count, c.refill.period}, 3};
             else if constexpr (std::is_same_v<C, GcraConfig>)
-                return {str(c.rate.intervalCeil()), str(c.burst)};
+                return {{c.rate.count > 0 ? c.rate.intervalCeil() : -1, c.burst, 0}, 2};
             else if constexpr (std::is_same_v<C, LeakyBucketConfig>)
-                return {str(c.rate.intervalCeil()), str(c.queue),
-                    c.mode == LeakMode::Shape ? "1" : "0"};
+                return {{c.rate.count > 0 ? c.rate.intervalCeil() : -1, c.queue,
+                            c.mode == LeakMode::Shape ? 1 : 0},
+                    3};
             else
-                return {str(c.limit), str(c.window)};
+                return {{c.limit, c.window, 0}, 2};
         },
         config);
 }

@@ -11,7 +11,14 @@ namespace qs::limiter {
 
 std::string_view redisScript(Algorithm algorithm);
 
-// The script's parameter arguments (ARGV[4..]) for a config, in the script's order.
-std::vector<std::string> redisScriptParameters(const AlgorithmConfig &config);
+// The script's parameters (ARGV[4..]) for a config, in the script's order; unused slots are
+// left out (count says how many).
+struct ScriptParameters {
+    std::int64_t values[3] = {};
+    int count = 0;
+    const std::int64_t *begin() const { return values; }
+    const std::int64_t *end() const { return values + count; }
+};
+ScriptParameters redisScriptParameterValues(const AlgorithmConfig &config);
 
 } // namespace qs::limiter

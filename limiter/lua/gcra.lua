@@ -1,28 +1,29 @@
 -- GCRA. ARGV[4] interval µs (rounded up by the caller), ARGV[5] burst.
--- State: string "<theoretical arrival time µs>". Shares its arithmetic with leaky_bucket.lua.
-local interval, slots = param(4), param(5)
+-- State: string "<theoretical arrival time µs>". leaky_bucket.lua shares this arithmetic.
+local interval, slots = p1, p2
 local raw = redis.call('GET', key)
 local tat = 0
 if raw then
   tat = tonumber(raw)
-  if not tat then return corrupt(raw) end
+  if not tat then return redis.error_reply('QS corrupt state in ' .. key .. ': ' .. raw) end
 end
 local capacity = slots * interval
 local base = tat
 if now > base then base = now end
 local nxt = base + cost * interval
 local backlog = base - now
-local allowed, reason, retry = 0, 0, 0
+local code, wait = 0, 0
 if cost > slots then
-  reason = 2
+  code = 2
 elseif nxt - now <= capacity then
-  allowed = 1
   backlog = nxt - now
-  redis.call('SET', key, string.format('%d', nxt), 'PX', ttl_ms(backlog))
+  local px = math.floor((backlog + 999) / 1000) + ttl_margin
+  if px < 1 then px = 1 end -- a cost of 0 may leave no backlog
+  redis.call('SET', key, string.format('%d', nxt), 'PX', px)
 else
-  reason = 1
-  retry = nxt - capacity - now
+  code = 1
+  wait = nxt - capacity - now
 end
 local remaining = math.floor((capacity - backlog) / interval)
 if remaining < 0 then remaining = 0 end
-return reply(allowed, reason, remaining, retry, backlog, 0)
+local reset = backlog

@@ -1,42 +1,55 @@
 -- Token bucket. ARGV[4] capacity, ARGV[5] refill count, ARGV[6] refill period µs.
 -- State: string "<tokens %.17g> <updated_at µs>".
-local cap, count, period = param(4), param(5), param(6)
+local cap, count, period = p1, p2, p3
+if not period or count == 0 or period == 0 then
+  return redis.error_reply('QS bad parameter: token_bucket needs capacity, count > 0, period > 0')
+end
 local raw = redis.call('GET', key)
 local tokens, updated
 if raw then
-  local sp = string.find(raw, ' ', 1, true)
-  if not sp then return corrupt(raw) end
-  tokens = tonumber(string.sub(raw, 1, sp - 1))
-  updated = tonumber(string.sub(raw, sp + 1))
-  if not tokens or not updated or tokens ~= tokens then return corrupt(raw) end
+  local a, b = string.match(raw, '^(%S+) (%d+)$')
+  tokens, updated = tonumber(a), tonumber(b)
+  if not tokens or not updated or tokens ~= tokens then
+    return redis.error_reply('QS corrupt state in ' .. key .. ': ' .. raw)
+  end
 end
-local function tokens_at(at)
-  if not updated then return cap end
-  local v = tokens + (at - updated) * count / period
-  if v > cap then v = cap end
-  return v
-end
-local function time_to_gain(n) return ceil_us(n * period / count) end
 local t = now
 if updated and updated > t then t = updated end
-local avail = tokens_at(t)
-local allowed, reason, retry = 0, 0, 0
+local avail = cap
+if updated then
+  avail = tokens + (t - updated) * count / period
+  if avail > cap then avail = cap end
+end
+local code, wait = 0, 0
 if cost > cap then
-  reason = 2
+  code = 2
 elseif avail >= cost then
   avail = avail - cost
-  allowed = 1
-  redis.call('SET', key, string.format('%.17g %d', avail, t), 'PX',
-             ttl_ms(time_to_gain(cap - avail) + (t - now)))
+  local gain = (cap - avail) * period / count -- µs until full again, as ceil below
+  local whole = math.floor(gain)
+  if whole < gain then whole = whole + 1 end
+  local px = math.floor((whole + t - now + 999) / 1000) + ttl_margin
+  if px < 1 then px = 1 end -- a cost of 0 leaves a full bucket
+  redis.call('SET', key, string.format('%.17g %d', avail, t), 'PX', px)
 else
-  reason = 1
-  local at = t + time_to_gain(cost - avail)
+  code = 1
+  -- the first µs at which `cost` tokens are there (closed form, then nudged past rounding)
+  local gain = (cost - avail) * period / count
+  local at = math.floor(gain)
+  if at < gain then at = at + 1 end
+  at = t + at
   for _ = 1, 8 do
-    if tokens_at(at) >= cost then break end
+    if tokens + (at - updated) * count / period >= cost then break end
     at = at + 1
   end
-  retry = at - now
+  wait = at - now
 end
 local remaining = 0
 if avail > 0 then remaining = math.floor(avail) end
-return reply(allowed, reason, remaining, retry, time_to_gain(cap - avail) + (t - now), 0)
+local reset = (cap - avail) * period / count
+if reset <= 0 then reset = 0 else
+  local whole = math.floor(reset)
+  if whole < reset then whole = whole + 1 end
+  reset = whole
+end
+reset = reset + (t - now)

@@ -1,0 +1,125 @@
+// RedisBackend's own throughput with pipelining (to compare with redis-benchmark on the same
+// script and depth), and Redis memory per key for each algorithm's state.
+//   redis_backend_bench throughput PORT SECONDS CONNECTIONS PIPELINE KEYS
+//   redis_backend_bench memory PORT
+#include "limiter/redisbackend.h"
+
+#include <hiredis/hiredis.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace qs::limiter;
+
+namespace {
+
+int throughput(int port, double seconds, int connections, int pipeline, int keys)
+{
+    // The same bucket as the redis-benchmark runs: capacity high enough to admit everything.
+    const RedisRule rule{"bench:tb", TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
+    std::atomic<long> done{0}, errors{0};
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    std::vector<std::thread> threads;
+    const auto begin = std::chrono::steady_clock::now();
+    for (int c = 0; c < connections; ++c)
+        threads.emplace_back([&, c] {
+            RedisEndpoint e;
+            e.port = port;
+            RedisBackend backend(e);
+            if (!backend.connect()) {
+                std::fprintf(stderr, "%s\n", backend.lastError().c_str());
+                ++errors;
+                return;
+            }
+            std::vector<std::string> names(static_cast<std::size_t>(pipeline));
+            std::vector<RedisRequest> batch(static_cast<std::size_t>(pipeline));
+            unsigned x = 12345u + unsigned(c);
+            while (std::chrono::steady_clock::now() < end) {
+                for (std::size_t i = 0; i < batch.size(); ++i) {
+                    x = x * 1103515245u + 12345u;
+                    names[i] = keys <= 1 ? std::string("hot") : std::to_string(x % unsigned(keys));
+                    batch[i] = {&rule, names[i], 1, std::nullopt};
+                }
+                for (const Decision &d : backend.acquireBatch(batch))
+                    errors += d.reason == Reason::StoreError;
+                done += pipeline;
+            }
+        });
+    for (auto &t : threads)
+        t.join();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    std::printf("%.0f\n", double(done.load()) / elapsed);
+    return errors.load() == 0 ? 0 : 1;
+}
+
+long long memoryUsage(redisContext *c, const std::string &key)
+{
+    auto *r = static_cast<redisReply *>(redisCommand(c, "MEMORY USAGE %b SAMPLES 0", key.data(), key.size()));
+    const long long bytes = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    return bytes;
+}
+
+int memory(int port)
+{
+    RedisEndpoint e;
+    e.port = port;
+    RedisBackend backend(e);
+    if (!backend.connect()) {
+        std::fprintf(stderr, "%s\n", backend.lastError().c_str());
+        return 1;
+    }
+    redisContext *c = redisConnect("127.0.0.1", port);
+    FixedWindowConfig fw;
+    fw.limit = 1000;
+    fw.window = kMicrosPerMinute;
+    SlidingWindowCounterConfig swc;
+    swc.limit = 1000;
+    swc.window = kMicrosPerMinute;
+    SlidingWindowLogConfig log;
+    log.limit = 1000;
+    log.window = kMicrosPerMinute;
+    const struct {
+        const char *name;
+        AlgorithmConfig config;
+        int requests;
+    } states[] = {
+        {"token_bucket", TokenBucketConfig{100, Rate{10, kMicrosPerSecond}}, 3},
+        {"leaky_bucket", LeakyBucketConfig{Rate{10, kMicrosPerSecond}, 100, LeakMode::Shape}, 3},
+        {"fixed_window", fw, 3},
+        {"sliding_window_counter", swc, 3},
+        {"gcra", GcraConfig{Rate{10, kMicrosPerSecond}, 100}, 3},
+        {"sliding_window_log (10 entries)", log, 10},
+        {"sliding_window_log (1000 entries)", log, 1000},
+    };
+    int n = 0;
+    for (const auto &s : states) {
+        const RedisRule rule{"mem:" + std::to_string(n++), s.config};
+        for (int i = 0; i < s.requests; ++i)
+            backend.acquire(rule, "203.0.113.7");
+        std::printf("%-34s %lld bytes\n", s.name, memoryUsage(c, backend.stateKey(rule, "203.0.113.7")));
+    }
+    redisFree(c);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "throughput" && argc == 7)
+        return throughput(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
+                          std::atoi(argv[6]));
+    if (mode == "memory" && argc == 3)
+        return memory(std::atoi(argv[2]));
+    std::fprintf(stderr, "usage: %s throughput PORT SECONDS CONNECTIONS PIPELINE KEYS\n"
+                         "       %s memory PORT\n", argv[0], argv[0]);
+    return 2;
+}
