@@ -1,4 +1,5 @@
-# Compiles the Lua scripts into the library: prelude + <algorithm>.lua + postlude per algorithm, as
+# Compiles the Lua scripts into the library: prelude + <algorithm>.lua (+ virtual_schedule.lua
+# for gcra and leaky_bucket) + postlude per algorithm, as
 # raw string literals in a generated source. Editing a script re-runs CMake (CONFIGURE_DEPENDS).
 function(qs_embed_lua output)
   set(dir ${CMAKE_CURRENT_SOURCE_DIR}/lua)
@@ -16,9 +17,15 @@ function(qs_embed_lua output)
     list(GET pair 1 name)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/${name}.lua)
     file(READ ${dir}/${name}.lua script)
+    if(name STREQUAL "gcra" OR name STREQUAL "leaky_bucket")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${dir}/virtual_schedule.lua)
+      file(READ ${dir}/virtual_schedule.lua shared)
+      string(APPEND script "${shared}")
+    endif()
     string(APPEND body "    case Algorithm::${enum}:\n        return R\"lua(${prelude}${script}${postlude})lua\";\n")
   endforeach()
   string(APPEND body "    }\n    return {};\n}\n\n} // namespace qs::limiter\n")
   file(WRITE ${output}.tmp "${body}")
   file(COPY_FILE ${output}.tmp ${output} ONLY_IF_DIFFERENT)
+  file(REMOVE ${output}.tmp)
 endfunction()

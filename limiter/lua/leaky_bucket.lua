@@ -1,30 +1,4 @@
 -- Leaky bucket. ARGV[4] interval µs (rounded up), ARGV[5] queue, ARGV[6] 1 for shape, 0 police.
--- State: string "<time the bucket has drained, µs>". Admission is GCRA's with queue + 1 slots.
+-- Admission is GCRA's with queue + 1 slots (one in service); virtual_schedule.lua follows
+-- (appended at build time). In shape mode an admitted request's wait is its departure delay.
 local interval, slots, shape = p1, p2 + 1, p3
-local raw = redis.call('GET', key)
-local tat = 0
-if raw then
-  tat = tonumber(raw)
-  if not tat then return redis.error_reply('QS corrupt state in ' .. key .. ': ' .. raw) end
-end
-local capacity = slots * interval
-local base = tat
-if now > base then base = now end
-local nxt = base + cost * interval
-local backlog = base - now
-local code, wait = 0, 0
-if cost > slots then
-  code = 2
-elseif nxt - now <= capacity then
-  if shape == 1 then wait = base - now end
-  backlog = nxt - now
-  local px = math.floor((backlog + 999) / 1000) + ttl_margin
-  if px < 1 then px = 1 end -- a cost of 0 may leave no backlog
-  redis.call('SET', key, string.format('%d', nxt), 'PX', px)
-else
-  code = 1
-  wait = nxt - capacity - now
-end
-local remaining = math.floor((capacity - backlog) / interval)
-if remaining < 0 then remaining = 0 end
-local reset = backlog

@@ -37,6 +37,7 @@ struct Case {
     const char *method;
     const char *target;
     const char *route; // nullptr: no route
+    friend void PrintTo(const Case &c, std::ostream *os) { *os << c.method << ' ' << c.target; }
 };
 
 class Resolve : public ::testing::TestWithParam<Case> { };

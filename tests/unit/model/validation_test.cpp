@@ -16,6 +16,7 @@ struct Case {
     int column;
     const char *says; // part of the message
     Diagnostic::Severity severity = Diagnostic::Severity::Error;
+    friend void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
 };
 
 QByteArray policyWith(const char *routes)
