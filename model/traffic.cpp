@@ -277,8 +277,7 @@ private:
         if (!local.isValid())
             return std::nullopt;
         Micros at
-            = Micros(QDateTime(local.date(), local.time(), Qt::UTC).toMSecsSinceEpoch())
-            * 1000;
+            = Micros(QDateTime(local.date(), local.time(), Qt::UTC).toMSecsSinceEpoch()) * 1000;
         if (zone.size() == 5 && (zone[0] == QLatin1Char('+') || zone[0] == QLatin1Char('-'))) {
             const int sign = zone[0] == QLatin1Char('-') ? -1 : 1;
             at -= sign * (zone.mid(1, 2).toInt() * 60 + zone.mid(3, 2).toInt())

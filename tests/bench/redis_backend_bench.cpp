@@ -21,7 +21,8 @@ namespace {
 int throughput(int port, double seconds, int connections, int pipeline, int keys)
 {
     // The same bucket as the redis-benchmark runs: capacity high enough to admit everything.
-    const RedisRule rule{"bench:tb", TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
+    const RedisRule rule{
+        "bench:tb", TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
     std::atomic<long> done{0}, errors{0};
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     std::vector<std::thread> threads;
@@ -52,14 +53,16 @@ int throughput(int port, double seconds, int connections, int pipeline, int keys
         });
     for (auto &t : threads)
         t.join();
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const double elapsed
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     std::printf("%.0f\n", double(done.load()) / elapsed);
     return errors.load() == 0 ? 0 : 1;
 }
 
 long long memoryUsage(redisContext *c, const std::string &key)
 {
-    auto *r = static_cast<redisReply *>(redisCommand(c, "MEMORY USAGE %b SAMPLES 0", key.data(), key.size()));
+    auto *r = static_cast<redisReply *>(
+        redisCommand(c, "MEMORY USAGE %b SAMPLES 0", key.data(), key.size()));
     const long long bytes = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
     if (r)
         freeReplyObject(r);
@@ -103,7 +106,8 @@ int memory(int port)
         const RedisRule rule{"mem:" + std::to_string(n++), s.config};
         for (int i = 0; i < s.requests; ++i)
             backend.acquire(rule, "203.0.113.7");
-        std::printf("%-34s %lld bytes\n", s.name, memoryUsage(c, backend.stateKey(rule, "203.0.113.7")));
+        std::printf(
+            "%-34s %lld bytes\n", s.name, memoryUsage(c, backend.stateKey(rule, "203.0.113.7")));
     }
     redisFree(c);
     return 0;
@@ -115,11 +119,13 @@ int main(int argc, char **argv)
 {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "throughput" && argc == 7)
-        return throughput(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
-                          std::atoi(argv[6]));
+        return throughput(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]),
+            std::atoi(argv[5]), std::atoi(argv[6]));
     if (mode == "memory" && argc == 3)
         return memory(std::atoi(argv[2]));
-    std::fprintf(stderr, "usage: %s throughput PORT SECONDS CONNECTIONS PIPELINE KEYS\n"
-                         "       %s memory PORT\n", argv[0], argv[0]);
+    std::fprintf(stderr,
+        "usage: %s throughput PORT SECONDS CONNECTIONS PIPELINE KEYS\n"
+        "       %s memory PORT\n",
+        argv[0], argv[0]);
     return 2;
 }

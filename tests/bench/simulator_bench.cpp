@@ -20,7 +20,7 @@ Policy policy(const char *limit)
 {
     const QByteArray text = QByteArray("quota_studio: 1\nname: bench\nroutes:\n  - id: r\n"
                                        "    match: { path: /** }\n    limit: ")
-                            + limit + "\n";
+        + limit + "\n";
     return readPolicy(text, QStringLiteral("bench.yaml")).policy;
 }
 
@@ -84,7 +84,11 @@ void BM_HourAt10kOver100kClients(benchmark::State &st)
         requests += simulate(p, p.routes[0], s).summary.offered;
     st.SetItemsProcessed(std::int64_t(requests));
 }
-BENCHMARK(BM_HourAt10kOver100kClients)->Unit(benchmark::kSecond)->UseRealTime()->Iterations(1)->Repetitions(3);
+BENCHMARK(BM_HourAt10kOver100kClients)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(3);
 
 } // namespace
 
@@ -98,10 +102,12 @@ int main(int argc, char **argv)
     if (sim > 0 && engine > 0)
         std::printf("\nsimulate() end to end: %.1f M requests/s; the Engine on the same arrivals: "
                     "%.1f M/s; ratio %.2fx\n",
-                    sim / 1e6, engine / 1e6, sim / engine);
-    const double hour = reporter.rate("BM_HourAt10kOver100kClients/iterations:1/repeats:3/real_time");
+            sim / 1e6, engine / 1e6, sim / engine);
+    const double hour
+        = reporter.rate("BM_HourAt10kOver100kClients/iterations:1/repeats:3/real_time");
     if (hour > 0)
-        std::printf("one hour at 10k/s over 100k clients: 36M requests in %.2f s (median)\n", 36e6 / hour);
+        std::printf(
+            "one hour at 10k/s over 100k clients: 36M requests in %.2f s (median)\n", 36e6 / hour);
     benchmark::Shutdown();
     return 0;
 }
