@@ -19,5 +19,6 @@ std::span<const Command> commands();
 int runLint(const QStringList &args);
 int runLoadgen(const QStringList &args);
 int runSimulate(const QStringList &args);
+int runExport(const QStringList &args);
 
 } // namespace qs::cli

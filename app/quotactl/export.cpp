@@ -1,0 +1,112 @@
+// quotactl export FILE --target ID|all [-o DIR]: gateway configuration files.
+#include "commands.h"
+#include "model/exporter.h"
+#include "model/policyreader.h"
+
+#include <QDir>
+#include <QSaveFile>
+#include <QTextStream>
+
+namespace qs::cli {
+
+namespace {
+
+QString targetList()
+{
+    QStringList ids;
+    for (const Exporter *e : exporters())
+        ids << e->id();
+    return ids.join(QLatin1Char('|'));
+}
+
+int usage(const QString &message)
+{
+    QTextStream(stderr) << "quotactl export: " << message << "\n(see quotactl export --help)\n";
+    return 2;
+}
+
+} // namespace
+
+int runExport(const QStringList &args)
+{
+    QTextStream out(stdout);
+    QTextStream err(stderr);
+    QString file, target, dir;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
+            out << "Usage: quotactl export FILE --target " << targetList() << "|all [-o DIR]\n\n"
+                << "Writes the files a gateway loads. Warnings (where the gateway cannot express\n"
+                   "the design exactly, and what changes) go to stderr; errors stop the export.\n"
+                   "Without -o a target that writes one file prints it to stdout.\n"
+                   "Targets available in this build: "
+                << targetList() << " (envoy, kong, traefik, haproxy and redis-bundle: not yet).\n"
+                << "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n";
+            return 0;
+        }
+        if ((a == QLatin1String("--target") || a == QLatin1String("-o")) && i + 1 < args.size())
+            (a == QLatin1String("-o") ? dir : target) = args[++i];
+        else if (a.startsWith(QLatin1Char('-')))
+            return usage(QStringLiteral("unknown option '%1'").arg(a));
+        else if (file.isEmpty())
+            file = a;
+        else
+            return usage(QStringLiteral("one policy file only"));
+    }
+    if (file.isEmpty() || target.isEmpty())
+        return usage(QStringLiteral("FILE and --target are required"));
+    std::vector<const Exporter *> chosen;
+    if (target == QLatin1String("all"))
+        chosen = exporters();
+    else if (const Exporter *e = exporterById(target))
+        chosen.push_back(e);
+    else
+        return usage(
+            QStringLiteral("unknown target '%1'; available: %2").arg(target, targetList()));
+
+    const PolicyReadResult read = readPolicyFile(file);
+    if (hasErrors(read.diagnostics)) {
+        for (const Diagnostic &d : read.diagnostics)
+            if (d.severity == Diagnostic::Severity::Error)
+                err << d.toString() << '\n';
+        return 1;
+    }
+    int status = 0;
+    for (const Exporter *exporter : chosen) {
+        const ExportResult result = exporter->exportPolicy(read.policy);
+        for (Diagnostic d : result.diagnostics) {
+            d.file = file;
+            err << d.toString() << '\n';
+        }
+        if (hasErrors(result.diagnostics)) {
+            status = 1;
+            continue;
+        }
+        if (dir.isEmpty()) {
+            if (chosen.size() != 1 || result.files.size() != 1)
+                return usage(QStringLiteral("%1 writes %2 files: give -o DIR")
+                                 .arg(exporter->id())
+                                 .arg(result.files.size()));
+            out << result.files.front().content;
+            continue;
+        }
+        const QString targetDir = chosen.size() > 1 ? QDir(dir).filePath(exporter->id()) : dir;
+        if (!QDir().mkpath(targetDir)) {
+            err << "quotactl export: cannot create " << targetDir << '\n';
+            return 1;
+        }
+        for (const ExportedFile &f : result.files) {
+            QSaveFile save(QDir(targetDir).filePath(f.name));
+            if (!save.open(QIODevice::WriteOnly) || save.write(f.content) != f.content.size()
+                || !save.commit()) {
+                err << "quotactl export: cannot write " << save.fileName() << ": "
+                    << save.errorString() << '\n';
+                return 1;
+            }
+            err << "wrote " << QDir(targetDir).filePath(f.name) << '\n';
+        }
+    }
+    return status;
+}
+
+} // namespace qs::cli
