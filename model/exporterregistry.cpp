@@ -1,4 +1,5 @@
 #include "model/exporter.h"
+#include "model/haproxyexporter.h"
 #include "model/nginxexporter.h"
 
 namespace qs {
@@ -7,7 +8,8 @@ namespace qs {
 const std::vector<const Exporter *> &exporters()
 {
     static const NginxExporter nginx;
-    static const std::vector<const Exporter *> all{&nginx};
+    static const HaproxyExporter haproxy;
+    static const std::vector<const Exporter *> all{&nginx, &haproxy};
     return all;
 }
 
