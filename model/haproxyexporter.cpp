@@ -23,34 +23,6 @@ struct RouteRule {
     limiter::Micros period = 0;
 };
 
-QString regexEscape(const QString &text)
-{
-    static const QString special = QStringLiteral("\\^$.|?*+()[]{}");
-    QString out;
-    for (const QChar c : text) {
-        if (special.contains(c))
-            out += QLatin1Char('\\');
-        out += c;
-    }
-    return out;
-}
-
-QString pathRegex(const PathPattern &p)
-{
-    QString re = QStringLiteral("^");
-    bool rest = false;
-    for (const auto &s : p.segments()) {
-        if (s.kind == PathPattern::SegmentKind::Literal)
-            re += QLatin1Char('/') + regexEscape(s.text);
-        else if (s.kind == PathPattern::SegmentKind::DoubleStar) {
-            re += QStringLiteral("(/.*)?");
-            rest = true;
-        } else
-            re += QStringLiteral("/[^/]+");
-    }
-    return re + (rest ? QStringLiteral("$") : QStringLiteral("/?$"));
-}
-
 QString printable(const QString &text)
 {
     QString out;
@@ -107,7 +79,7 @@ private:
             return;
         }
         rule.pattern = std::get<PathPattern>(parsed);
-        rule.regex = pathRegex(rule.pattern);
+        rule.regex = rule.pattern.toRegex();
 
         const QList<KeySelector> keys = m_policy.keyOf(r);
         if (keys.size() != 1) {

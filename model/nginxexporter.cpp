@@ -49,40 +49,6 @@ QString nginxRate(const limiter::Rate &r, QString *approximation)
     return QStringLiteral("%1r/m").arg(rounded);
 }
 
-QString regexEscape(const QString &text)
-{
-    static const QString special = QStringLiteral("\\^$.|?*+()[]{}");
-    QString out;
-    for (const QChar c : text) {
-        if (special.contains(c))
-            out += QLatin1Char('\\');
-        out += c;
-    }
-    return out;
-}
-
-QString locationRegex(const PathPattern &p)
-{
-    QString re = QStringLiteral("^");
-    bool doubleStar = false;
-    for (const auto &s : p.segments()) {
-        switch (s.kind) {
-        case PathPattern::SegmentKind::Literal:
-            re += QLatin1Char('/') + regexEscape(s.text);
-            break;
-        case PathPattern::SegmentKind::Param:
-        case PathPattern::SegmentKind::Star:
-            re += QStringLiteral("/[^/]+");
-            break;
-        case PathPattern::SegmentKind::DoubleStar:
-            re += QStringLiteral("(/.*)?");
-            doubleStar = true;
-            break;
-        }
-    }
-    return re + (doubleStar ? QStringLiteral("$") : QStringLiteral("/?$"));
-}
-
 class NginxWriter {
 public:
     explicit NginxWriter(const Policy &policy) : m_policy(policy) { }
@@ -175,7 +141,7 @@ private:
                 continue;
             }
             e.pattern = std::get<PathPattern>(parsed);
-            e.regex = locationRegex(*e.pattern);
+            e.regex = e.pattern->toRegex();
             const auto key = keyExpression(i);
             if (!key)
                 continue;

@@ -113,6 +113,34 @@ std::variant<PathPattern, QString> PathPattern::parse(const QString &text)
     return pattern;
 }
 
+QString PathPattern::toRegex() const
+{
+    static const QString special = QStringLiteral("\\^$.|?*+()[]{}");
+    QString re = QStringLiteral("^");
+    bool rest = false;
+    for (const Segment &s : m_segments) {
+        switch (s.kind) {
+        case Kind::Literal:
+            re += QLatin1Char('/');
+            for (const QChar c : s.text) {
+                if (special.contains(c))
+                    re += QLatin1Char('\\');
+                re += c;
+            }
+            break;
+        case Kind::Param:
+        case Kind::Star:
+            re += QStringLiteral("/[^/]+");
+            break;
+        case Kind::DoubleStar:
+            re += QStringLiteral("(/.*)?");
+            rest = true;
+            break;
+        }
+    }
+    return re + (rest ? QStringLiteral("$") : QStringLiteral("/?$"));
+}
+
 bool PathPattern::matches(const QStringList &normalizedSegments) const
 {
     return matchFrom(m_segments, 0, normalizedSegments, 0);

@@ -30,6 +30,11 @@ public:
 
     bool matches(const QStringList &normalizedSegments) const;
 
+    // An anchored POSIX/PCRE regex for gateways that match paths by regex: literal text
+    // escaped, `*` and `{name}` one segment, `**` any rest, a trailing slash optional. It holds
+    // no quote, space, `;`, `{` or `}` (parse() refuses those in literal text).
+    QString toRegex() const;
+
     // Ordering by specificity: at the first segment where two patterns differ in kind, a literal
     // beats a parameter or `*`, which beat `**`; then the longer pattern wins. Equal
     // specificity with an overlap is ambiguous.

@@ -35,6 +35,13 @@ constexpr std::array kCommands = {
 
 } // namespace
 
+int usageError(const char *command, const QString &message)
+{
+    QTextStream(stderr) << "quotactl " << command << ": " << message << "\n(see quotactl "
+                        << command << " --help)\n";
+    return 2;
+}
+
 std::span<const Command> commands()
 {
     return kCommands;

@@ -16,6 +16,9 @@ struct Command {
 
 std::span<const Command> commands();
 
+// Prints "quotactl <command>: <message>" and the pointer to --help; returns 2 (usage error).
+int usageError(const char *command, const QString &message);
+
 int runLint(const QStringList &args);
 int runLoadgen(const QStringList &args);
 int runSimulate(const QStringList &args);

@@ -21,8 +21,7 @@ QString targetList()
 
 int usage(const QString &message)
 {
-    QTextStream(stderr) << "quotactl export: " << message << "\n(see quotactl export --help)\n";
-    return 2;
+    return usageError("export", message);
 }
 
 } // namespace

@@ -49,8 +49,7 @@ extern "C" void onSignal(int)
 
 int usage(const QString &message)
 {
-    QTextStream(stderr) << "quotactl loadgen: " << message << "\n(see quotactl loadgen --help)\n";
-    return 2;
+    return usageError("loadgen", message);
 }
 
 } // namespace

@@ -98,8 +98,7 @@ bool writeCsv(const QString &path, const std::vector<SimulationResult> &results,
 
 int usage(const QString &message)
 {
-    QTextStream(stderr) << "quotactl simulate: " << message << "\n(see quotactl simulate --help)\n";
-    return 2;
+    return usageError("simulate", message);
 }
 
 } // namespace

@@ -93,6 +93,8 @@ TEST(PathPattern, OverlapAndSpecificity)
     EXPECT_GT(PathPattern::compareSpecificity(p("/a/b"), p("/a/*")), 0);
     EXPECT_GT(PathPattern::compareSpecificity(p("/a/*"), p("/a/**")), 0);
     EXPECT_EQ(PathPattern::compareSpecificity(p("/a/*"), p("/a/{x}")), 0);
+    EXPECT_EQ(p("/a.b/*/{x}/**").toRegex(), QStringLiteral("^/a\\.b/[^/]+/[^/]+(/.*)?$"));
+    EXPECT_EQ(p("/v1/login").toRegex(), QStringLiteral("^/v1/login/?$"));
     EXPECT_TRUE(std::holds_alternative<QString>(PathPattern::parse(QStringLiteral("/a/**/b"))));
     EXPECT_TRUE(std::holds_alternative<QString>(PathPattern::parse(QStringLiteral("a/b"))));
     EXPECT_TRUE(std::holds_alternative<QString>(PathPattern::parse(QStringLiteral("/a/x*"))));
