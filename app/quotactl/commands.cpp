@@ -1,5 +1,7 @@
 #include "commands.h"
 
+#include "model/policyreader.h"
+
 #include <QTextStream>
 
 #include <array>
@@ -34,6 +36,18 @@ constexpr std::array kCommands = {
 };
 
 } // namespace
+
+std::optional<Policy> readPolicyOrReport(const QString &file)
+{
+    const PolicyReadResult read = readPolicyFile(file);
+    if (!hasErrors(read.diagnostics))
+        return read.policy;
+    QTextStream err(stderr);
+    for (const Diagnostic &d : read.diagnostics)
+        if (d.severity == Diagnostic::Severity::Error)
+            err << d.toString() << '\n';
+    return std::nullopt;
+}
 
 int usageError(const char *command, const QString &message)
 {

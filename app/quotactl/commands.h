@@ -1,5 +1,9 @@
 #pragma once
+#include "model/policy.h"
+
 #include <QStringList>
+
+#include <optional>
 
 #include <span>
 #include <string_view>
@@ -15,6 +19,10 @@ struct Command {
 };
 
 std::span<const Command> commands();
+
+// Reads a policy for a command that needs a sound one: prints its errors to stderr and
+// returns nullopt when it has any (warnings are `lint`'s business).
+std::optional<qs::Policy> readPolicyOrReport(const QString &file);
 
 // Prints "quotactl <command>: <message>" and the pointer to --help; returns 2 (usage error).
 int usageError(const char *command, const QString &message);

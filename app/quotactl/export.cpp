@@ -63,16 +63,12 @@ int runExport(const QStringList &args)
         return usage(
             QStringLiteral("unknown target '%1'; available: %2").arg(target, targetList()));
 
-    const PolicyReadResult read = readPolicyFile(file);
-    if (hasErrors(read.diagnostics)) {
-        for (const Diagnostic &d : read.diagnostics)
-            if (d.severity == Diagnostic::Severity::Error)
-                err << d.toString() << '\n';
+    const std::optional<Policy> policy = readPolicyOrReport(file);
+    if (!policy)
         return 1;
-    }
     int status = 0;
     for (const Exporter *exporter : chosen) {
-        const ExportResult result = exporter->exportPolicy(read.policy);
+        const ExportResult result = exporter->exportPolicy(*policy);
         for (Diagnostic d : result.diagnostics) {
             d.file = file;
             err << d.toString() << '\n';

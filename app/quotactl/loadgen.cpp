@@ -139,16 +139,11 @@ int runLoadgen(const QStringList &args)
         return usage(
             QStringLiteral("--pattern takes steady, burst or zipf, not '%1'").arg(pattern));
 
-    const PolicyReadResult read = readPolicyFile(policyFile);
-    if (hasErrors(read.diagnostics)) {
-        QTextStream err(stderr);
-        for (const Diagnostic &d : read.diagnostics)
-            if (d.severity == Diagnostic::Severity::Error)
-                err << d.toString() << '\n';
+    const std::optional<Policy> policy = readPolicyOrReport(policyFile);
+    if (!policy)
         return 1;
-    }
     QString error;
-    plan.rules = redisRulesFor(read.policy, route, &error);
+    plan.rules = redisRulesFor(*policy, route, &error);
     if (plan.rules.empty())
         return usage(error);
 

@@ -162,29 +162,25 @@ int runSimulate(const QStringList &args)
         return usage(*problem);
     settings.traffic = std::get<TrafficSpec>(spec);
 
-    const PolicyReadResult read = readPolicyFile(file);
-    if (hasErrors(read.diagnostics)) {
-        for (const Diagnostic &d : read.diagnostics)
-            if (d.severity == Diagnostic::Severity::Error)
-                err << d.toString() << '\n';
+    const std::optional<Policy> policy = readPolicyOrReport(file);
+    if (!policy)
         return 1;
-    }
-    const Route *route = read.policy.route(routeId);
+    const Route *route = policy->route(routeId);
     if (!route)
         return usage(QStringLiteral("no route has the id '%1'").arg(routeId));
 
     std::vector<SimulationResult> results;
     if (compare) {
-        const SimulationResult base = simulate(read.policy, *route, settings);
+        const SimulationResult base = simulate(*policy, *route, settings);
         if (!base.error.isEmpty()) {
             err << "quotactl simulate: " << base.error << '\n';
             return 1;
         }
         const auto converted = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(route->limit));
         for (const limiter::AlgorithmConfig &c : comparableConfigs(converted))
-            results.push_back(simulate(read.policy, *route, settings, nullptr, {}, &c));
+            results.push_back(simulate(*policy, *route, settings, nullptr, {}, &c));
     } else {
-        results.push_back(simulate(read.policy, *route, settings));
+        results.push_back(simulate(*policy, *route, settings));
         if (!results.front().error.isEmpty()) {
             err << "quotactl simulate: " << results.front().error << '\n';
             return 1;
