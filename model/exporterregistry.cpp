@@ -1,6 +1,7 @@
 #include "model/exporter.h"
 #include "model/haproxyexporter.h"
 #include "model/nginxexporter.h"
+#include "model/traefikexporter.h"
 
 namespace qs {
 
@@ -9,7 +10,8 @@ const std::vector<const Exporter *> &exporters()
 {
     static const NginxExporter nginx;
     static const HaproxyExporter haproxy;
-    static const std::vector<const Exporter *> all{&nginx, &haproxy};
+    static const TraefikExporter traefik;
+    static const std::vector<const Exporter *> all{&nginx, &haproxy, &traefik};
     return all;
 }
 

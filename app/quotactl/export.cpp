@@ -39,7 +39,7 @@ int runExport(const QStringList &args)
                    "the design exactly, and what changes) go to stderr; errors stop the export.\n"
                    "Without -o a target that writes one file prints it to stdout.\n"
                    "Targets available in this build: "
-                << targetList() << " (envoy, kong, traefik and redis-bundle: not yet).\n"
+                << targetList() << " (envoy, kong and redis-bundle: not yet).\n"
                 << "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n";
             return 0;
         }

@@ -1,0 +1,245 @@
+#include "model/traefikexporter.h"
+
+#include "model/limitconversion.h"
+#include "model/pathpattern.h"
+#include "model/ratesyntax.h"
+
+#include <QRegularExpression>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+namespace qs {
+
+namespace {
+
+struct RouterOut {
+    qsizetype index = 0;
+    QString name;
+    PathPattern pattern;
+    QString rule;
+    bool limited = true;
+    qint64 average = 0, burst = 0;
+    limiter::Micros period = 0;
+    QString criterionKind; // ipStrategy | requestHeaderName | requestHost
+    QString header;
+};
+
+class TraefikWriter {
+public:
+    explicit TraefikWriter(const Policy &policy) : m_policy(policy) { }
+
+    ExportResult run()
+    {
+        QStringList used;
+        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
+            prepare(i, used);
+        ExportResult result;
+        result.diagnostics = m_diagnostics;
+        if (hasErrors(m_diagnostics))
+            return result;
+        result.files.push_back({QStringLiteral("traefik-dynamic.yml"), yaml()});
+        return result;
+    }
+
+private:
+    void note(
+        Diagnostic::Severity severity, qsizetype i, const QString &field, const QString &message)
+    {
+        const QString path = QStringLiteral("routes[%1]").arg(i) + field;
+        const SourceLocation at = m_policy.locations.value(
+            path, m_policy.locations.value(QStringLiteral("routes[%1]").arg(i)));
+        m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
+            QStringLiteral("[traefik] route '%1': %2").arg(m_policy.routes[i].id, message)});
+    }
+
+    void prepare(qsizetype i, QStringList &used)
+    {
+        const Route &r = m_policy.routes[i];
+        RouterOut out;
+        out.index = i;
+        out.name = QStringLiteral("qs-")
+            + QString(r.id).replace(
+                QRegularExpression(QStringLiteral("[^A-Za-z0-9_-]")), QStringLiteral("-"));
+        while (used.contains(out.name))
+            out.name += QLatin1Char('-');
+        used << out.name;
+        const auto parsed = PathPattern::parse(r.path);
+        if (const auto *problem = std::get_if<QString>(&parsed)) {
+            note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+            return;
+        }
+        out.pattern = std::get<PathPattern>(parsed);
+        // The regex holds no backtick (parse() refuses them), so it cannot end the rule string.
+        out.rule = QStringLiteral("PathRegexp(`%1`)").arg(out.pattern.toRegex());
+        if (!r.methods.isEmpty()) {
+            QStringList methods;
+            for (const QString &m : r.methods)
+                methods << QStringLiteral("Method(`%1`)").arg(m);
+            out.rule += QStringLiteral(" && (%1)").arg(methods.join(QStringLiteral(" || ")));
+        }
+
+        const QList<KeySelector> keys = m_policy.keyOf(r);
+        if (keys.size() != 1) {
+            note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                QStringLiteral("Traefik's sourceCriterion takes one source; a combined key cannot "
+                               "be exported"));
+            return;
+        }
+        switch (keys.first().kind) {
+        case KeySelector::Kind::Ip:
+            out.criterionKind = QStringLiteral("ipStrategy");
+            break;
+        case KeySelector::Kind::Header:
+            out.criterionKind = QStringLiteral("requestHeaderName");
+            out.header = keys.first().name;
+            break;
+        case KeySelector::Kind::Global:
+            out.criterionKind = QStringLiteral("requestHost");
+            note(Diagnostic::Severity::Warning, i, QStringLiteral(".key"),
+                QStringLiteral("Traefik has no global source; exported per requested host "
+                               "(requestHost), so each host name gets its own quota"));
+            break;
+        case KeySelector::Kind::Query:
+            note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                QStringLiteral("Traefik cannot count by query parameter (ipStrategy, "
+                               "requestHeaderName or requestHost only)"));
+            return;
+        }
+
+        if (r.effectiveMode() == RouteMode::Shadow) {
+            out.limited = false;
+            note(Diagnostic::Severity::Warning, i, QStringLiteral(".mode"),
+                QStringLiteral("Traefik has no dry-run: the shadow route is exported with its "
+                               "router but without the rateLimit middleware"));
+        }
+        const auto converted = toAlgorithmConfig(r.limit);
+        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+            note(Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+            return;
+        }
+        mapLimit(out, std::get<limiter::AlgorithmConfig>(converted));
+        if (m_policy.defaults.status.value_or(429) != 429)
+            note(Diagnostic::Severity::Warning, i, QString(),
+                QStringLiteral("Traefik always answers 429; status %1 is not exported")
+                    .arg(*m_policy.defaults.status));
+        if (r.cost && *r.cost != 1)
+            note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+                QStringLiteral("Traefik counts requests; cost %1 is not exported").arg(*r.cost));
+        m_routers.push_back(out);
+    }
+
+    void mapLimit(RouterOut &out, const limiter::AlgorithmConfig &config)
+    {
+        const qsizetype i = out.index;
+        std::visit(
+            [&](const auto &c) {
+                using C = std::decay_t<decltype(c)>;
+                if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>) {
+                    out.average = c.refill.count;
+                    out.period = c.refill.period;
+                    out.burst = c.capacity;
+                } else if constexpr (std::is_same_v<C, limiter::GcraConfig>) {
+                    out.average = c.rate.count;
+                    out.period = c.rate.period;
+                    out.burst = c.burst;
+                } else if constexpr (std::is_same_v<C, limiter::LeakyBucketConfig>) {
+                    out.average = c.rate.count;
+                    out.period = c.rate.period;
+                    out.burst = c.queue + 1;
+                    if (c.mode == limiter::LeakMode::Shape)
+                        note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.mode"),
+                            QStringLiteral("Traefik does not shape: requests beyond the rate are "
+                                           "rejected at once instead of delayed (up to %1 would "
+                                           "have waited)")
+                                .arg(c.queue));
+                } else {
+                    out.average = c.limit;
+                    out.period = c.window;
+                    out.burst = c.limit;
+                    note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+                        QStringLiteral(
+                            "%1 %2/%3 exported as a token bucket (average %2 per %3, "
+                            "burst %2): %2 at once, then one every %4 s; no window resets")
+                            .arg(QString::fromLatin1(
+                                limiter::algorithmName(limiter::algorithmOf(config)).data()))
+                            .arg(c.limit)
+                            .arg(formatDuration(c.window))
+                            .arg(double(c.window) / double(c.limit) / 1e6, 0, 'g', 3));
+                }
+            },
+            config);
+    }
+
+    QByteArray yaml() const
+    {
+        std::vector<const RouterOut *> ordered;
+        for (const RouterOut &r : m_routers)
+            ordered.push_back(&r);
+        std::stable_sort(
+            ordered.begin(), ordered.end(), [](const RouterOut *a, const RouterOut *b) {
+                return PathPattern::compareSpecificity(a->pattern, b->pattern) > 0;
+            });
+        YAML::Emitter out;
+        out << YAML::Comment(
+            QStringLiteral("Generated by Quota Studio (Traefik v3 dynamic configuration)")
+                .toStdString());
+        out << YAML::BeginMap << YAML::Key << "http" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "routers" << YAML::Value << YAML::BeginMap;
+        int priority = 1000 + int(ordered.size());
+        for (const RouterOut *r : ordered) {
+            out << YAML::Key << r->name.toStdString() << YAML::Value << YAML::BeginMap;
+            out << YAML::Key << "rule" << YAML::Value << YAML::DoubleQuoted
+                << r->rule.toStdString();
+            out << YAML::Key << "priority" << YAML::Value << priority--; // most specific first
+            out << YAML::Key << "service" << YAML::Value << "qs-backend";
+            if (r->limited)
+                out << YAML::Key << "middlewares" << YAML::Value << YAML::Flow << YAML::BeginSeq
+                    << (r->name + QStringLiteral("-ratelimit")).toStdString() << YAML::EndSeq;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndMap;
+        out << YAML::Key << "middlewares" << YAML::Value << YAML::BeginMap;
+        for (const RouterOut *r : ordered) {
+            if (!r->limited)
+                continue;
+            out << YAML::Key << (r->name + QStringLiteral("-ratelimit")).toStdString()
+                << YAML::Value << YAML::BeginMap;
+            out << YAML::Key << "rateLimit" << YAML::Value << YAML::BeginMap;
+            out << YAML::Key << "average" << YAML::Value << r->average;
+            out << YAML::Key << "period" << YAML::Value << formatDuration(r->period).toStdString();
+            out << YAML::Key << "burst" << YAML::Value << r->burst;
+            out << YAML::Key << "sourceCriterion" << YAML::Value << YAML::BeginMap;
+            if (r->criterionKind == QLatin1String("ipStrategy"))
+                out << YAML::Key << "ipStrategy" << YAML::Value << YAML::BeginMap << YAML::Key
+                    << "depth" << YAML::Value << 0 << YAML::EndMap;
+            else if (r->criterionKind == QLatin1String("requestHeaderName"))
+                out << YAML::Key << "requestHeaderName" << YAML::Value << r->header.toStdString();
+            else
+                out << YAML::Key << "requestHost" << YAML::Value << true;
+            out << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+        }
+        out << YAML::EndMap;
+        out << YAML::Key << "services" << YAML::Value << YAML::BeginMap << YAML::Key << "qs-backend"
+            << YAML::Value << YAML::BeginMap << YAML::Key << "loadBalancer" << YAML::Value
+            << YAML::BeginMap << YAML::Key << "servers" << YAML::Value << YAML::BeginSeq
+            << YAML::BeginMap << YAML::Key << "url" << YAML::Value << "http://127.0.0.1:8081"
+            << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+        out << YAML::EndMap << YAML::EndMap;
+        return QByteArray(out.c_str()) + '\n';
+    }
+
+    const Policy &m_policy;
+    std::vector<RouterOut> m_routers;
+    Diagnostics m_diagnostics;
+};
+
+} // namespace
+
+ExportResult TraefikExporter::exportPolicy(const Policy &policy) const
+{
+    return TraefikWriter(policy).run();
+}
+
+} // namespace qs
