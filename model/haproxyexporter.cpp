@@ -1,5 +1,7 @@
 #include "model/haproxyexporter.h"
 
+#include "model/exportreport.h"
+
 #include "model/limitconversion.h"
 #include "model/pathpattern.h"
 #include "model/ratesyntax.h"
@@ -23,26 +25,20 @@ struct RouteRule {
     limiter::Micros period = 0;
 };
 
-QString printable(const QString &text)
-{
-    QString out;
-    for (const QChar c : text)
-        out += c.isPrint() ? c : QLatin1Char('?');
-    return out;
-}
-
 class HaproxyWriter {
 public:
-    explicit HaproxyWriter(const Policy &policy) : m_policy(policy) { }
+    explicit HaproxyWriter(const Policy &policy)
+        : m_policy(policy), m_report(policy, QStringLiteral("haproxy"))
+    {
+    }
 
     ExportResult run()
     {
-        QStringList used;
         for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
-            prepare(i, used);
+            prepare(i);
         ExportResult result;
-        result.diagnostics = m_diagnostics;
-        if (hasErrors(m_diagnostics))
+        result.diagnostics = m_report.diagnostics();
+        if (m_report.hasErrors())
             return result;
         std::stable_sort(
             m_rules.begin(), m_rules.end(), [](const RouteRule &a, const RouteRule &b) {
@@ -53,29 +49,16 @@ public:
     }
 
 private:
-    void note(
-        Diagnostic::Severity severity, qsizetype i, const QString &field, const QString &message)
-    {
-        const QString path = QStringLiteral("routes[%1]").arg(i) + field;
-        const SourceLocation at = m_policy.locations.value(
-            path, m_policy.locations.value(QStringLiteral("routes[%1]").arg(i)));
-        m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
-            QStringLiteral("[haproxy] route '%1': %2").arg(m_policy.routes[i].id, message)});
-    }
-
-    void prepare(qsizetype i, QStringList &used)
+    void prepare(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
         RouteRule rule;
         rule.index = i;
-        rule.name = QString(r.id).replace(
-            QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")), QStringLiteral("_"));
-        while (used.contains(rule.name))
-            rule.name += QLatin1Char('_');
-        used << rule.name;
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
+        rule.name = m_report.uniqueName(QString(), r.id, unsafe, QLatin1Char('_'));
         const auto parsed = PathPattern::parse(r.path);
         if (const auto *problem = std::get_if<QString>(&parsed)) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
             return;
         }
         rule.pattern = std::get<PathPattern>(parsed);
@@ -83,7 +66,7 @@ private:
 
         const QList<KeySelector> keys = m_policy.keyOf(r);
         if (keys.size() != 1) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                 QStringLiteral("HAProxy tracks one sample per table: a combined key (%1 parts) "
                                "cannot be exported; use a single key")
                     .arg(keys.size()));
@@ -93,7 +76,7 @@ private:
         const KeySelector &k = keys.first();
         if ((k.kind == KeySelector::Kind::Header || k.kind == KeySelector::Kind::Query)
             && !nameOk.match(k.name).hasMatch()) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                 QStringLiteral("'%1' holds characters HAProxy's configuration would read as "
                                "syntax (letters, digits, '-' and '_' only)")
                     .arg(k.name));
@@ -117,7 +100,8 @@ private:
 
         const auto converted = toAlgorithmConfig(r.limit);
         if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+            m_report.note(
+                Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
             return;
         }
         const auto &config = std::get<limiter::AlgorithmConfig>(converted);
@@ -130,13 +114,13 @@ private:
                                .arg(formatDuration(rule.period))
                                .arg(rule.limit);
         if (limiter::algorithmOf(config) == limiter::Algorithm::SlidingWindowCounter)
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
                 QStringLiteral("exported as %1, HAProxy's own sliding window counter; unlike "
                                "Quota Studio, HAProxy also counts the requests it denies, so a "
                                "client that keeps sending stays blocked")
                     .arg(as));
         else
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
                 QStringLiteral("%1 approximated as %2 (a sliding window counter of %3 per %4): "
                                "bursts and refill follow the window, not the %1, and denied "
                                "requests count too")
@@ -146,7 +130,7 @@ private:
                     .arg(rule.limit)
                     .arg(formatDuration(rule.period)));
         if (r.cost && *r.cost != 1)
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
                 QStringLiteral("HAProxy counts requests; cost %1 is not exported").arg(*r.cost));
         m_rules.push_back(rule);
     }
@@ -161,11 +145,11 @@ private:
             "defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n"
             "    timeout server 30s\n\n"
             "frontend qs_front\n    bind 127.0.0.1:8090\n")
-                          .arg(printable(m_policy.name));
+                          .arg(ExportReport::commentSafe(m_policy.name));
         // The first (most specific) matching route claims the request; later ones skip it.
         for (const RouteRule &r : m_rules) {
             const Route &route = m_policy.routes[r.index];
-            out += QStringLiteral("\n    # route %1\n").arg(printable(route.id));
+            out += QStringLiteral("\n    # route %1\n").arg(ExportReport::commentSafe(route.id));
             out += QStringLiteral("    acl p_%1 path_reg '%2'\n").arg(r.name, r.regex);
             QString cond = QStringLiteral("p_%1").arg(r.name);
             if (!route.methods.isEmpty()) {
@@ -209,7 +193,7 @@ private:
 
     const Policy &m_policy;
     std::vector<RouteRule> m_rules;
-    Diagnostics m_diagnostics;
+    ExportReport m_report;
 };
 
 } // namespace

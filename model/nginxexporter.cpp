@@ -1,5 +1,7 @@
 #include "model/nginxexporter.h"
 
+#include "model/exportreport.h"
+
 #include "model/limitconversion.h"
 #include "model/pathpattern.h"
 #include "model/ratesyntax.h"
@@ -24,11 +26,6 @@ struct RouteExport {
     std::optional<PathPattern> pattern;
 };
 
-QString routePath(qsizetype i)
-{
-    return QStringLiteral("routes[%1]").arg(i);
-}
-
 // "N r/s" or "N r/m" with a whole N, else the nearest per-minute figure and a note.
 QString nginxRate(const limiter::Rate &r, QString *approximation)
 {
@@ -51,14 +48,17 @@ QString nginxRate(const limiter::Rate &r, QString *approximation)
 
 class NginxWriter {
 public:
-    explicit NginxWriter(const Policy &policy) : m_policy(policy) { }
+    explicit NginxWriter(const Policy &policy)
+        : m_policy(policy), m_report(policy, QStringLiteral("nginx"))
+    {
+    }
 
     ExportResult run()
     {
         prepare();
         ExportResult result;
-        result.diagnostics = m_diagnostics;
-        if (hasErrors(m_diagnostics))
+        result.diagnostics = m_report.diagnostics();
+        if (m_report.hasErrors())
             return result;
         const QString http = httpSnippet();
         const QString server = serverSnippet();
@@ -70,17 +70,6 @@ public:
     }
 
 private:
-    void note(
-        Diagnostic::Severity severity, qsizetype i, const QString &field, const QString &message)
-    {
-        const QString path = routePath(i) + field;
-        const SourceLocation at
-            = m_policy.locations.value(path, m_policy.locations.value(routePath(i)));
-        // The caller knows the policy's file name; the message says which target speaks.
-        m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
-            QStringLiteral("[nginx] route '%1': %2").arg(m_policy.routes[i].id, message)});
-    }
-
     std::optional<QString> keyExpression(qsizetype i)
     {
         QString expr;
@@ -96,7 +85,7 @@ private:
                 break;
             case KeySelector::Kind::Header:
                 if (!headerOk.match(k.name).hasMatch()) {
-                    note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                         QStringLiteral("header '%1' has characters NGINX variables cannot name "
                                        "($http_… takes letters, digits, '-' and '_')")
                             .arg(k.name));
@@ -107,7 +96,7 @@ private:
                 break;
             case KeySelector::Kind::Query:
                 if (!argOk.match(k.name).hasMatch()) {
-                    note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                         QStringLiteral("query parameter '%1' cannot be named by an NGINX $arg_ "
                                        "variable (letters, digits and '_' only)")
                             .arg(k.name));
@@ -122,22 +111,17 @@ private:
 
     void prepare()
     {
-        QStringList usedZones;
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
         for (qsizetype i = 0; i < m_policy.routes.size(); ++i) {
             const Route &r = m_policy.routes[i];
             RouteExport e;
             e.route = &r;
             e.index = i;
-            QString zone = QStringLiteral("qs_")
-                + QString(r.id).replace(
-                    QRegularExpression(QStringLiteral("[^A-Za-z0-9_]")), QStringLiteral("_"));
-            while (usedZones.contains(zone))
-                zone += QLatin1Char('_');
-            usedZones << zone;
-            e.zone = zone;
+            e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
             const auto parsed = PathPattern::parse(r.path);
             if (const auto *problem = std::get_if<QString>(&parsed)) {
-                note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+                m_report.note(
+                    Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
                 continue;
             }
             e.pattern = std::get<PathPattern>(parsed);
@@ -148,12 +132,13 @@ private:
             e.keyExpr = *key;
             const auto converted = toAlgorithmConfig(r.limit);
             if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-                note(Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+                m_report.note(
+                    Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
                 continue;
             }
             mapLimit(e, std::get<limiter::AlgorithmConfig>(converted));
             if (r.cost && *r.cost != 1)
-                note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+                m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
                     QStringLiteral("NGINX counts every request as 1; cost %1 is not exported "
                                    "(the route admits %1x more requests than designed)")
                         .arg(*r.cost));
@@ -188,7 +173,8 @@ private:
                     e.rate = nginxRate(rate, &approximation);
                     e.burst = c.limit - 1;
                     const double spacing = double(c.window) / double(c.limit) / 1e6;
-                    note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+                    m_report.note(Diagnostic::Severity::Warning, i,
+                        QStringLiteral(".limit.algorithm"),
                         QStringLiteral("%1 %2/%3 exported to NGINX as rate=%4 burst=%5 nodelay: "
                                        "%2 at once, then one every %6 s; the window never resets%7")
                             .arg(QString::fromLatin1(
@@ -205,7 +191,8 @@ private:
             },
             config);
         if (!approximation.isEmpty())
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);
+            m_report.note(
+                Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);
     }
 
     QString methodMap(const RouteExport &e) const
@@ -228,7 +215,7 @@ private:
     {
         QString out = QStringLiteral(
             "# Generated by Quota Studio from policy '%1'. Include inside http {}.\n")
-                          .arg(sanitizeComment(m_policy.name));
+                          .arg(ExportReport::commentSafe(m_policy.name));
         out += QStringLiteral("# Requests whose key is empty (another method) are not counted.\n");
         bool global = false;
         for (const RouteExport &e : m_routes)
@@ -236,7 +223,7 @@ private:
         if (global)
             out += QStringLiteral("map $request_method $qs_global {\n    default \"all\";\n}\n");
         for (const RouteExport &e : m_routes) {
-            out += QStringLiteral("\n# route %1\n").arg(sanitizeComment(e.route->id));
+            out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
             out += methodMap(e);
             out += QStringLiteral("limit_req_zone \"%1\" zone=%2:10m rate=%3;\n")
                        .arg(zoneKey(e), e.zone, e.rate);
@@ -250,10 +237,10 @@ private:
         QString out = QStringLiteral(
             "# Generated by Quota Studio from policy '%1'. Include inside server {};\n"
             "# define `upstream qs_backend` for the service behind it.\n")
-                          .arg(sanitizeComment(m_policy.name));
+                          .arg(ExportReport::commentSafe(m_policy.name));
         for (const RouteExport &e : m_routes) {
             out += QStringLiteral("\n# route %1\nlocation ~ \"%2\" {\n")
-                       .arg(sanitizeComment(e.route->id), e.regex);
+                       .arg(ExportReport::commentSafe(e.route->id), e.regex);
             // nginx refuses burst=0: that is its default, so leave it out.
             out += QStringLiteral("    limit_req zone=%1%2%3;\n")
                        .arg(e.zone,
@@ -294,18 +281,9 @@ private:
             .arg(indent(http, 4), indent(server, 8));
     }
 
-    // Comments end at a newline: never let a name carry one (or anything unprintable).
-    static QString sanitizeComment(const QString &text)
-    {
-        QString out;
-        for (const QChar c : text)
-            out += c.isPrint() ? c : QLatin1Char('?');
-        return out;
-    }
-
     const Policy &m_policy;
     std::vector<RouteExport> m_routes;
-    Diagnostics m_diagnostics;
+    ExportReport m_report;
 };
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "model/traefikexporter.h"
 
+#include "model/exportreport.h"
+
 #include "model/limitconversion.h"
 #include "model/pathpattern.h"
 #include "model/ratesyntax.h"
@@ -28,46 +30,34 @@ struct RouterOut {
 
 class TraefikWriter {
 public:
-    explicit TraefikWriter(const Policy &policy) : m_policy(policy) { }
+    explicit TraefikWriter(const Policy &policy)
+        : m_policy(policy), m_report(policy, QStringLiteral("traefik"))
+    {
+    }
 
     ExportResult run()
     {
-        QStringList used;
         for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
-            prepare(i, used);
+            prepare(i);
         ExportResult result;
-        result.diagnostics = m_diagnostics;
-        if (hasErrors(m_diagnostics))
+        result.diagnostics = m_report.diagnostics();
+        if (m_report.hasErrors())
             return result;
         result.files.push_back({QStringLiteral("traefik-dynamic.yml"), yaml()});
         return result;
     }
 
 private:
-    void note(
-        Diagnostic::Severity severity, qsizetype i, const QString &field, const QString &message)
-    {
-        const QString path = QStringLiteral("routes[%1]").arg(i) + field;
-        const SourceLocation at = m_policy.locations.value(
-            path, m_policy.locations.value(QStringLiteral("routes[%1]").arg(i)));
-        m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
-            QStringLiteral("[traefik] route '%1': %2").arg(m_policy.routes[i].id, message)});
-    }
-
-    void prepare(qsizetype i, QStringList &used)
+    void prepare(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
         RouterOut out;
         out.index = i;
-        out.name = QStringLiteral("qs-")
-            + QString(r.id).replace(
-                QRegularExpression(QStringLiteral("[^A-Za-z0-9_-]")), QStringLiteral("-"));
-        while (used.contains(out.name))
-            out.name += QLatin1Char('-');
-        used << out.name;
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_-]"));
+        out.name = m_report.uniqueName(QStringLiteral("qs-"), r.id, unsafe, QLatin1Char('-'));
         const auto parsed = PathPattern::parse(r.path);
         if (const auto *problem = std::get_if<QString>(&parsed)) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
             return;
         }
         out.pattern = std::get<PathPattern>(parsed);
@@ -82,7 +72,7 @@ private:
 
         const QList<KeySelector> keys = m_policy.keyOf(r);
         if (keys.size() != 1) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                 QStringLiteral("Traefik's sourceCriterion takes one source; a combined key cannot "
                                "be exported"));
             return;
@@ -97,12 +87,12 @@ private:
             break;
         case KeySelector::Kind::Global:
             out.criterionKind = QStringLiteral("requestHost");
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".key"),
                 QStringLiteral("Traefik has no global source; exported per requested host "
                                "(requestHost), so each host name gets its own quota"));
             break;
         case KeySelector::Kind::Query:
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                 QStringLiteral("Traefik cannot count by query parameter (ipStrategy, "
                                "requestHeaderName or requestHost only)"));
             return;
@@ -110,22 +100,23 @@ private:
 
         if (r.effectiveMode() == RouteMode::Shadow) {
             out.limited = false;
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".mode"),
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".mode"),
                 QStringLiteral("Traefik has no dry-run: the shadow route is exported with its "
                                "router but without the rateLimit middleware"));
         }
         const auto converted = toAlgorithmConfig(r.limit);
         if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            note(Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+            m_report.note(
+                Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
             return;
         }
         mapLimit(out, std::get<limiter::AlgorithmConfig>(converted));
         if (m_policy.defaults.status.value_or(429) != 429)
-            note(Diagnostic::Severity::Warning, i, QString(),
+            m_report.note(Diagnostic::Severity::Warning, i, QString(),
                 QStringLiteral("Traefik always answers 429; status %1 is not exported")
                     .arg(*m_policy.defaults.status));
         if (r.cost && *r.cost != 1)
-            note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
                 QStringLiteral("Traefik counts requests; cost %1 is not exported").arg(*r.cost));
         m_routers.push_back(out);
     }
@@ -149,7 +140,8 @@ private:
                     out.period = c.rate.period;
                     out.burst = c.queue + 1;
                     if (c.mode == limiter::LeakMode::Shape)
-                        note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.mode"),
+                        m_report.note(Diagnostic::Severity::Warning, i,
+                            QStringLiteral(".limit.mode"),
                             QStringLiteral("Traefik does not shape: requests beyond the rate are "
                                            "rejected at once instead of delayed (up to %1 would "
                                            "have waited)")
@@ -158,7 +150,8 @@ private:
                     out.average = c.limit;
                     out.period = c.window;
                     out.burst = c.limit;
-                    note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+                    m_report.note(Diagnostic::Severity::Warning, i,
+                        QStringLiteral(".limit.algorithm"),
                         QStringLiteral(
                             "%1 %2/%3 exported as a token bucket (average %2 per %3, "
                             "burst %2): %2 at once, then one every %4 s; no window resets")
@@ -232,7 +225,7 @@ private:
 
     const Policy &m_policy;
     std::vector<RouterOut> m_routers;
-    Diagnostics m_diagnostics;
+    ExportReport m_report;
 };
 
 } // namespace

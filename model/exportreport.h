@@ -1,0 +1,41 @@
+#pragma once
+// What every exporter needs besides its own syntax: diagnostics placed at the route's field in
+// the policy file and tagged with the target, collision-free names built from route ids, and
+// names made safe for comments.
+#include "model/diagnostic.h"
+#include "model/policy.h"
+
+#include <QRegularExpression>
+#include <QStringList>
+
+namespace qs {
+
+class ExportReport {
+public:
+    ExportReport(const Policy &policy, QString target)
+        : m_policy(policy), m_target(std::move(target))
+    {
+    }
+
+    // "[target] route '<id>': message" at routes[i]<field> (the file name is the caller's).
+    void note(Diagnostic::Severity severity, qsizetype route, const QString &field,
+        const QString &message);
+    const Diagnostics &diagnostics() const { return m_diagnostics; }
+    bool hasErrors() const { return qs::hasErrors(m_diagnostics); }
+
+    // prefix + the id with every character outside `allowed` replaced by `filler`, made unique
+    // among the names this report handed out by appending `filler`.
+    QString uniqueName(const QString &prefix, const QString &id,
+        const QRegularExpression &disallowed, QChar filler);
+
+    // Text for a comment line: anything unprintable (a newline) becomes '?'.
+    static QString commentSafe(const QString &text);
+
+private:
+    const Policy &m_policy;
+    QString m_target;
+    Diagnostics m_diagnostics;
+    QStringList m_names;
+};
+
+} // namespace qs
