@@ -1,6 +1,9 @@
+#include "model/envoyexporter.h"
 #include "model/exporter.h"
 #include "model/haproxyexporter.h"
+#include "model/kongexporter.h"
 #include "model/nginxexporter.h"
+#include "model/redisbundleexporter.h"
 #include "model/traefikexporter.h"
 
 namespace qs {
@@ -9,9 +12,13 @@ namespace qs {
 const std::vector<const Exporter *> &exporters()
 {
     static const NginxExporter nginx;
-    static const HaproxyExporter haproxy;
+    static const EnvoyExporter envoy;
+    static const KongExporter kong;
     static const TraefikExporter traefik;
-    static const std::vector<const Exporter *> all{&nginx, &haproxy, &traefik};
+    static const HaproxyExporter haproxy;
+    static const RedisBundleExporter redisBundle;
+    static const std::vector<const Exporter *> all{
+        &nginx, &envoy, &kong, &traefik, &haproxy, &redisBundle};
     return all;
 }
 

@@ -28,6 +28,9 @@ public:
     QString uniqueName(const QString &prefix, const QString &id,
         const QRegularExpression &disallowed, QChar filler);
 
+    // Keeps a fixed name (a catch-all route, say) from being handed out for a route.
+    void reserve(const QString &name) { m_names << name; }
+
     // Text for a comment line: anything unprintable (a newline) becomes '?'.
     static QString commentSafe(const QString &text);
 

@@ -35,14 +35,20 @@ QString nginxRate(const limiter::Rate &r, QString *approximation)
     const double perMinute = perSecond * 60;
     if (std::abs(perMinute - std::round(perMinute)) < 1e-9 && perMinute >= 1)
         return QStringLiteral("%1r/m").arg(qint64(std::llround(perMinute)));
-    // Round down: a limiter that is off by a fraction should be off on the strict side.
+    // Round down: a limiter that is off by a fraction should be off on the strict side. Below
+    // one a minute NGINX has nothing slower to offer, and the warning says how much faster.
     const qint64 rounded = std::max<qint64>(1, qint64(std::floor(perMinute)));
+    const QString consequence = perMinute < 1
+        ? QStringLiteral("1r/m is NGINX's slowest rate: %1x the designed one")
+              .arg(1.0 / perMinute, 0, 'g', 3)
+        : QStringLiteral("%1 per second instead of %2")
+              .arg(double(rounded) / 60.0, 0, 'g', 4)
+              .arg(perSecond, 0, 'g', 4);
     *approximation = QStringLiteral("rate %1 is not a whole number per second or per minute; "
-                                    "exported as %2r/m (%3 per second instead of %4)")
+                                    "exported as %2r/m (%3)")
                          .arg(formatRate(r))
                          .arg(rounded)
-                         .arg(double(rounded) / 60.0, 0, 'g', 4)
-                         .arg(perSecond, 0, 'g', 4);
+                         .arg(consequence);
     return QStringLiteral("%1r/m").arg(rounded);
 }
 

@@ -3,6 +3,7 @@
 #include "model/exportreport.h"
 
 #include "model/limitconversion.h"
+#include "model/limitshape.h"
 #include "model/pathpattern.h"
 #include "model/ratesyntax.h"
 
@@ -123,46 +124,25 @@ private:
 
     void mapLimit(RouterOut &out, const limiter::AlgorithmConfig &config)
     {
-        const qsizetype i = out.index;
-        std::visit(
-            [&](const auto &c) {
-                using C = std::decay_t<decltype(c)>;
-                if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>) {
-                    out.average = c.refill.count;
-                    out.period = c.refill.period;
-                    out.burst = c.capacity;
-                } else if constexpr (std::is_same_v<C, limiter::GcraConfig>) {
-                    out.average = c.rate.count;
-                    out.period = c.rate.period;
-                    out.burst = c.burst;
-                } else if constexpr (std::is_same_v<C, limiter::LeakyBucketConfig>) {
-                    out.average = c.rate.count;
-                    out.period = c.rate.period;
-                    out.burst = c.queue + 1;
-                    if (c.mode == limiter::LeakMode::Shape)
-                        m_report.note(Diagnostic::Severity::Warning, i,
-                            QStringLiteral(".limit.mode"),
-                            QStringLiteral("Traefik does not shape: requests beyond the rate are "
-                                           "rejected at once instead of delayed (up to %1 would "
-                                           "have waited)")
-                                .arg(c.queue));
-                } else {
-                    out.average = c.limit;
-                    out.period = c.window;
-                    out.burst = c.limit;
-                    m_report.note(Diagnostic::Severity::Warning, i,
-                        QStringLiteral(".limit.algorithm"),
-                        QStringLiteral(
-                            "%1 %2/%3 exported as a token bucket (average %2 per %3, "
-                            "burst %2): %2 at once, then one every %4 s; no window resets")
-                            .arg(QString::fromLatin1(
-                                limiter::algorithmName(limiter::algorithmOf(config)).data()))
-                            .arg(c.limit)
-                            .arg(formatDuration(c.window))
-                            .arg(double(c.window) / double(c.limit) / 1e6, 0, 'g', 3));
-                }
-            },
-            config);
+        const LimitShape shape = limitShape(config);
+        out.average = shape.count;
+        out.period = shape.period;
+        out.burst = shape.burst;
+        if (shape.shaping)
+            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit.mode"),
+                QStringLiteral("Traefik does not shape: requests beyond the rate are rejected at "
+                               "once instead of delayed (up to %1 would have waited)")
+                    .arg(shape.burst - 1));
+        if (shape.windowed)
+            m_report.note(Diagnostic::Severity::Warning, out.index,
+                QStringLiteral(".limit.algorithm"),
+                QStringLiteral("%1 %2/%3 exported as a token bucket (average %2 per %3, "
+                               "burst %2): %2 at once, then one every %4 s; no window resets")
+                    .arg(QString::fromLatin1(
+                        limiter::algorithmName(limiter::algorithmOf(config)).data()))
+                    .arg(shape.count)
+                    .arg(formatDuration(shape.period))
+                    .arg(double(shape.period) / double(shape.count) / 1e6, 0, 'g', 3));
     }
 
     QByteArray yaml() const

@@ -19,6 +19,16 @@ QString targetList()
     return ids.join(QLatin1Char('|'));
 }
 
+QString targetFiles()
+{
+    QString text;
+    for (const Exporter *e : exporters())
+        text += QStringLiteral("  %1 %2\n")
+                    .arg(e->id(), -13)
+                    .arg(e->suggestedFileNames().join(QStringLiteral(", ")));
+    return text;
+}
+
 int usage(const QString &message)
 {
     return usageError("export", message);
@@ -37,9 +47,9 @@ int runExport(const QStringList &args)
             out << "Usage: quotactl export FILE --target " << targetList() << "|all [-o DIR]\n\n"
                 << "Writes the files a gateway loads. Warnings (where the gateway cannot express\n"
                    "the design exactly, and what changes) go to stderr; errors stop the export.\n"
-                   "Without -o a target that writes one file prints it to stdout.\n"
-                   "Targets available in this build: "
-                << targetList() << " (envoy, kong and redis-bundle: not yet).\n"
+                   "Without -o a target that writes one file prints it to stdout; `all`\n"
+                   "writes one folder per target under DIR. Files per target:\n"
+                << targetFiles()
                 << "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n";
             return 0;
         }
