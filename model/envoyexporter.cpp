@@ -1,6 +1,7 @@
 #include "model/envoyexporter.h"
 
 #include "model/exportreport.h"
+#include "model/keyselectorsyntax.h"
 #include "model/limitconversion.h"
 #include "model/limitshape.h"
 #include "model/pathpattern.h"
@@ -147,8 +148,6 @@ private:
 
     bool mapKeys(EnvoyRoute &out, const QList<KeySelector> &keys)
     {
-        // RFC 9110 token characters: anything else could not be a header name.
-        static const QRegularExpression token(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"));
         bool perClient = false;
         for (const KeySelector &k : keys) {
             switch (k.kind) {
@@ -157,7 +156,7 @@ private:
                 perClient = true;
                 break;
             case KeySelector::Kind::Header:
-                if (!token.match(k.name).hasMatch()) {
+                if (!isValidHeaderName(k.name)) {
                     m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".key"),
                         QStringLiteral("'%1' is not a valid HTTP header name")
                             .arg(ExportReport::commentSafe(k.name)));

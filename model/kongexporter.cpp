@@ -1,6 +1,7 @@
 #include "model/kongexporter.h"
 
 #include "model/exportreport.h"
+#include "model/keyselectorsyntax.h"
 #include "model/limitconversion.h"
 #include "model/limitshape.h"
 #include "model/pathpattern.h"
@@ -97,14 +98,13 @@ private:
                     .arg(keys.size()));
             return false;
         }
-        static const QRegularExpression token(QStringLiteral("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"));
         const KeySelector &k = keys.first();
         switch (k.kind) {
         case KeySelector::Kind::Ip:
             out.limitBy = QStringLiteral("ip");
             return true;
         case KeySelector::Kind::Header:
-            if (!token.match(k.name).hasMatch()) {
+            if (!isValidHeaderName(k.name)) {
                 m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".key"),
                     QStringLiteral("'%1' is not a valid HTTP header name")
                         .arg(ExportReport::commentSafe(k.name)));
