@@ -1,5 +1,7 @@
 #include "model/limitconversion.h"
 
+#include "model/ratesyntax.h"
+
 namespace qs {
 
 namespace {
@@ -108,6 +110,81 @@ qint64 maxAdmissibleCost(const limiter::AlgorithmConfig &config)
                 return c.limit;
         },
         config);
+}
+
+LimitSpec toLimitSpec(const limiter::AlgorithmConfig &config)
+{
+    LimitSpec s;
+    s.algorithm = limiter::algorithmOf(config);
+    s.fieldOrder = QStringList{QStringLiteral("algorithm")} + limitFields(s.algorithm);
+    const auto rate = [](const limiter::Rate &r) { return RateValue{formatRate(r), r}; };
+    std::visit(
+        [&](const auto &c) {
+            using C = std::decay_t<decltype(c)>;
+            if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>) {
+                s.capacity = c.capacity;
+                s.refill = rate(c.refill);
+            } else if constexpr (std::is_same_v<C, limiter::LeakyBucketConfig>) {
+                s.rate = rate(c.rate);
+                s.queue = c.queue;
+                s.mode = c.mode;
+            } else if constexpr (std::is_same_v<C, limiter::GcraConfig>) {
+                s.rate = rate(c.rate);
+                s.burst = c.burst;
+            } else {
+                s.limit = c.limit;
+                s.window = DurationValue{formatDuration(c.window), c.window};
+            }
+        },
+        config);
+    return s;
+}
+
+LimitSpec switchAlgorithm(const LimitSpec &from, limiter::Algorithm to)
+{
+    if (from.algorithm == to)
+        return from;
+    const auto converted = toAlgorithmConfig(from);
+    // An unfinished limit has no rate to keep: start from 10 per second, bursts of 10.
+    const limiter::AlgorithmConfig base
+        = std::holds_alternative<limiter::AlgorithmConfig>(converted)
+        ? std::get<limiter::AlgorithmConfig>(converted)
+        : limiter::AlgorithmConfig{limiter::TokenBucketConfig{10, {10, limiter::kMicrosPerSecond}}};
+    for (const limiter::AlgorithmConfig &c : comparableConfigs(base))
+        if (limiter::algorithmOf(c) == to)
+            return toLimitSpec(c);
+    return from;
+}
+
+std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::AlgorithmConfig &config)
+{
+    // The long-run rate R and the burst B of the given config.
+    const limiter::Quota fresh = limiter::peek(config, limiter::freshState(config), 0);
+    const std::int64_t burst = std::max<std::int64_t>(1, fresh.limit);
+    limiter::Rate rate{burst, std::max<limiter::Micros>(1, fresh.window)};
+    std::visit(
+        [&](const auto &c) {
+            using C = std::decay_t<decltype(c)>;
+            if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>)
+                rate = c.refill;
+            else if constexpr (std::is_same_v<C,
+                                   limiter::
+                                       GcraConfig> || std::is_same_v<C, limiter::LeakyBucketConfig>)
+                rate = c.rate;
+        },
+        config);
+    // A window holding B requests at rate R lasts B/R.
+    const limiter::Micros window = std::max<limiter::Micros>(limiter::kMicrosPerMilli,
+        limiter::Micros(double(burst) * double(rate.period) / double(rate.count)));
+    const limiter::WindowLimit w{burst, window};
+    return {
+        limiter::TokenBucketConfig{burst, rate},
+        limiter::LeakyBucketConfig{rate, burst - 1, limiter::LeakMode::Police},
+        limiter::FixedWindowConfig{w},
+        limiter::SlidingWindowLogConfig{w},
+        limiter::SlidingWindowCounterConfig{w},
+        limiter::GcraConfig{rate, burst},
+    };
 }
 
 } // namespace qs

@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <variant>
+#include <vector>
 
 namespace qs {
 
@@ -18,6 +19,17 @@ std::variant<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const Lim
 
 // The largest cost a single request may carry and still be admitted (capacity, burst, …).
 qint64 maxAdmissibleCost(const limiter::AlgorithmConfig &config);
+
+// The limit that config describes, with canonical texts ("2/s", "5s").
+LimitSpec toLimitSpec(const limiter::AlgorithmConfig &config);
+
+// The same limit expressed with another algorithm: the same long-run rate and burst where the
+// old limit is complete (see comparableConfigs), a sensible default where it is not.
+LimitSpec switchAlgorithm(const LimitSpec &from, limiter::Algorithm to);
+
+// The six algorithms with parameters derived from the config's so that each allows the same
+// long-run rate and the same burst (docs/simulation.md says how).
+std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::AlgorithmConfig &config);
 
 // The fields each algorithm takes, in the order the writer emits them.
 QStringList limitFields(limiter::Algorithm algorithm);

@@ -312,35 +312,4 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     return result;
 }
 
-std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::AlgorithmConfig &config)
-{
-    // The long-run rate R and the burst B of the given config.
-    const limiter::Quota fresh = limiter::peek(config, limiter::freshState(config), 0);
-    const std::int64_t burst = std::max<std::int64_t>(1, fresh.limit);
-    limiter::Rate rate{burst, std::max<Micros>(1, fresh.window)};
-    std::visit(
-        [&](const auto &c) {
-            using C = std::decay_t<decltype(c)>;
-            if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>)
-                rate = c.refill;
-            else if constexpr (std::is_same_v<C,
-                                   limiter::
-                                       GcraConfig> || std::is_same_v<C, limiter::LeakyBucketConfig>)
-                rate = c.rate;
-        },
-        config);
-    // A window holding B requests at rate R lasts B/R.
-    const Micros window = std::max<Micros>(
-        limiter::kMicrosPerMilli, Micros(double(burst) * double(rate.period) / double(rate.count)));
-    const limiter::WindowLimit w{burst, window};
-    return {
-        limiter::TokenBucketConfig{burst, rate},
-        limiter::LeakyBucketConfig{rate, burst - 1, limiter::LeakMode::Police},
-        limiter::FixedWindowConfig{w},
-        limiter::SlidingWindowLogConfig{w},
-        limiter::SlidingWindowCounterConfig{w},
-        limiter::GcraConfig{rate, burst},
-    };
-}
-
 } // namespace qs

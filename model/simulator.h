@@ -4,6 +4,7 @@
 // states sit in a dense table indexed by client (the embedded engine's hash table is for
 // arbitrary keys; here it would only add hashing). See docs/simulation.md.
 #include "limiter/algorithm.h"
+#include "model/limitconversion.h" // comparableConfigs
 #include "model/policy.h"
 #include "model/traffic.h"
 
@@ -59,9 +60,5 @@ using SimulationProgress = std::function<void(double fraction)>;
 SimulationResult simulate(const Policy &policy, const Route &route,
     const SimulationSettings &settings, const std::atomic<bool> *cancel = nullptr,
     const SimulationProgress &progress = {}, const limiter::AlgorithmConfig *config = nullptr);
-
-// The six algorithms with parameters derived from the route's so that each allows the same
-// long-run rate and the same burst (docs/simulation.md says how).
-std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::AlgorithmConfig &config);
 
 } // namespace qs

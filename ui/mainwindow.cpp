@@ -1,60 +1,331 @@
 #include "ui/mainwindow.h"
 
+#include "ui/designpage.h"
+#include "ui/exportpage.h"
+#include "ui/icons.h"
 #include "ui/placeholderpage.h"
+#include "ui/policydocument.h"
+#include "ui/simulatepage.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
 
 namespace qs {
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_tabs(new QTabWidget(this))
+namespace {
+
+constexpr int kMaxRecent = 8;
+const QString kPolicyFilter = QObject::tr("Policies (*.yaml *.yml *.json);;All files (*)");
+
+bool isPolicyFile(const QString &path)
 {
-    m_tabs->setDocumentMode(true);
-    // Each activity's own issue replaces its placeholder with the real page.
-    const struct {
-        QString label; // with the & of its Alt+key mnemonic
-        QString explanation;
-    } activities[] = {
-        {tr("&Design"),
-            tr("Routes, match rules, keys and limits of the policy, with validation "
-               "as you type.")},
-        {tr("&Simulate"),
-            tr("Run traffic patterns through the embedded limiter engine and "
-               "compare algorithms.")},
-        {tr("&Export"),
-            tr("Produce NGINX, Envoy, Kong, Traefik, HAProxy and Redis files, with a "
-               "warning wherever a gateway cannot express the design exactly.")},
-        {tr("&Monitor"),
-            tr("Watch the live quota keys of a Redis-backed deployment in real-time "
-               "charts.")},
-        {tr("&Probe"),
-            tr("Send requests to a running gateway and compare what it enforces with "
-               "what was designed.")},
-    };
-    for (const auto &a : activities) {
-        const QString title = QString(a.label).remove(QLatin1Char('&'));
-        m_tabs->addTab(new PlaceholderPage(title, a.explanation), a.label);
-    }
-    setCentralWidget(m_tabs);
-    statusBar()->showMessage(tr("Ready"));
-    resize(1280, 800);
-    updateTitle();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    return suffix == QLatin1String("yaml") || suffix == QLatin1String("yml")
+        || suffix == QLatin1String("json");
 }
 
-void MainWindow::setPolicy(const Policy &policy, const QString &filePath)
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_doc(new PolicyDocument(this)), m_tabs(new QTabWidget(this)),
+      m_design(new DesignPage(m_doc)), m_simulate(new SimulatePage(m_doc)),
+      m_export(new ExportPage(m_doc)), m_validation(new QLabel)
 {
-    m_policy = policy;
-    m_filePath = filePath;
+    setWindowIcon(icon(QStringLiteral("quota-studio")));
+    setAcceptDrops(true);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_design, icon(QStringLiteral("design")), tr("&Design"));
+    m_tabs->addTab(m_simulate, icon(QStringLiteral("simulate")), tr("&Simulate"));
+    m_tabs->addTab(m_export, icon(QStringLiteral("export")), tr("&Export"));
+    // Monitor and Probe are filled by their own issues.
+    m_tabs->addTab(
+        new PlaceholderPage(tr("Monitor"),
+            tr("Watch the live quota keys of a Redis-backed deployment in real-time charts.")),
+        icon(QStringLiteral("monitor")), tr("&Monitor"));
+    m_tabs->addTab(
+        new PlaceholderPage(tr("Probe"),
+            tr("Send requests to a running gateway and compare what it enforces with what "
+               "was designed.")),
+        icon(QStringLiteral("probe")), tr("&Probe"));
+    setCentralWidget(m_tabs);
+    m_validation->setTextInteractionFlags(Qt::NoTextInteraction);
+    m_validation->setToolTip(
+        tr("Validation state of the policy; the Design tab lists every finding."));
+    statusBar()->addPermanentWidget(m_validation);
+    buildMenus();
+
+    connect(m_doc, &PolicyDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &PolicyDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &PolicyDocument::policyFieldsChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &PolicyDocument::reset, this, &MainWindow::updateTitle);
+    connect(m_doc, &PolicyDocument::diagnosticsChanged, this, &MainWindow::updateValidation);
+    resize(1280, 800);
+    restoreSettings();
     updateTitle();
+    updateValidation();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    const auto add = [this](QMenu *menu, const char *iconName, const QString &text,
+                         const QKeySequence &keys, auto slot) {
+        QAction *a
+            = menu->addAction(iconName ? icon(QString::fromLatin1(iconName)) : QIcon(), text);
+        a->setShortcut(keys);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    add(file, "new", tr("&New"), QKeySequence::New, [this] {
+        if (maybeSave())
+            newPolicy();
+    });
+    add(file, "open", tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    add(file, "save", tr("&Save"), QKeySequence::Save, [this] { save(); });
+    add(file, "save-as", tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAsDialog(); });
+    add(file, "revert", tr("Re&vert"), QKeySequence(), [this] { revert(); });
+    file->addSeparator();
+    add(file, "quit", tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(icon(QStringLiteral("undo")));
+    QAction *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setIcon(icon(QStringLiteral("redo")));
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addActions(m_design->routeActions());
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        QAction *a
+            = view->addAction(m_tabs->tabIcon(i), m_tabs->tabText(i).remove(QLatin1Char('&')));
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        connect(a, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
+    }
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(icon(QStringLiteral("quota-studio")), tr("&About Quota Studio"), this, [this] {
+        QMessageBox::about(this, tr("About Quota Studio"),
+            tr("<h3>Quota Studio %1</h3><p>Design, live-test, export and monitor API rate-limit "
+               "policies.</p>")
+                .arg(QApplication::applicationVersion()));
+    });
+    updateRecentMenu();
 }
 
 void MainWindow::updateTitle()
 {
-    QString title = m_policy.name.isEmpty() ? tr("Untitled policy") : m_policy.name;
-    if (!m_filePath.isEmpty())
-        title += QStringLiteral(" (%1)").arg(QFileInfo(m_filePath).fileName());
-    setWindowTitle(title + QStringLiteral(" — Quota Studio"));
+    const QString name = m_doc->policy().name.isEmpty() ? tr("untitled") : m_doc->policy().name;
+    const QString file
+        = m_doc->filePath().isEmpty() ? tr("not saved") : QFileInfo(m_doc->filePath()).fileName();
+    // [*] is where Qt shows the modified marker.
+    setWindowTitle(QStringLiteral("%1 (%2)[*] — Quota Studio").arg(name, file));
+    setWindowModified(m_doc->isModified());
+}
+
+void MainWindow::updateValidation()
+{
+    const int errors = m_doc->errorCount(), warnings = m_doc->warningCount();
+    if (errors > 0)
+        m_validation->setText(tr("✖ %n error(s)", nullptr, errors)
+            + (warnings ? tr(", %n warning(s)", nullptr, warnings) : QString()));
+    else if (warnings > 0)
+        m_validation->setText(tr("⚠ valid, %n warning(s)", nullptr, warnings));
+    else
+        m_validation->setText(tr("✔ valid"));
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_doc->isModified())
+        return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+        tr("The policy '%1' has unsaved changes. Save them?").arg(m_doc->policy().name),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    return answer == QMessageBox::Discard;
+}
+
+void MainWindow::newPolicy()
+{
+    m_doc->newPolicy();
+    m_tabs->setCurrentWidget(m_design);
+    statusBar()->showMessage(tr("New policy"), 3000);
+}
+
+bool MainWindow::openFile(const QString &path, bool ask)
+{
+    if (ask && !maybeSave())
+        return false;
+    QString error;
+    if (!m_doc->load(path, &error)) {
+        QMessageBox::warning(this, tr("Open policy"),
+            tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), error));
+        return false;
+    }
+    addRecent(path);
+    if (m_doc->errorCount() > 0) {
+        // Open what could be read and show what could not.
+        m_tabs->setCurrentWidget(m_design);
+        statusBar()->showMessage(
+            tr("Opened %1 with %n error(s): see Diagnostics", nullptr, m_doc->errorCount())
+                .arg(QFileInfo(path).fileName()));
+    } else {
+        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 3000);
+    }
+    return true;
+}
+
+void MainWindow::openDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open policy"),
+        m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath(),
+        kPolicyFilter);
+    if (!path.isEmpty())
+        openFile(path, false);
+}
+
+bool MainWindow::save()
+{
+    if (m_doc->filePath().isEmpty())
+        return saveAsDialog();
+    return saveAs(m_doc->filePath());
+}
+
+bool MainWindow::saveAs(const QString &path)
+{
+    const QString problem = m_doc->save(path);
+    if (!problem.isEmpty()) {
+        QMessageBox::warning(this, tr("Save policy"),
+            tr("Cannot save %1:\n%2").arg(QDir::toNativeSeparators(path), problem));
+        return false;
+    }
+    addRecent(path);
+    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 3000);
+    return true;
+}
+
+bool MainWindow::saveAsDialog()
+{
+    QString suggestion = m_doc->filePath();
+    if (suggestion.isEmpty())
+        suggestion = m_doc->policy().name + QStringLiteral(".yaml");
+    const QString path
+        = QFileDialog::getSaveFileName(this, tr("Save policy as"), suggestion, kPolicyFilter);
+    return !path.isEmpty() && saveAs(path);
+}
+
+void MainWindow::revert()
+{
+    if (m_doc->filePath().isEmpty() || !m_doc->isModified())
+        return;
+    const auto answer = QMessageBox::question(this, tr("Revert"),
+        tr("Discard every change since %1 was last saved?")
+            .arg(QFileInfo(m_doc->filePath()).fileName()));
+    if (answer == QMessageBox::Yes)
+        openFile(m_doc->filePath(), false);
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (int i = 0; i < recent.size(); ++i) {
+        QAction *a = m_recentMenu->addAction(
+            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent[i]).fileName()));
+        a->setToolTip(recent[i]);
+        connect(a, &QAction::triggered, this, [this, path = recent[i]] { openFile(path); });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+QList<QSplitter *> MainWindow::splitters() const
+{
+    return m_design->splitters() + m_simulate->splitters() + m_export->splitters();
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    for (QSplitter *s : splitters())
+        s->restoreState(
+            settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
+    m_tabs->setCurrentIndex(settings.value(QStringLiteral("window/tab"), 0).toInt());
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    for (QSplitter *s : splitters())
+        settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
+    settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_simulate->cancel();
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile() && isPolicyFile(urls.first().toLocalFile()))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.size() == 1 && urls.first().isLocalFile()) {
+        event->acceptProposedAction();
+        openFile(urls.first().toLocalFile());
+    }
 }
 
 } // namespace qs

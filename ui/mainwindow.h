@@ -1,27 +1,68 @@
 #pragma once
-#include "model/policy.h"
-
+// The workbench: one policy document, five activities as tabs (Design, Simulate, Export,
+// Monitor, Probe), the File and Edit menus, a status bar with the validation state. Window
+// geometry, splitters, the last tab and recent files persist in QSettings.
 #include <QMainWindow>
 
+class QLabel;
+class QMenu;
 class QTabWidget;
+class QSplitter;
 
 namespace qs {
 
-// The workbench: one policy, five activities as tabs (Design, Simulate, Export, Monitor, Probe).
+class DesignPage;
+class ExportPage;
+class PolicyDocument;
+class SimulatePage;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
 
-    void setPolicy(const Policy &policy, const QString &filePath);
+    PolicyDocument *document() const { return m_doc; }
     QTabWidget *tabs() const { return m_tabs; }
+    DesignPage *designPage() const { return m_design; }
+    SimulatePage *simulatePage() const { return m_simulate; }
+    ExportPage *exportPage() const { return m_export; }
+    QLabel *validationLabel() const { return m_validation; }
+
+    // Opens a policy file (after asking about unsaved changes when `ask`); shows its
+    // diagnostics. False when the file could not be read at all.
+    bool openFile(const QString &path, bool ask = true);
+    bool save();
+    bool saveAs(const QString &path);
+    // Unsaved changes: ask to save, discard or cancel. True when it is fine to go on.
+    bool maybeSave();
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
+    void buildMenus();
     void updateTitle();
+    void updateValidation();
+    void updateRecentMenu();
+    void addRecent(const QString &path);
+    void restoreSettings();
+    void saveSettings() const;
+    QList<QSplitter *> splitters() const;
+    void newPolicy();
+    void openDialog();
+    bool saveAsDialog();
+    void revert();
 
-    QTabWidget *m_tabs = nullptr;
-    Policy m_policy;
-    QString m_filePath;
+    PolicyDocument *m_doc;
+    QTabWidget *m_tabs;
+    DesignPage *m_design;
+    SimulatePage *m_simulate;
+    ExportPage *m_export;
+    QLabel *m_validation;
+    QMenu *m_recentMenu = nullptr;
 };
 
 } // namespace qs

@@ -1,18 +1,24 @@
 // quota-studio: the desktop workbench. Thin: parse the command line, open the policy, show.
 #include "app/version.h"
-#include "model/policyreader.h"
+#include "ui/icons.h"
 #include "ui/mainwindow.h"
+#include "ui/policydocument.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTextStream>
+#include <QTimer>
 
 int main(int argc, char *argv[])
 {
+    QElapsedTimer sinceStart;
+    sinceStart.start();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Quota Studio"));
     QApplication::setOrganizationName(QStringLiteral("Quota Studio"));
     QApplication::setApplicationVersion(QStringLiteral(QS_VERSION));
+    qs::initResources();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -20,17 +26,29 @@ int main(int argc, char *argv[])
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("policy"),
-        QStringLiteral("Policy file to open (YAML or JSON)."), QStringLiteral("[policy]"));
+        QStringLiteral("Policy file to open (YAML or JSON). Without one: a new policy."),
+        QStringLiteral("[policy]"));
+    const QCommandLineOption measureStartup(QStringLiteral("measure-startup"),
+        QStringLiteral("Print the milliseconds from process start to the first painted window, "
+                       "then quit (docs/benchmarks.md)."));
+    parser.addOption(measureStartup);
     parser.process(app);
 
     qs::MainWindow window;
     if (const QStringList files = parser.positionalArguments(); !files.isEmpty()) {
-        const qs::PolicyReadResult result = qs::readPolicyFile(files.first());
+        window.openFile(files.first(), false);
         QTextStream err(stderr);
-        for (const qs::Diagnostic &d : result.diagnostics)
+        for (const qs::Diagnostic &d : window.document()->diagnostics())
             err << d.toString() << '\n';
-        window.setPolicy(result.policy, files.first());
     }
     window.show();
+    if (parser.isSet(measureStartup)) {
+        // A zero timer fires once the event loop has processed the show and the first paint.
+        QTimer::singleShot(0, &app, [&] {
+            window.repaint();
+            QTextStream(stdout) << "startup_ms " << sinceStart.elapsed() << '\n';
+            app.quit();
+        });
+    }
     return app.exec();
 }
