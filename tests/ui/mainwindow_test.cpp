@@ -8,7 +8,13 @@
 #include "ui/simulatepage.h"
 #include "ui/testconsole.h"
 
+#include "ui/icons.h"
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QApplication>
 #include <QComboBox>
+#include <QLineEdit>
+#include <QToolButton>
 
 #include <QDir>
 #include <QFile>
@@ -143,4 +149,58 @@ TEST(MainWindow, ScreenshotsOfEveryTabAtBothSizes)
             EXPECT_EQ(QImage(path).size(), size);
         }
     }
+}
+
+// Every input of every form takes keyboard focus by Tab: nothing needs a mouse.
+TEST(MainWindow, EveryInputIsReachableFromTheKeyboard)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kPublicApi, false));
+    int inputs = 0;
+    for (QWidget *w : window.findChildren<QWidget *>()) {
+        const bool input = qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractSpinBox *>(w)
+            || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractButton *>(w);
+        // Tool buttons have their shortcuts; the table corner button is a table's internal.
+        if (!input || qobject_cast<QToolButton *>(w) || !w->isEnabled()
+            || w->inherits("QTableCornerButton"))
+            continue;
+        ++inputs;
+        EXPECT_TRUE(w->focusPolicy() & Qt::TabFocus)
+            << w->metaObject()->className() << " '" << w->objectName().toStdString() << "' "
+            << w->toolTip().left(60).toStdString();
+    }
+    EXPECT_GT(inputs, 40);
+}
+
+// A dark system palette: icons are tinted to the text colour, charts take the dark theme.
+TEST(MainWindow, FollowsADarkPalette)
+{
+    const QPalette light = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::AlternateBase, QColor(0x33, 0x33, 0x33));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Button, QColor(0x3a, 0x3a, 0x3a));
+    dark.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
+    QApplication::setPalette(dark);
+    {
+        MainWindow window;
+        ASSERT_TRUE(window.openFile(kPublicApi, false));
+        window.resize(1280, 800);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        const QImage undo = icon(QStringLiteral("add")).pixmap(24).toImage();
+        int light = 0;
+        for (int y = 0; y < undo.height(); ++y)
+            for (int x = 0; x < undo.width(); ++x)
+                if (qAlpha(undo.pixel(x, y)) > 200 && qGray(undo.pixel(x, y)) > 200)
+                    ++light;
+        EXPECT_GT(light, 10) << "monochrome icons are drawn in the light text colour";
+        EXPECT_FALSE(
+            test::saveScreenshot(&window, QStringLiteral("design-dark-1280x800")).isEmpty());
+    }
+    QApplication::setPalette(light);
 }
