@@ -2,6 +2,7 @@
 // validation beside the field; the test console; a simulation run; the export preview; and
 // the GUI thread's responsiveness while simulating and exporting.
 #include "model/policyreader.h"
+#include "ui/chartfiles.h"
 #include "ui/designpage.h"
 #include "ui/exportpage.h"
 #include "ui/mainwindow.h"
@@ -14,6 +15,8 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -208,6 +211,22 @@ TEST(Workbench, ASimulationRunFillsTheSeriesAndTheSummary)
     EXPECT_GT(qobject_cast<QLineSeries *>(series.first())->count(), 10);
     EXPECT_FALSE(page->trafficChart()->chart()->title().isEmpty());
     EXPECT_EQ(page->trafficChart()->chart()->axes().size(), 2);
+
+    // The chart as PNG and SVG, the series as CSV: one row per point, mean, min and max.
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("chart.png")),
+                  svg = dir.filePath(QStringLiteral("chart.svg"));
+    EXPECT_EQ(saveChartImage(page->trafficChart(), png), QString());
+    EXPECT_FALSE(QImage(png).isNull());
+    EXPECT_EQ(saveChartImage(page->trafficChart(), svg), QString());
+    QFile svgFile(svg);
+    ASSERT_TRUE(svgFile.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(svgFile.readAll().contains("<svg"));
+    const std::vector<Series> &series0 = page->lastRun().results.front().series;
+    const QList<QByteArray> csv = seriesCsv(series0).split('\n');
+    EXPECT_TRUE(csv.front().startsWith("t_s,offered (req/s),offered min,offered max,allowed"))
+        << csv.front().toStdString();
+    EXPECT_EQ(csv.size(), qsizetype(series0.front().t.size()) + 2) << "header, rows, final newline";
 
     QSignalSpy compared(page, &SimulatePage::finished);
     page->run(true);
