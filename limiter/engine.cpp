@@ -2,6 +2,8 @@
 
 #include "limiter/ruletable.h"
 
+#include <algorithm>
+
 namespace qs::limiter {
 
 namespace detail {
@@ -66,6 +68,21 @@ Decision Engine::acquire(RuleId id, std::string_view key, Micros now, std::int64
         return d;
     }
     return r->acquire(key, now, cost);
+}
+
+void Engine::acquire(RuleId id, std::span<const std::string_view> keys, Micros now,
+    std::int64_t cost, std::span<Decision> out)
+{
+    detail::RuleTableBase *r = rule(id);
+    const std::size_t n = std::min(keys.size(), out.size());
+    const bool keysFit = std::all_of(keys.begin(), keys.begin() + std::ptrdiff_t(n),
+        [](std::string_view k) { return k.size() <= detail::KeyTable<GcraState>::kMaxKeyLength; });
+    if (r && cost >= 0 && keysFit) {
+        r->acquireBatch(keys.first(n), now, cost, out.first(n));
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = acquire(id, keys[i], now, cost); // the same errors as one by one
 }
 
 std::optional<Quota> Engine::peek(RuleId id, std::string_view key, Micros now) const

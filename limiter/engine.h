@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,12 @@ public:
     {
         return acquire(rule, key, clock.now(), cost);
     }
+    // Many decisions of one rule at once (a gateway's batch of parsed requests, a pipelined
+    // Redis-style front end): out[i] is exactly what acquire(rule, keys[i], now, cost) would
+    // return when called in order. The lookups' cache misses overlap instead of following one
+    // another, which is what makes a batch faster per decision on tables larger than the cache.
+    void acquire(RuleId rule, std::span<const std::string_view> keys, Micros now, std::int64_t cost,
+        std::span<Decision> out);
 
     // The quota left for a key without taking any; nullopt for an unknown rule.
     std::optional<Quota> peek(RuleId rule, std::string_view key, Micros now) const;

@@ -33,8 +33,30 @@ inline std::uint64_t hashKey(std::string_view key, std::uint64_t seed)
         n -= 8;
     }
     if (n > 0) {
+        // The last 1..7 bytes without a byte loop (memcpy with a variable length compiles to
+        // one): an 8-byte load that ends at the key's end, shifted down, when the key is long
+        // enough; otherwise 4-, 2- and 1-byte loads that together cover the tail.
         std::uint64_t v = 0;
-        std::memcpy(&v, p, n);
+        if (key.size() >= 8) {
+            std::memcpy(&v, p + n - 8, 8);
+            v >>= 8 * (8 - n);
+        } else {
+            std::size_t at = 0;
+            if (n & 4) {
+                std::uint32_t w;
+                std::memcpy(&w, p, 4);
+                v = w;
+                at = 4;
+            }
+            if (n & 2) {
+                std::uint16_t w;
+                std::memcpy(&w, p + at, 2);
+                v |= std::uint64_t(w) << (8 * at);
+                at += 2;
+            }
+            if (n & 1)
+                v |= std::uint64_t(std::uint8_t(p[at])) << (8 * at);
+        }
         h = (h ^ v) * kMul;
     }
     return finalizeHash(h);

@@ -6,10 +6,13 @@
 // line, never a line another thread writes. That is what lets two threads on distinct keys
 // scale, where one lock per shard made the lock's cache line change cores on every other call.
 //
-// Protocol (Dekker-style, every access seq_cst):
-//   reader:  announce(shard); if (shard.rebuilding) { leave(); take the shard lock instead }
-//   writer:  shard.rebuilding = true; waitUntilNoneIn(shard); rebuild; shard.rebuilding = false
+// Protocol (Dekker-style, with an asymmetric fence: asymmetricfence.h):
+//   reader:  announce(shard); light fence; if (shard.rebuilding) { leave(); take the lock }
+//   writer:  shard.rebuilding = true; heavy fence; waitUntilNoneIn(shard); rebuild;
+//            shard.rebuilding = false
 // Either the reader sees `rebuilding`, or the writer sees the reader's announcement.
+#include "limiter/asymmetricfence.h"
+
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -31,10 +34,12 @@ public:
         return index < kSlots ? &m_slots[index].inside : nullptr;
     }
 
+    // Call after setting the shard's `rebuilding` flag.
     void waitUntilNoneIn(const void *shard) const
     {
+        AsymmetricFence::heavy();
         for (std::size_t i = 0; i < kSlots; ++i)
-            while (m_slots[i].inside.load(std::memory_order_seq_cst) == shard)
+            while (m_slots[i].inside.load(kHandshakeAcquire) == shard)
                 std::this_thread::yield();
     }
 
@@ -45,8 +50,13 @@ private:
 
     static std::size_t threadIndex()
     {
-        static std::atomic<std::size_t> next{0};
-        thread_local const std::size_t index = next.fetch_add(1, std::memory_order_relaxed);
+        // Constant-initialised, so reading it needs no TLS guard check; assigned on first use.
+        constexpr std::size_t kUnassigned = ~std::size_t(0);
+        thread_local std::size_t index = kUnassigned;
+        if (index == kUnassigned) [[unlikely]] {
+            static std::atomic<std::size_t> next{0};
+            index = next.fetch_add(1, std::memory_order_relaxed);
+        }
         return index;
     }
 
@@ -63,8 +73,10 @@ public:
     {
         if (!m_slot)
             return;
-        m_slot->store(&shard, std::memory_order_seq_cst);
-        if (shard.rebuilding.load(std::memory_order_seq_cst))
+        m_slot->store(&shard, kHandshakeOrder);
+        AsymmetricFence::light();
+        // Acquire: a reader that sees a rebuild's final `false` also sees the rebuilt table.
+        if (shard.rebuilding.load(kHandshakeAcquire))
             leave();
     }
     ~ReaderScope() { leave(); }

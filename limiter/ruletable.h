@@ -15,6 +15,7 @@
 #include "limiter/spinlock.h"
 
 #include <mutex>
+#include <span>
 
 namespace qs::limiter::detail {
 
@@ -23,6 +24,9 @@ public:
     virtual ~RuleTableBase() = default;
     virtual const AlgorithmConfig &config() const = 0;
     virtual Decision acquire(std::string_view key, Micros now, std::int64_t cost) = 0;
+    virtual void acquireBatch(std::span<const std::string_view> keys, Micros now, std::int64_t cost,
+        std::span<Decision> out)
+        = 0;
     virtual Quota peek(std::string_view key, Micros now) = 0;
     virtual AlgorithmState state(std::string_view key) = 0;
     virtual std::size_t sweep(Micros now) = 0;
@@ -48,8 +52,31 @@ public:
     Decision acquire(std::string_view key, Micros now, std::int64_t cost) override
     {
         const std::uint64_t hash = hashKey(key, m_seed);
+        shardOf(hash).table.prefetch(hash);
+        return acquireHashed(hash, key, now, cost);
+    }
+
+    void acquireBatch(std::span<const std::string_view> keys, Micros now, std::int64_t cost,
+        std::span<Decision> out) override
+    {
+        // Hash and prefetch a group ahead, then decide: up to kGroup slot misses in flight.
+        constexpr std::size_t kGroup = 16;
+        std::uint64_t hashes[kGroup];
+        for (std::size_t start = 0; start < keys.size(); start += kGroup) {
+            const std::size_t n = std::min(kGroup, keys.size() - start);
+            for (std::size_t i = 0; i < n; ++i) {
+                hashes[i] = hashKey(keys[start + i], m_seed);
+                shardOf(hashes[i]).table.prefetch(hashes[i]);
+            }
+            for (std::size_t i = 0; i < n; ++i)
+                out[start + i] = acquireHashed(hashes[i], keys[start + i], now, cost);
+        }
+    }
+
+private:
+    Decision acquireHashed(std::uint64_t hash, std::string_view key, Micros now, std::int64_t cost)
+    {
         Shard &shard = shardOf(hash);
-        shard.table.prefetch(hash);
         {
             ReaderScope reader(m_readers, shard);
             if (reader.entered())
@@ -65,6 +92,7 @@ public:
         return decideLocked(*slot, now, cost);
     }
 
+public:
     Quota peek(std::string_view key, Micros now) override
     {
         return withState(key, [&](const State &s) { return qs::limiter::peek(m_config, s, now); });

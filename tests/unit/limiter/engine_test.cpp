@@ -130,3 +130,45 @@ TEST(Engine, SlidingLogKeysAreStoredAndEvicted)
     EXPECT_TRUE(engine.acquire(r, "k", kStart + kMicrosPerSecond).allowed);
     EXPECT_EQ(engine.sweep(kStart + 2 * kMicrosPerSecond), 1u);
 }
+
+// A batch decides exactly as the same calls one by one: repeated keys within a batch see each
+// other's decisions, new keys are inserted (rebuilding shards on the way), bad input reports
+// the same reasons.
+TEST(Engine, BatchAcquireEqualsSequentialAcquire)
+{
+    const TokenBucketConfig config{3, {1, kMicrosPerSecond}};
+    Engine batched, sequential;
+    const RuleId rb = *batched.addRule(config).id, rs = *sequential.addRule(config).id;
+    std::vector<std::string> names;
+    for (int i = 0; i < 5000; ++i)
+        names.push_back(
+            numbered("client-", (i * 7919) % 1300)); // repeats, inside and across batches
+    for (std::size_t start = 0; start < names.size(); start += 37) {
+        const Micros now = kStart + Micros(start) * 1000;
+        std::vector<std::string_view> keys;
+        for (std::size_t i = start; i < std::min(names.size(), start + 37); ++i)
+            keys.push_back(names[i]);
+        std::vector<Decision> out(keys.size());
+        batched.acquire(rb, keys, now, 1, out);
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            const Decision expected = sequential.acquire(rs, keys[i], now, 1);
+            ASSERT_EQ(out[i].allowed, expected.allowed) << start + i;
+            ASSERT_EQ(out[i].remaining, expected.remaining) << start + i;
+            ASSERT_EQ(out[i].retryAfter, expected.retryAfter) << start + i;
+        }
+    }
+    EXPECT_EQ(batched.usage().keys, sequential.usage().keys);
+
+    std::vector<std::string_view> one{"k"};
+    std::vector<Decision> out(1);
+    batched.acquire(99, one, kStart, 1, out);
+    EXPECT_EQ(out[0].reason, Reason::InvalidRule);
+    batched.acquire(rb, one, kStart, -1, out);
+    EXPECT_EQ(out[0].reason, Reason::InvalidCost);
+    const std::string tooLong(70'000, 'x');
+    std::vector<std::string_view> mixed{"ok", tooLong};
+    std::vector<Decision> two(2);
+    batched.acquire(rb, mixed, kStart, 1, two);
+    EXPECT_TRUE(two[0].allowed);
+    EXPECT_EQ(two[1].reason, Reason::InvalidKey);
+}
