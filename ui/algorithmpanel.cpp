@@ -97,6 +97,8 @@ void AlgorithmPanel::plot(const limiter::AlgorithmConfig &config)
     y->setTitleText(tr("requests"));
     y->setRange(0, double(offeredCount) * 1.05);
     y->setLabelFormat(QStringLiteral("%d"));
+    x->applyNiceNumbers();
+    y->applyNiceNumbers();
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QLineSeries *s : {offered, admitted}) {

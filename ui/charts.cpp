@@ -81,6 +81,8 @@ void showSeries(
     }
     x->setRange(0, std::max(1.0, xMax));
     y->setRange(0, std::max(1.0, yMax * 1.1));
+    x->applyNiceNumbers(); // ticks at 0, 10, 20 … instead of 0, 14.9, 29.8 …
+    y->applyNiceNumbers();
     install(view, chart);
 }
 

@@ -5,6 +5,7 @@
 #include "ui/icons.h"
 #include "ui/placeholderpage.h"
 #include "ui/policydocument.h"
+#include "ui/policysettingsdialog.h"
 #include "ui/simulatepage.h"
 
 #include <QAction>
@@ -114,6 +115,15 @@ void MainWindow::buildMenus()
     edit->addAction(redo);
     edit->addSeparator();
     edit->addActions(m_design->routeActions());
+    edit->addSeparator();
+    QAction *settings = edit->addAction(tr("Policy &settings…"));
+    settings->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    settings->setToolTip(tr("Name, defaults every route inherits, Redis prefix and metrics"));
+    connect(settings, &QAction::triggered, this, [this] {
+        PolicySettingsDialog dialog(m_doc->policy(), this);
+        if (dialog.exec() == QDialog::Accepted)
+            m_doc->setPolicyField(dialog.result(), tr("Edit policy settings"), QString());
+    });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i) {

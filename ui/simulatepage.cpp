@@ -429,7 +429,7 @@ void SimulatePage::showComparison(const std::vector<SimulationResult> &results)
     showSeries(m_compareChart, kCompareLabels, lines);
     m_charts->setCurrentWidget(m_compareChart);
     const QStringList headers{
-        tr("Algorithm"), tr("Allowed"), tr("Denied"), tr("Acceptance"), tr("Max in window")};
+        tr("Algorithm"), tr("Allowed"), tr("Denied"), tr("Acceptance"), tr("Max/window")};
     m_summary->setColumnCount(int(headers.size()));
     m_summary->setHorizontalHeaderLabels(headers);
     m_summary->setRowCount(int(results.size()));

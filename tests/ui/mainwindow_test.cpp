@@ -119,6 +119,21 @@ TEST(MainWindow, ScreenshotsOfEveryTabAtBothSizes)
     QSignalSpy simulated(window.simulatePage(), &SimulatePage::finished);
     window.simulatePage()->run();
     ASSERT_TRUE(simulated.wait(20000));
+    // The other two chart tabs, once each.
+    window.resize(1280, 800);
+    window.simulatePage()->chartTabs()->setCurrentIndex(1);
+    QTest::qWait(30);
+    EXPECT_FALSE(
+        test::saveScreenshot(&window, QStringLiteral("simulate-hottest-key-1280x800")).isEmpty());
+    window.simulatePage()->run(true);
+    ASSERT_TRUE(simulated.wait(30000));
+    QTest::qWait(30);
+    EXPECT_FALSE(
+        test::saveScreenshot(&window, QStringLiteral("simulate-compare-1280x800")).isEmpty());
+    window.simulatePage()->run();
+    ASSERT_TRUE(simulated.wait(20000));
+    window.simulatePage()->chartTabs()->setCurrentIndex(0);
+
     QSignalSpy exported(window.exportPage(), &ExportPage::finished);
     window.exportPage()->setTargetChecked(QStringLiteral("envoy"), true);
     window.exportPage()->refreshNow();

@@ -2,11 +2,14 @@
 // validation beside the field; the test console; a simulation run; the export preview; and
 // the GUI thread's responsiveness while simulating and exporting.
 #include "model/policyreader.h"
+#include "model/policywriter.h"
+#include "screenshot.h"
 #include "ui/chartfiles.h"
 #include "ui/designpage.h"
 #include "ui/exportpage.h"
 #include "ui/mainwindow.h"
 #include "ui/policydocument.h"
+#include "ui/policysettingsdialog.h"
 #include "ui/routeeditor.h"
 #include "ui/simulatepage.h"
 #include "ui/testconsole.h"
@@ -14,6 +17,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -22,6 +26,7 @@
 #include <QLineSeries>
 #include <QListView>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -284,4 +289,43 @@ TEST(Workbench, GuiThreadStaysResponsiveDuringSimulationAndExport)
     QTest::qWait(20);
     std::printf("gui-stall-probe: worst gap %lld ms during simulation, %lld ms during export\n",
         static_cast<long long>(simulationGap), static_cast<long long>(exportProbe.worstGapMs()));
+}
+
+TEST(Workbench, PolicySettingsEditTheDefaultsInOneUndoStep)
+{
+    const Policy before = readPolicyFile(kTokenBucket).policy;
+    PolicySettingsDialog dialog(before);
+    auto *key = dialog.findChild<QLineEdit *>(QStringLiteral("defaultKey"));
+    auto *status = dialog.findChild<QSpinBox *>(QStringLiteral("status"));
+    auto *storeError = dialog.findChild<QComboBox *>(QStringLiteral("onStoreError"));
+    auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+    key->setText(QStringLiteral("header:"));
+    EXPECT_FALSE(ok->isEnabled()) << "an unparsable default key cannot be applied";
+    dialog.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&dialog));
+    EXPECT_FALSE(test::saveScreenshot(&dialog, QStringLiteral("policy-settings")).isEmpty());
+    key->setText(QStringLiteral("header:X-Api-Key, ip"));
+    EXPECT_TRUE(ok->isEnabled());
+    status->setValue(503);
+    storeError->setCurrentIndex(1);
+    dialog.accept();
+    const Policy after = dialog.result();
+    ASSERT_TRUE(after.defaults.key);
+    EXPECT_EQ(after.defaults.key->size(), 2);
+    EXPECT_EQ(after.defaults.status, 503);
+    EXPECT_EQ(after.defaults.onStoreError, StoreErrorMode::Deny);
+    EXPECT_FALSE(after.defaults.headers) << "an untouched default stays implicit";
+    EXPECT_EQ(after.routes, before.routes);
+
+    // Written and read back, the policy is the same.
+    const QByteArray yaml = writePolicy(after, PolicyFormat::Yaml);
+    EXPECT_TRUE(yaml.contains("defaults:")) << yaml.toStdString();
+    EXPECT_EQ(readPolicy(yaml, QStringLiteral("t.yaml")).policy, after);
+
+    PolicyDocument doc;
+    ASSERT_TRUE(doc.load(kTokenBucket));
+    doc.setPolicyField(after, QStringLiteral("Edit policy settings"), QString());
+    EXPECT_EQ(doc.policy().defaults.status, 503);
+    doc.undoStack()->undo();
+    EXPECT_FALSE(doc.policy().defaults.status);
 }
