@@ -68,8 +68,8 @@ void TestConsole::build()
     m_send->setAutoRepeatDelay(400);
     m_send->setAutoRepeatInterval(100);
     m_send->setDefault(true);
-    m_send->setToolTip(tr("Send one request (Enter). Hold the button (or Space on it) to send "
-                          "ten a second."));
+    m_send->setToolTip(tr("Send one request (Enter in the path or key field). Hold the button "
+                          "down to send ten a second."));
     form->addRow(QString(), m_send);
 
     m_realTime = new QRadioButton(tr("&Real time"));

@@ -373,6 +373,20 @@ TEST_F(RedisBackendTest, BadDataIsAClearErrorAndNeverAnAdmission)
     EXPECT_FALSE(d.allowed);
     EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos) << backend.lastError();
 
+    // The token bucket's state is two packed doubles: 16 bytes that are not a sound bucket
+    // (NaN tokens, a negative count, a time beyond 2^52 µs) are corrupt, not a full bucket.
+    for (const auto &[name, bytes] : {std::pair{"nan", std::string(16, '\xff')},
+             std::pair{"negative",
+                 std::string("\x00\x00\x00\x00\x00\x00\xf0\xbf", 8) + std::string(8, '\0')},
+             std::pair{"future",
+                 std::string(8, '\0') + std::string("\x00\x00\x00\x00\x00\x00\xf0\x7f", 8)}}) {
+        run(admin.get(), {"SET", backend.stateKey(rule, name), bytes});
+        d = backend.acquire(rule, name);
+        EXPECT_FALSE(d.allowed) << name;
+        EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos)
+            << name << ": " << backend.lastError();
+    }
+
     const RedisRule absurd{uniquePrefix("absurd"), TokenBucketConfig{-5, Rate{1, kMicrosPerSecond}},
         StoreErrorPolicy::Allow};
     d = backend.acquire(absurd, "k");
