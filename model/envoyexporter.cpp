@@ -102,9 +102,7 @@ public:
         if (m_report.hasErrors())
             return result;
         // Envoy takes the first route that matches: most specific first, the policy's own rule.
-        std::stable_sort(m_routes.begin(), m_routes.end(), [](const auto &a, const auto &b) {
-            return PathPattern::compareSpecificity(a.pattern, b.pattern) > 0;
-        });
+        sortMostSpecificFirst(m_routes);
         result.files.push_back({QStringLiteral("envoy.yaml"), bootstrap()});
         result.files.push_back({QStringLiteral("ratelimit-config.yaml"), serviceConfig()});
         return result;
@@ -119,24 +117,18 @@ private:
         out.routeId = r.id;
         static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
         out.name = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
-        const auto parsed = PathPattern::parse(r.path);
-        if (const auto *problem = std::get_if<QString>(&parsed)) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+        const auto pattern = m_report.pathPattern(i);
+        if (!pattern)
             return;
-        }
-        out.pattern = std::get<PathPattern>(parsed);
+        out.pattern = *pattern;
         if (!r.methods.isEmpty())
             out.methodsRegex = QStringLiteral("^(%1)$").arg(r.methods.join(QLatin1Char('|')));
         if (!mapKeys(out, m_policy.keyOf(r)))
             return;
-        const auto converted = toAlgorithmConfig(r.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            m_report.note(
-                Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+        const auto config = m_report.algorithmConfig(i);
+        if (!config)
             return;
-        }
-        const auto &config = std::get<limiter::AlgorithmConfig>(converted);
-        if (!mapLocal(out, config) || !mapService(out, config))
+        if (!mapLocal(out, *config) || !mapService(out, *config))
             return;
         out.shadow = r.effectiveMode() == RouteMode::Shadow;
         if (r.cost && *r.cost != 1)

@@ -1,5 +1,7 @@
 #include "model/exportreport.h"
 
+#include "model/limitconversion.h"
+
 namespace qs {
 
 void ExportReport::note(
@@ -10,6 +12,26 @@ void ExportReport::note(
     const SourceLocation at = m_policy.locations.value(path, m_policy.locations.value(routePath));
     m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
         QStringLiteral("[%1] route '%2': %3").arg(m_target, m_policy.routes[route].id, message)});
+}
+
+std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
+{
+    auto parsed = PathPattern::parse(m_policy.routes[route].path);
+    if (const auto *problem = std::get_if<QString>(&parsed)) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"), *problem);
+        return std::nullopt;
+    }
+    return std::get<PathPattern>(std::move(parsed));
+}
+
+std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype route)
+{
+    const auto converted = toAlgorithmConfig(m_policy.routes[route].limit);
+    if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".limit"), problem->message);
+        return std::nullopt;
+    }
+    return std::get<limiter::AlgorithmConfig>(converted);
 }
 
 QString ExportReport::uniqueName(

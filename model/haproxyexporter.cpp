@@ -40,10 +40,7 @@ public:
         result.diagnostics = m_report.diagnostics();
         if (m_report.hasErrors())
             return result;
-        std::stable_sort(
-            m_rules.begin(), m_rules.end(), [](const RouteRule &a, const RouteRule &b) {
-                return PathPattern::compareSpecificity(a.pattern, b.pattern) > 0;
-            });
+        sortMostSpecificFirst(m_rules);
         result.files.push_back({QStringLiteral("haproxy.cfg"), config().toUtf8()});
         return result;
     }
@@ -56,12 +53,10 @@ private:
         rule.index = i;
         static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
         rule.name = m_report.uniqueName(QString(), r.id, unsafe, QLatin1Char('_'));
-        const auto parsed = PathPattern::parse(r.path);
-        if (const auto *problem = std::get_if<QString>(&parsed)) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+        const auto pattern = m_report.pathPattern(i);
+        if (!pattern)
             return;
-        }
-        rule.pattern = std::get<PathPattern>(parsed);
+        rule.pattern = *pattern;
         rule.regex = rule.pattern.toRegex();
 
         const QList<KeySelector> keys = m_policy.keyOf(r);
@@ -98,14 +93,10 @@ private:
             break;
         }
 
-        const auto converted = toAlgorithmConfig(r.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            m_report.note(
-                Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+        const auto config = m_report.algorithmConfig(i);
+        if (!config)
             return;
-        }
-        const auto &config = std::get<limiter::AlgorithmConfig>(converted);
-        const limiter::Quota fresh = limiter::peek(config, limiter::freshState(config), 0);
+        const limiter::Quota fresh = limiter::peek(*config, limiter::freshState(*config), 0);
         rule.limit = fresh.limit;
         rule.period = std::max<limiter::Micros>(limiter::kMicrosPerMilli, fresh.window);
         // HAProxy periods are whole milliseconds.
@@ -113,7 +104,7 @@ private:
         const QString as = QStringLiteral("http_req_rate(%1) gt %2")
                                .arg(formatDuration(rule.period))
                                .arg(rule.limit);
-        if (limiter::algorithmOf(config) == limiter::Algorithm::SlidingWindowCounter)
+        if (limiter::algorithmOf(*config) == limiter::Algorithm::SlidingWindowCounter)
             m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
                 QStringLiteral("exported as %1, HAProxy's own sliding window counter; unlike "
                                "Quota Studio, HAProxy also counts the requests it denies, so a "
@@ -125,7 +116,7 @@ private:
                                "bursts and refill follow the window, not the %1, and denied "
                                "requests count too")
                     .arg(QString::fromLatin1(
-                             limiter::algorithmName(limiter::algorithmOf(config)).data()),
+                             limiter::algorithmName(limiter::algorithmOf(*config)).data()),
                         as)
                     .arg(rule.limit)
                     .arg(formatDuration(rule.period)));

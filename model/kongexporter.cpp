@@ -44,9 +44,7 @@ public:
         result.diagnostics = m_report.diagnostics();
         if (m_report.hasErrors())
             return result;
-        std::stable_sort(m_routes.begin(), m_routes.end(), [](const auto &a, const auto &b) {
-            return PathPattern::compareSpecificity(a.pattern, b.pattern) > 0;
-        });
+        sortMostSpecificFirst(m_routes); // regex_priority follows this order
         result.files.push_back({QStringLiteral("kong.yml"), yaml()});
         return result;
     }
@@ -60,22 +58,17 @@ private:
         // Kong names: letters, digits and . - _ ~ only.
         static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_.~-]"));
         out.name = m_report.uniqueName(QStringLiteral("qs-"), r.id, unsafe, QLatin1Char('-'));
-        const auto parsed = PathPattern::parse(r.path);
-        if (const auto *problem = std::get_if<QString>(&parsed)) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+        const auto pattern = m_report.pathPattern(i);
+        if (!pattern)
             return;
-        }
-        out.pattern = std::get<PathPattern>(parsed);
+        out.pattern = *pattern;
         out.methods = r.methods;
         if (!mapKey(out, m_policy.keyOf(r)))
             return;
-        const auto converted = toAlgorithmConfig(r.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            m_report.note(
-                Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+        const auto config = m_report.algorithmConfig(i);
+        if (!config)
             return;
-        }
-        if (!mapLimit(out, std::get<limiter::AlgorithmConfig>(converted)))
+        if (!mapLimit(out, *config))
             return;
         if (r.effectiveMode() == RouteMode::Shadow) {
             out.limited = false;

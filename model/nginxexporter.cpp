@@ -124,25 +124,18 @@ private:
             e.route = &r;
             e.index = i;
             e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
-            const auto parsed = PathPattern::parse(r.path);
-            if (const auto *problem = std::get_if<QString>(&parsed)) {
-                m_report.note(
-                    Diagnostic::Severity::Error, i, QStringLiteral(".match.path"), *problem);
+            e.pattern = m_report.pathPattern(i);
+            if (!e.pattern)
                 continue;
-            }
-            e.pattern = std::get<PathPattern>(parsed);
             e.regex = e.pattern->toRegex();
             const auto key = keyExpression(i);
             if (!key)
                 continue;
             e.keyExpr = *key;
-            const auto converted = toAlgorithmConfig(r.limit);
-            if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-                m_report.note(
-                    Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+            const auto config = m_report.algorithmConfig(i);
+            if (!config)
                 continue;
-            }
-            mapLimit(e, std::get<limiter::AlgorithmConfig>(converted));
+            mapLimit(e, *config);
             if (r.cost && *r.cost != 1)
                 m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
                     QStringLiteral("NGINX counts every request as 1; cost %1 is not exported "
@@ -151,10 +144,7 @@ private:
             m_routes.push_back(e);
         }
         // Regex locations are tried in file order: most specific first, as the policy resolves.
-        std::stable_sort(
-            m_routes.begin(), m_routes.end(), [](const RouteExport &a, const RouteExport &b) {
-                return PathPattern::compareSpecificity(*a.pattern, *b.pattern) > 0;
-            });
+        sortMostSpecificFirst(m_routes);
     }
 
     void mapLimit(RouteExport &e, const limiter::AlgorithmConfig &config)

@@ -136,13 +136,10 @@ public:
                                        "| --- | --- | --- | --- |\n");
         for (qsizetype i = 0; i < m_policy.routes.size(); ++i) {
             const Route &r = m_policy.routes[i];
-            const auto converted = toAlgorithmConfig(r.limit);
-            if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-                m_report.note(
-                    Diagnostic::Severity::Error, i, QStringLiteral(".limit"), problem->message);
+            const auto config = m_report.algorithmConfig(i);
+            if (!config)
                 continue;
-            }
-            const QJsonObject route = describe(r, std::get<limiter::AlgorithmConfig>(converted));
+            const QJsonObject route = describe(r, *config);
             routes.append(route);
             QStringList parameters;
             for (const QJsonValue v : route[QStringLiteral("parameters")].toArray())
