@@ -16,6 +16,7 @@
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTextBlock>
 
 namespace qs {
 
@@ -140,9 +141,11 @@ void TestConsole::restart()
     m_realStart.start();
     m_manualNow = 0;
     updateClockLabel();
-    if (m_log)
-        m_log->appendPlainText(
-            tr("— fresh states for %1 route(s) —").arg(m_doc->policy().routes.size()));
+    // Once per run of edits, not once per keystroke.
+    const QString line
+        = tr("— policy changed: fresh states for %1 route(s) —").arg(m_doc->policy().routes.size());
+    if (m_log && m_log->document()->lastBlock().text() != line)
+        m_log->appendPlainText(line);
 }
 
 void TestConsole::useManualClock(bool manual)
