@@ -91,13 +91,14 @@ ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
     m_rows->addWidget(m_warnings);
     m_rows->setStretchFactor(0, 3);
     m_rows->setStretchFactor(1, 1);
+    m_rows->setSizes({7000, 3000}); // proportions: previews get most of the height
     m_columns = new QSplitter(Qt::Horizontal);
     m_columns->setObjectName(QStringLiteral("exportColumns"));
     m_columns->addWidget(left);
     m_columns->addWidget(m_rows);
     m_columns->setStretchFactor(0, 1);
     m_columns->setStretchFactor(1, 5);
-    m_columns->setSizes({240, 1000});
+    m_columns->setSizes({2000, 8000});
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_columns);

@@ -192,7 +192,7 @@ void SimulatePage::build()
     m_split->addWidget(m_charts);
     m_split->setStretchFactor(0, 2);
     m_split->setStretchFactor(1, 5);
-    m_split->setSizes({380, 900});
+    m_split->setSizes({3000, 7000}); // proportions
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_split);
