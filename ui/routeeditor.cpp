@@ -407,8 +407,9 @@ void RouteEditor::onDescriptionEdited()
     if (const Route *r = route()) {
         Route after = *r;
         after.description = m_description->text();
-        if (!after.fieldOrder.contains(QStringLiteral("description")))
-            after.fieldOrder.insert(1, QStringLiteral("description"));
+        if (!after.fieldOrder.contains(QStringLiteral("description"))) // right after the id
+            after.fieldOrder.insert(
+                std::min<qsizetype>(1, after.fieldOrder.size()), QStringLiteral("description"));
         commit(after, tr("Edit description"), QStringLiteral("description"));
     }
 }
@@ -461,9 +462,12 @@ void RouteEditor::onKeyEdited()
             return;
         }
         after.key = keys;
-        if (!after.fieldOrder.contains(QStringLiteral("key")))
+        if (!after.fieldOrder.contains(
+                QStringLiteral("key"))) { // before the limit, where it reads best
+            const qsizetype limitAt = after.fieldOrder.indexOf(QStringLiteral("limit"));
             after.fieldOrder.insert(
-                after.fieldOrder.indexOf(QStringLiteral("limit")), QStringLiteral("key"));
+                limitAt < 0 ? after.fieldOrder.size() : limitAt, QStringLiteral("key"));
+        }
     }
     commit(after, tr("Edit key"), QStringLiteral("key"));
     showMessages();
