@@ -11,9 +11,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -21,7 +23,9 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QUndoStack>
+#include <QUuid>
 
 namespace qs {
 
@@ -72,6 +76,16 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_doc, &PolicyDocument::policyFieldsChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &PolicyDocument::reset, this, &MainWindow::updateTitle);
     connect(m_doc, &PolicyDocument::diagnosticsChanged, this, &MainWindow::updateValidation);
+    // While modified, a copy every 30 s; gone once saved, discarded or undone to the saved state.
+    m_recoveryId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    auto *autosave = new QTimer(this);
+    autosave->setInterval(30'000);
+    connect(autosave, &QTimer::timeout, this, &MainWindow::writeRecoveryNow);
+    autosave->start();
+    connect(m_doc, &PolicyDocument::modifiedChanged, this, [this](bool modified) {
+        if (!modified)
+            m_recovery.remove(m_recoveryId);
+    });
     resize(1280, 800);
     restoreSettings();
     updateTitle();
@@ -317,9 +331,60 @@ void MainWindow::closeEvent(QCloseEvent *event)
         event->ignore();
         return;
     }
+    m_recovery.remove(m_recoveryId); // saved or deliberately discarded
     m_simulate->cancel();
     saveSettings();
     event->accept();
+}
+
+QList<RecoveryStore::Entry> MainWindow::recoverable() const
+{
+    QList<RecoveryStore::Entry> out;
+    for (const RecoveryStore::Entry &e : m_recovery.entries())
+        if (e.id != m_recoveryId && !e.ownerAlive())
+            out.append(e);
+    return out;
+}
+
+void MainWindow::writeRecoveryNow()
+{
+    if (!m_doc->isModified())
+        return;
+    if (const QString problem = m_recovery.write(m_recoveryId, m_doc->policy(), m_doc->filePath());
+        !problem.isEmpty())
+        statusBar()->showMessage(tr("Could not write the recovery copy: %1").arg(problem), 5000);
+}
+
+bool MainWindow::recover(const RecoveryStore::Entry &entry)
+{
+    if (!maybeSave())
+        return false;
+    QString error;
+    if (!m_doc->loadRecovered(entry.copyPath, entry.originalPath, &error)) {
+        QMessageBox::warning(
+            this, tr("Recover"), tr("Cannot read the recovery copy:\n%1").arg(error));
+        return false;
+    }
+    writeRecoveryNow(); // now this window's copy…
+    m_recovery.remove(entry.id); // …so the old one can go
+    statusBar()->showMessage(tr("Recovered unsaved changes: save to keep them"), 5000);
+    return true;
+}
+
+void MainWindow::offerRecovery()
+{
+    for (const RecoveryStore::Entry &e : recoverable()) {
+        const QString what = e.originalPath.isEmpty() ? tr("an unsaved policy")
+                                                      : QDir::toNativeSeparators(e.originalPath);
+        const auto answer = QMessageBox::question(this, tr("Recover unsaved changes"),
+            tr("Quota Studio ended without saving changes to %1 (copy from %2). Recover them?\n\n"
+               "No discards the copy.")
+                .arg(what, QLocale().toString(e.written, QLocale::ShortFormat)),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+        if (answer == QMessageBox::Yes && recover(e))
+            return; // one document per window
+        m_recovery.remove(e.id);
+    }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

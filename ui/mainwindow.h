@@ -2,6 +2,8 @@
 // The workbench: one policy document, five activities as tabs (Design, Simulate, Export,
 // Monitor, Probe), the File and Edit menus, a status bar with the validation state. Window
 // geometry, splitters, the last tab and recent files persist in QSettings.
+#include "ui/recoverystore.h"
+
 #include <QMainWindow>
 
 class QLabel;
@@ -37,6 +39,14 @@ public:
     // Unsaved changes: ask to save, discard or cancel. True when it is fine to go on.
     bool maybeSave();
 
+    // Crash recovery (recoverystore.h): copies other windows or sessions left behind, writing
+    // this window's copy now (the 30 s timer does it otherwise), taking one back, and asking
+    // the operator about each at start-up.
+    QList<RecoveryStore::Entry> recoverable() const;
+    void writeRecoveryNow();
+    bool recover(const RecoveryStore::Entry &entry);
+    void offerRecovery();
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -63,6 +73,8 @@ private:
     ExportPage *m_export;
     QLabel *m_validation;
     QMenu *m_recentMenu = nullptr;
+    RecoveryStore m_recovery;
+    QString m_recoveryId; // this window's copy
 };
 
 } // namespace qs

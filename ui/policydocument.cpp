@@ -18,6 +18,14 @@ PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
     newPolicy();
 }
 
+PolicyDocument::~PolicyDocument()
+{
+    // QUndoStack's destructor clears the stack and emits cleanChanged; by then the window that
+    // listens (our parent) is half destroyed. Nothing may reach it.
+    m_undo.blockSignals(true);
+    blockSignals(true);
+}
+
 Route makeNewRoute(const Policy &policy)
 {
     Route r;
@@ -77,6 +85,18 @@ bool PolicyDocument::load(const QString &path, QString *error)
     m_undo.clear();
     revalidate();
     emit reset();
+    return true;
+}
+
+bool PolicyDocument::loadRecovered(
+    const QString &copyPath, const QString &originalPath, QString *error)
+{
+    if (!load(copyPath, error))
+        return false;
+    setFilePath(originalPath);
+    m_undo.resetClean(); // no state of the stack is what is on disk
+    revalidate();
+    emit modifiedChanged(true);
     return true;
 }
 

@@ -14,6 +14,7 @@ class PolicyDocument : public QObject {
     Q_OBJECT
 public:
     explicit PolicyDocument(QObject *parent = nullptr);
+    ~PolicyDocument() override;
 
     const Policy &policy() const { return m_policy; }
     const QString &filePath() const { return m_filePath; }
@@ -32,6 +33,10 @@ public:
     // Opens what can be shown even when the file has errors; false only when nothing could be
     // read (then the current policy stays). `error` gets the first problem in that case.
     bool load(const QString &path, QString *error = nullptr);
+    // A crash-recovery copy (recoverystore.h): its content, belonging to `originalPath` (empty:
+    // never saved), marked modified so that Save writes it where it belongs.
+    bool loadRecovered(
+        const QString &copyPath, const QString &originalPath, QString *error = nullptr);
     // Atomic save; empty string on success, else what went wrong.
     QString save(const QString &path);
 

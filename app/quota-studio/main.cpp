@@ -42,6 +42,8 @@ int main(int argc, char *argv[])
             err << d.toString() << '\n';
     }
     window.show();
+    if (!parser.isSet(measureStartup))
+        QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     if (parser.isSet(measureStartup)) {
         // A zero timer fires once the event loop has processed the show and the first paint.
         QTimer::singleShot(0, &app, [&] {

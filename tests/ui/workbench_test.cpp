@@ -10,6 +10,7 @@
 #include "ui/mainwindow.h"
 #include "ui/policydocument.h"
 #include "ui/policysettingsdialog.h"
+#include "ui/recoverystore.h"
 #include "ui/routeeditor.h"
 #include "ui/simulatepage.h"
 #include "ui/testconsole.h"
@@ -328,4 +329,46 @@ TEST(Workbench, PolicySettingsEditTheDefaultsInOneUndoStep)
     EXPECT_EQ(doc.policy().defaults.status, 503);
     doc.undoStack()->undo();
     EXPECT_FALSE(doc.policy().defaults.status);
+}
+
+// Unsaved changes outlive a crash: the copy the window wrote is offered by the next window
+// (as the next start would), comes back modified and belonging to the original file, and is
+// gone once saved. A window closed without changes leaves nothing behind.
+TEST(Workbench, UnsavedChangesAreRecoveredAfterACrash)
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("policy.yaml"));
+    ASSERT_TRUE(QFile::copy(kTokenBucket, file));
+    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+        RecoveryStore().remove(e.id); // nothing from earlier runs
+
+    {
+        auto *crashed = new MainWindow; // never closed: its destructor is not a close
+        ASSERT_TRUE(crashed->openFile(file, false));
+        spin(crashed->designPage()->editor(), "limit.capacity")->setValue(77);
+        crashed->writeRecoveryNow();
+        // The process "dies" here; the window object is dropped without closeEvent.
+        crashed->deleteLater();
+    }
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+
+    MainWindow next;
+    const QList<RecoveryStore::Entry> offered = next.recoverable();
+    ASSERT_EQ(offered.size(), 1);
+    EXPECT_EQ(offered.front().originalPath, file);
+    ASSERT_TRUE(next.recover(offered.front()));
+    EXPECT_EQ(*next.document()->policy().routes[0].limit.capacity, 77);
+    EXPECT_EQ(next.document()->filePath(), file) << "Save writes where the policy belongs";
+    EXPECT_TRUE(next.isWindowModified());
+    EXPECT_TRUE(next.recoverable().isEmpty()) << "the old copy is replaced by this window's";
+
+    ASSERT_TRUE(next.save());
+    EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit.capacity, 77);
+    EXPECT_TRUE(RecoveryStore().entries().isEmpty()) << "saved: no copy left behind";
+
+    MainWindow clean;
+    ASSERT_TRUE(clean.openFile(file, false));
+    clean.writeRecoveryNow(); // not modified: writes nothing
+    clean.close();
+    EXPECT_TRUE(RecoveryStore().entries().isEmpty());
 }
