@@ -41,4 +41,24 @@ std::variant<KeySelector, QString> parseKeySelector(const QString &text)
     return QStringLiteral("unknown key kind '%1' in '%2': %3").arg(kind, text, help);
 }
 
+std::variant<QList<KeySelector>, QString> parseKeySelectorList(const QString &text)
+{
+    QList<KeySelector> keys;
+    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        auto parsed = parseKeySelector(part.trimmed());
+        if (auto *problem = std::get_if<QString>(&parsed))
+            return std::move(*problem);
+        keys << std::get<KeySelector>(parsed);
+    }
+    return keys;
+}
+
+QString formatKeySelectorList(const QList<KeySelector> &keys)
+{
+    QStringList parts;
+    for (const KeySelector &k : keys)
+        parts << k.toString();
+    return parts.join(QStringLiteral(", "));
+}
+
 } // namespace qs

@@ -76,4 +76,10 @@ QString algorithmDisplayName(limiter::Algorithm algorithm)
     return name;
 }
 
+void rememberField(QStringList &order, const QString &field, qsizetype at)
+{
+    if (!order.contains(field))
+        order.insert(at < 0 || at > order.size() ? order.size() : at, field);
+}
+
 } // namespace qs

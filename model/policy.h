@@ -127,6 +127,10 @@ struct Policy {
     friend bool operator==(const Policy &a, const Policy &b);
 };
 
+// Adds a field the file did not have to an object's field order (at `at`, or at the end when
+// `at` is out of range), so that saving writes it; a field already there keeps its place.
+void rememberField(QStringList &order, const QString &field, qsizetype at = -1);
+
 // Text forms used in files, shared by the reader, the writer and the UI.
 QString routeModeName(RouteMode mode);
 QString storeErrorModeName(StoreErrorMode mode);

@@ -13,37 +13,6 @@
 
 namespace qs {
 
-namespace {
-
-QString keyText(const QList<KeySelector> &keys)
-{
-    QStringList parts;
-    for (const KeySelector &k : keys)
-        parts << k.toString();
-    return parts.join(QStringLiteral(", "));
-}
-
-// The key list, or the first problem.
-std::variant<QList<KeySelector>, QString> parseKeys(const QString &text)
-{
-    QList<KeySelector> keys;
-    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const auto parsed = parseKeySelector(part.trimmed());
-        if (const auto *problem = std::get_if<QString>(&parsed))
-            return *problem;
-        keys << std::get<KeySelector>(parsed);
-    }
-    return keys;
-}
-
-void remember(QStringList &order, const QString &field)
-{
-    if (!order.contains(field))
-        order << field;
-}
-
-} // namespace
-
 PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent)
     : QDialog(parent), m_result(policy), m_name(new QLineEdit(policy.name)),
       m_description(new QLineEdit(policy.description)), m_key(new QLineEdit),
@@ -62,7 +31,7 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     m_name->setToolTip(tr("Shown in exports, the Envoy domain and the RateLimit-Policy header."));
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Description:"), m_description);
-    m_key->setText(policy.defaults.key ? keyText(*policy.defaults.key) : QString());
+    m_key->setText(policy.defaults.key ? formatKeySelectorList(*policy.defaults.key) : QString());
     m_key->setPlaceholderText(QStringLiteral("ip"));
     m_key->setToolTip(tr("What routes without their own key count by: ip, header:<Name>, "
                          "query:<name>, global; several separated by commas. Empty: ip."));
@@ -109,7 +78,8 @@ void PolicySettingsDialog::validate()
     QString problem;
     if (m_name->text().trimmed().isEmpty())
         problem = tr("The policy needs a name.");
-    else if (const auto keys = parseKeys(m_key->text()); std::holds_alternative<QString>(keys))
+    else if (const auto keys = parseKeySelectorList(m_key->text());
+             std::holds_alternative<QString>(keys))
         problem = tr("Default key: %1").arg(std::get<QString>(keys));
     m_problem->setText(problem);
     m_problem->setVisible(!problem.isEmpty());
@@ -122,8 +92,9 @@ void PolicySettingsDialog::accept()
     p.name = m_name->text().trimmed();
     p.description = m_description->text();
     if (!p.description.isEmpty())
-        remember(p.fieldOrder, QStringLiteral("description"));
-    const auto keys = std::get<QList<KeySelector>>(parseKeys(m_key->text()));
+        rememberField(p.fieldOrder, QStringLiteral("description"),
+            p.fieldOrder.indexOf(QStringLiteral("name")) + 1);
+    const auto keys = std::get<QList<KeySelector>>(parseKeySelectorList(m_key->text()));
     Defaults &d = p.defaults;
     d.key = keys.isEmpty() ? std::nullopt : std::optional(keys);
     // Defaults the file did not have stay implicit unless changed.
@@ -140,13 +111,11 @@ void PolicySettingsDialog::accept()
              std::pair{QStringLiteral("on_store_error"), d.onStoreError.has_value()},
              std::pair{QStringLiteral("headers"), d.headers.has_value()}})
         if (set)
-            remember(d.fieldOrder, field);
+            rememberField(d.fieldOrder, field);
     if (d.key || d.status || d.onStoreError || d.headers) {
         p.defaultsPresent = true;
-        if (!p.fieldOrder.contains(QStringLiteral("defaults")))
-            p.fieldOrder.insert(
-                std::max<qsizetype>(0, p.fieldOrder.indexOf(QStringLiteral("routes"))),
-                QStringLiteral("defaults"));
+        rememberField(p.fieldOrder, QStringLiteral("defaults"),
+            p.fieldOrder.indexOf(QStringLiteral("routes")));
     }
     RedisSettings &r = p.redis;
     const QString prefix = m_prefix->text().trimmed();
@@ -154,15 +123,13 @@ void PolicySettingsDialog::accept()
     if (m_metrics->isChecked() || r.metrics)
         r.metrics = m_metrics->isChecked();
     if (r.prefix)
-        remember(r.fieldOrder, QStringLiteral("prefix"));
+        rememberField(r.fieldOrder, QStringLiteral("prefix"));
     if (r.metrics)
-        remember(r.fieldOrder, QStringLiteral("metrics"));
+        rememberField(r.fieldOrder, QStringLiteral("metrics"));
     if (r.prefix || r.metrics || !r.layouts.isEmpty()) {
         r.present = true;
-        if (!p.fieldOrder.contains(QStringLiteral("redis")))
-            p.fieldOrder.insert(
-                std::max<qsizetype>(0, p.fieldOrder.indexOf(QStringLiteral("routes"))),
-                QStringLiteral("redis"));
+        rememberField(
+            p.fieldOrder, QStringLiteral("redis"), p.fieldOrder.indexOf(QStringLiteral("routes")));
     }
     QDialog::accept();
 }

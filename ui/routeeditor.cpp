@@ -34,14 +34,6 @@ QStringList limitFieldPaths(limiter::Algorithm algorithm)
     return out;
 }
 
-QString keyText(const QList<KeySelector> &keys)
-{
-    QStringList parts;
-    for (const KeySelector &k : keys)
-        parts << k.toString();
-    return parts.join(QStringLiteral(", "));
-}
-
 void setTextKeepingCursor(QLineEdit *edit, const QString &text)
 {
     if (edit->text() != text) {
@@ -257,9 +249,9 @@ void RouteEditor::load()
     }
     setTextKeepingCursor(m_path, r->path);
     if (m_keyProblem.isEmpty()) // keep what the operator is typing until it parses
-        setTextKeepingCursor(m_key, r->key ? keyText(*r->key) : QString());
+        setTextKeepingCursor(m_key, r->key ? formatKeySelectorList(*r->key) : QString());
     m_key->setPlaceholderText(
-        tr("policy default: %1").arg(keyText(m_doc->policy().keyOf(Route{}))));
+        tr("policy default: %1").arg(formatKeySelectorList(m_doc->policy().keyOf(Route{}))));
     {
         const QSignalBlocker block(m_algorithm);
         m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit.algorithm)));
@@ -395,46 +387,32 @@ void RouteEditor::commit(const Route &after, const QString &text, const QString 
 
 void RouteEditor::onIdEdited()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        after.id = m_id->text();
-        commit(after, tr("Edit route id"), QStringLiteral("id"));
-    }
+    edit(tr("Edit route id"), QStringLiteral("id"), [&](Route &r) { r.id = m_id->text(); });
 }
 
 void RouteEditor::onDescriptionEdited()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        after.description = m_description->text();
-        if (!after.fieldOrder.contains(QStringLiteral("description"))) // right after the id
-            after.fieldOrder.insert(
-                std::min<qsizetype>(1, after.fieldOrder.size()), QStringLiteral("description"));
-        commit(after, tr("Edit description"), QStringLiteral("description"));
-    }
+    edit(tr("Edit description"), QStringLiteral("description"), [&](Route &r) {
+        r.description = m_description->text();
+        rememberField(r.fieldOrder, QStringLiteral("description"), 1); // right after the id
+    });
 }
 
 void RouteEditor::onMethodsEdited()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        after.methods.clear();
+    // Each click is its own step: no merge key.
+    edit(tr("Change methods"), QString(), [&](Route &r) {
+        r.methods.clear();
         for (QCheckBox *box : m_methods)
             if (box->isChecked())
-                after.methods << box->text();
-        if (!after.matchFieldOrder.contains(QStringLiteral("methods")))
-            after.matchFieldOrder.prepend(QStringLiteral("methods"));
-        commit(after, tr("Change methods"), QString()); // each click is its own step
-    }
+                r.methods << box->text();
+        rememberField(r.matchFieldOrder, QStringLiteral("methods"), 0);
+    });
 }
 
 void RouteEditor::onPathEdited()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        after.path = m_path->text();
-        commit(after, tr("Edit path"), QStringLiteral("match.path"));
-    }
+    edit(tr("Edit path"), QStringLiteral("match.path"), [&](Route &r) { r.path = m_path->text(); });
 }
 
 void RouteEditor::onKeyEdited()
@@ -448,26 +426,18 @@ void RouteEditor::onKeyEdited()
     if (text.isEmpty()) {
         after.key.reset();
     } else {
-        QList<KeySelector> keys;
-        for (const QString &part : text.split(QLatin1Char(','))) {
-            const auto parsed = parseKeySelector(part.trimmed());
-            if (const auto *problem = std::get_if<QString>(&parsed)) {
-                m_keyProblem = *problem;
-                break;
-            }
-            keys << std::get<KeySelector>(parsed);
-        }
-        if (!m_keyProblem.isEmpty()) {
+        const auto parsed = parseKeySelectorList(text);
+        if (const auto *problem = std::get_if<QString>(&parsed)) {
+            m_keyProblem = *problem;
             showMessages(); // not committed: the file can only hold valid selectors
             return;
         }
-        after.key = keys;
-        if (!after.fieldOrder.contains(
-                QStringLiteral("key"))) { // before the limit, where it reads best
-            const qsizetype limitAt = after.fieldOrder.indexOf(QStringLiteral("limit"));
-            after.fieldOrder.insert(
-                limitAt < 0 ? after.fieldOrder.size() : limitAt, QStringLiteral("key"));
-        }
+        after.key = std::get<QList<KeySelector>>(parsed);
+        if (after.key->isEmpty()) // only commas: as good as empty
+            after.key.reset();
+        else // before the limit, where it reads best (at the end when there is none)
+            rememberField(after.fieldOrder, QStringLiteral("key"),
+                after.fieldOrder.indexOf(QStringLiteral("limit")));
     }
     commit(after, tr("Edit key"), QStringLiteral("key"));
     showMessages();
@@ -475,63 +445,50 @@ void RouteEditor::onKeyEdited()
 
 void RouteEditor::onAlgorithmChosen()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
-        after.limit = switchAlgorithm(r->limit, algorithm);
-        commit(after, tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString());
-        emit algorithmChanged(algorithm);
-    }
+    const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
+    edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(),
+        [&](Route &r) { r.limit = switchAlgorithm(r.limit, algorithm); });
+    emit algorithmChanged(algorithm);
 }
 
 void RouteEditor::onLimitEdited(const QString &field)
 {
-    const Route *r = route();
-    if (!r)
-        return;
-    Route after = *r;
-    LimitSpec &l = after.limit;
-    if (field == QLatin1String("capacity"))
-        l.capacity = m_capacity->value();
-    else if (field == QLatin1String("queue"))
-        l.queue = m_queue->value();
-    else if (field == QLatin1String("limit"))
-        l.limit = m_limit->value();
-    else if (field == QLatin1String("burst"))
-        l.burst = m_burst->value();
-    else if (field == QLatin1String("mode"))
-        l.mode = limiter::LeakMode(m_leakMode->currentData().toInt());
-    else if (field == QLatin1String("refill"))
-        l.refill = RateValue{m_refill->text(), {m_refill->count(), m_refill->unit()}};
-    else if (field == QLatin1String("rate"))
-        l.rate = RateValue{m_rate->text(), {m_rate->count(), m_rate->unit()}};
-    else if (field == QLatin1String("window"))
-        l.window = DurationValue{m_window->text(), m_window->count() * m_window->unit()};
-    if (!l.fieldOrder.contains(field))
-        l.fieldOrder << field;
-    commit(after, tr("Edit %1").arg(field), QStringLiteral("limit.") + field);
+    edit(tr("Edit %1").arg(field), QStringLiteral("limit.") + field, [&](Route &r) {
+        LimitSpec &l = r.limit;
+        if (field == QLatin1String("capacity"))
+            l.capacity = m_capacity->value();
+        else if (field == QLatin1String("queue"))
+            l.queue = m_queue->value();
+        else if (field == QLatin1String("limit"))
+            l.limit = m_limit->value();
+        else if (field == QLatin1String("burst"))
+            l.burst = m_burst->value();
+        else if (field == QLatin1String("mode"))
+            l.mode = limiter::LeakMode(m_leakMode->currentData().toInt());
+        else if (field == QLatin1String("refill"))
+            l.refill = RateValue{m_refill->text(), {m_refill->count(), m_refill->unit()}};
+        else if (field == QLatin1String("rate"))
+            l.rate = RateValue{m_rate->text(), {m_rate->count(), m_rate->unit()}};
+        else if (field == QLatin1String("window"))
+            l.window = DurationValue{m_window->text(), m_window->count() * m_window->unit()};
+        rememberField(l.fieldOrder, field);
+    });
 }
 
 void RouteEditor::onCostEdited()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        after.cost = m_cost->value();
-        if (!after.fieldOrder.contains(QStringLiteral("cost")))
-            after.fieldOrder << QStringLiteral("cost");
-        commit(after, tr("Edit cost"), QStringLiteral("cost"));
-    }
+    edit(tr("Edit cost"), QStringLiteral("cost"), [&](Route &r) {
+        r.cost = m_cost->value();
+        rememberField(r.fieldOrder, QStringLiteral("cost"));
+    });
 }
 
 void RouteEditor::onModeChosen()
 {
-    if (const Route *r = route()) {
-        Route after = *r;
-        after.mode = RouteMode(m_mode->currentData().toInt());
-        if (!after.fieldOrder.contains(QStringLiteral("mode")))
-            after.fieldOrder << QStringLiteral("mode");
-        commit(after, tr("Change mode"), QString());
-    }
+    edit(tr("Change mode"), QString(), [&](Route &r) {
+        r.mode = RouteMode(m_mode->currentData().toInt());
+        rememberField(r.fieldOrder, QStringLiteral("mode"));
+    });
 }
 
 } // namespace qs

@@ -44,6 +44,17 @@ private:
     void updateParameterRows();
     void updatePathTest();
     void commit(const Route &after, const QString &text, const QString &field);
+    // Applies `change` to a copy of the current route and commits it as one undo step;
+    // `mergeField` (empty: never merged) lets typing into one field become one step.
+    template <class Change>
+    void edit(const QString &text, const QString &mergeField, Change &&change)
+    {
+        if (const Route *r = route()) {
+            Route after = *r;
+            change(after);
+            commit(after, text, mergeField);
+        }
+    }
     const Route *route() const;
 
     void onIdEdited();

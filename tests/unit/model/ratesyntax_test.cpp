@@ -1,3 +1,5 @@
+#include "model/keyselectorsyntax.h"
+#include "model/policy.h"
 #include "model/ratesyntax.h"
 
 #include <gtest/gtest.h>
@@ -38,4 +40,30 @@ TEST(RateSyntax, FormatsCanonically)
     EXPECT_EQ(formatDuration(90 * kMicrosPerSecond), QStringLiteral("90s"));
     for (const char *t : {"2/s", "5/250ms", "100/m", "3/2h"})
         EXPECT_EQ(formatRate(std::get<Rate>(parseRate(QLatin1String(t)))), QLatin1String(t));
+}
+
+// The editor's key-list form: commas between selectors, the first problem reported, and the
+// same text back.
+TEST(KeySelectorList, ParsesFormatsAndReportsTheFirstProblem)
+{
+    const auto keys = qs::parseKeySelectorList(QStringLiteral(" header:X-Api-Key ,ip"));
+    ASSERT_TRUE(std::holds_alternative<QList<qs::KeySelector>>(keys));
+    const auto &list = std::get<QList<qs::KeySelector>>(keys);
+    ASSERT_EQ(list.size(), 2);
+    EXPECT_EQ(list[0].kind, qs::KeySelector::Kind::Header);
+    EXPECT_EQ(qs::formatKeySelectorList(list), QStringLiteral("header:X-Api-Key, ip"));
+    const auto bad = qs::parseKeySelectorList(QStringLiteral("ip, header:, query:q"));
+    ASSERT_TRUE(std::holds_alternative<QString>(bad));
+    EXPECT_TRUE(std::get<QString>(bad).contains(QStringLiteral("header name")));
+    EXPECT_TRUE(std::get<QList<qs::KeySelector>>(qs::parseKeySelectorList(QString())).isEmpty());
+}
+
+TEST(FieldOrder, ANewFieldGoesWhereAskedAndAnOldOneStays)
+{
+    QStringList order{QStringLiteral("id"), QStringLiteral("match"), QStringLiteral("limit")};
+    qs::rememberField(order, QStringLiteral("key"), order.indexOf(QStringLiteral("limit")));
+    qs::rememberField(order, QStringLiteral("cost"));
+    qs::rememberField(order, QStringLiteral("id"), 2);
+    qs::rememberField(order, QStringLiteral("mode"), -1);
+    EXPECT_EQ(order, (QStringList{"id", "match", "key", "limit", "cost", "mode"}));
 }
