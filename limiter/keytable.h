@@ -5,7 +5,8 @@
 //    16-byte state. Keys up to 19 bytes (IPv4 addresses, most client ids) sit inside the slot,
 //    so a lookup touches one cache line; longer keys keep a 4-byte offset into the key arena;
 //  - no separate control array: the tag in the slot filters probes;
-//  - capacity grows by 1.5x with the load kept between 0.53 and 0.8, and any slot-count is
+//  - small tables give each slot a cache line of its own, large ones pack them (slotarray.h);
+//  - capacity grows by 1.5x with the load kept between 0.53 and 0.8 (packed), and any slot-count is
 //    allowed (the index is a multiply-shift "fast range", not a power-of-two mask).
 // Nothing is erased in place, so there are no tombstones: eviction happens while rebuilding,
 // which is also when the arena drops the characters of evicted keys.
@@ -20,6 +21,8 @@
 //  - a slot's state is read or written only while its lock is held.
 // prefetch() may run without any guarantee: it reads the published slot pointer and count
 // (atomics) and issues a cache hint, which never faults, even on memory since freed.
+#include "limiter/slotarray.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -29,7 +32,6 @@
 #include <string_view>
 #include <thread>
 #include <utility>
-#include <vector>
 
 namespace qs::limiter::detail {
 
@@ -40,6 +42,11 @@ class KeyTable {
 public:
     static constexpr std::size_t kMaxKeyLength = 0xffff;
     static constexpr std::size_t kInlineKey = 19;
+    // Tables up to this many slot bytes (per shard) give each slot a cache line of its own
+    // (slotarray.h says why) and keep their load between 0.25 and 0.375, so that a probe
+    // rarely reads another key's line: 256 slots, at most 1 MB for a rule's 64 shards (an L2
+    // cache), reached at about 6000 keys. Larger tables pack their slots.
+    static constexpr std::size_t kPaddedBytes = 256 * kCacheLine;
 
     class Slot {
     public:
@@ -84,15 +91,19 @@ public:
     std::size_t size() const { return m_size; }
 
     // Heap bytes held, by allocation size, not by contents.
-    std::size_t bytes() const { return m_slots.capacity() * sizeof(Slot) + m_arenaCapacity; }
+    std::size_t bytes() const { return m_slots.bytes() + m_arenaCapacity; }
+
+    bool padded() const { return m_slots.padded(); }
 
     void prefetch(std::uint64_t hash) const
     {
         const std::size_t count = m_publishedCount.load(std::memory_order_relaxed);
-        const Slot *slots = m_publishedSlots.load(std::memory_order_relaxed);
+        std::byte *slots = m_publishedSlots.load(std::memory_order_relaxed);
+        const std::size_t stride = m_publishedStride.load(std::memory_order_relaxed);
         if (count != 0) {
-            // Both lines: a 40-byte slot straddles a cache-line boundary half of the time.
-            const char *slot = reinterpret_cast<const char *>(slots + home(hash, count));
+            // Both lines: a packed 40-byte slot straddles a line boundary half of the time.
+            const char *slot = reinterpret_cast<const char *>(
+                SlotArray<Slot>::at(slots, stride, home(hash, count)));
             __builtin_prefetch(slot);
             __builtin_prefetch(slot + sizeof(Slot) - 1);
         }
@@ -116,7 +127,8 @@ public:
 
     bool needsRebuild(std::string_view key) const
     {
-        const bool slotsFull = (m_size + 1) * 5 > m_slots.size() * 4;
+        const bool slotsFull = m_slots.padded() ? (m_size + 1) * 8 > m_slots.size() * 3
+                                                : (m_size + 1) * 5 > m_slots.size() * 4;
         const bool arenaFull
             = key.size() > kInlineKey && m_arenaUsed + key.size() > m_arenaCapacity;
         return slotsFull || arenaFull;
@@ -159,7 +171,11 @@ public:
             }
         });
         KeyTable fresh;
-        fresh.m_slots = std::vector<Slot>(std::max<std::size_t>(16, (survivors + 1) * 15 / 8));
+        const std::size_t paddedSlots = std::max<std::size_t>(16, (survivors + 1) * 4);
+        const bool padded = paddedSlots * kCacheLine <= kPaddedBytes;
+        const std::size_t slots
+            = padded ? paddedSlots : std::max<std::size_t>(16, (survivors + 1) * 15 / 8);
+        fresh.m_slots = SlotArray<Slot>(slots, padded);
         fresh.m_arenaCapacity = longKeyBytes + longKeyBytes / 2;
         if (fresh.m_arenaCapacity > 0)
             fresh.m_arena = std::make_unique<char[]>(fresh.m_arenaCapacity);
@@ -175,8 +191,8 @@ public:
     template <class F>
     void forEach(F &&f)
     {
-        for (Slot &slot : m_slots)
-            if (slot.m_tag != 0)
+        for (std::size_t i = 0; i < m_slots.size(); ++i)
+            if (Slot &slot = m_slots[i]; slot.m_tag != 0)
                 f(keyAt(slot), slot.state);
     }
 
@@ -206,15 +222,17 @@ private:
     void publish()
     {
         m_publishedSlots.store(m_slots.data(), std::memory_order_relaxed);
+        m_publishedStride.store(m_slots.stride(), std::memory_order_relaxed);
         m_publishedCount.store(m_slots.size(), std::memory_order_relaxed);
     }
 
-    std::vector<Slot> m_slots;
+    SlotArray<Slot> m_slots;
     std::unique_ptr<char[]> m_arena; // fixed capacity between rebuilds: readers never see it move
     std::size_t m_arenaUsed = 0;
     std::size_t m_arenaCapacity = 0;
     std::size_t m_size = 0;
-    std::atomic<const Slot *> m_publishedSlots{nullptr};
+    std::atomic<std::byte *> m_publishedSlots{nullptr};
+    std::atomic<std::size_t> m_publishedStride{sizeof(Slot)};
     std::atomic<std::size_t> m_publishedCount{0};
 };
 

@@ -12,6 +12,7 @@
 //            shard.rebuilding = false
 // Either the reader sees `rebuilding`, or the writer sees the reader's announcement.
 #include "limiter/asymmetricfence.h"
+#include "limiter/threadindex.h"
 
 #include <atomic>
 #include <cstddef>
@@ -50,12 +51,13 @@ private:
 
     static std::size_t threadIndex()
     {
-        // Constant-initialised, so reading it needs no TLS guard check; assigned on first use.
-        constexpr std::size_t kUnassigned = ~std::size_t(0);
-        thread_local std::size_t index = kUnassigned;
-        if (index == kUnassigned) [[unlikely]] {
-            static std::atomic<std::size_t> next{0};
-            index = next.fetch_add(1, std::memory_order_relaxed);
+        // Constant-initialised, so reading it needs no TLS guard check; assigned on first use
+        // and handed back when the thread exits (ThreadIndexLease), so that a process which
+        // keeps creating worker threads never runs out of slots.
+        thread_local std::size_t index = ThreadIndexLease::kNone;
+        if (index == ThreadIndexLease::kNone) [[unlikely]] {
+            thread_local ThreadIndexLease lease;
+            index = lease.index();
         }
         return index;
     }

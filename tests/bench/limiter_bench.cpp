@@ -258,6 +258,7 @@ BENCHMARK(BM_PrivateRandomWrites)
     ->UseRealTime();
 BENCHMARK(BM_Naive)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_Engine)
+    ->Arg(64)
     ->Arg(1000)
     ->Arg(100'000)
     ->Arg(1'000'000)

@@ -1,0 +1,86 @@
+#pragma once
+// The slots of one KeyTable: `size` slots in one cache-line-aligned block, `stride` bytes apart.
+//
+// Two layouts, chosen per table each time it is rebuilt:
+//  - packed (stride = sizeof(Slot)): least memory; a slot may share its cache line with
+//    neighbours, and every decision writes its slot's line;
+//  - padded (stride = one cache line): no two keys share a line, so threads deciding on
+//    distinct keys never write the same line. On a small table, where both threads' keys stay
+//    in their caches, sharing lines would otherwise move each line between cores on nearly
+//    every decision (measured: two threads slower than one at 1000 keys).
+// A large table gains nothing from padding (a random line there is rarely in any cache, so
+// there is nothing to share) and would pay its memory on every key, so it stays packed.
+#include <cstddef>
+#include <new>
+#include <utility>
+
+namespace qs::limiter::detail {
+
+inline constexpr std::size_t kCacheLine = 64;
+
+template <class Slot>
+class SlotArray {
+    static_assert(sizeof(Slot) <= kCacheLine, "a padded slot must fit one cache line");
+
+public:
+    SlotArray() = default;
+    SlotArray(std::size_t size, bool padded)
+        : m_size(size), m_stride(padded ? kCacheLine : sizeof(Slot))
+    {
+        if (size == 0)
+            return;
+        m_bytes = static_cast<std::byte *>(
+            ::operator new(size *m_stride, std::align_val_t(kCacheLine)));
+        for (std::size_t i = 0; i < size; ++i)
+            new (m_bytes + i * m_stride) Slot();
+    }
+    SlotArray(SlotArray &&other) noexcept { *this = std::move(other); }
+    SlotArray &operator=(SlotArray &&other) noexcept
+    {
+        if (this != &other) {
+            release();
+            m_bytes = std::exchange(other.m_bytes, nullptr);
+            m_size = std::exchange(other.m_size, 0);
+            m_stride = std::exchange(other.m_stride, sizeof(Slot));
+        }
+        return *this;
+    }
+    SlotArray(const SlotArray &) = delete;
+    SlotArray &operator=(const SlotArray &) = delete;
+    ~SlotArray() { release(); }
+
+    Slot &operator[](std::size_t i) { return *at(m_bytes, m_stride, i); }
+    const Slot &operator[](std::size_t i) const { return *at(m_bytes, m_stride, i); }
+
+    // Slot i of a block known only by its address and stride (prefetch uses the published
+    // copies of both); only the address is computed, nothing is read.
+    static Slot *at(std::byte *bytes, std::size_t stride, std::size_t i)
+    {
+        return std::launder(reinterpret_cast<Slot *>(bytes + i * stride));
+    }
+
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    std::size_t stride() const { return m_stride; }
+    bool padded() const { return m_stride != sizeof(Slot); }
+    std::size_t bytes() const { return m_size * m_stride; }
+    std::byte *data() const { return m_bytes; }
+
+private:
+    void release()
+    {
+        if (!m_bytes)
+            return;
+        for (std::size_t i = 0; i < m_size; ++i)
+            (*this)[i].~Slot();
+        ::operator delete(m_bytes, std::align_val_t(kCacheLine));
+        m_bytes = nullptr;
+        m_size = 0;
+    }
+
+    std::byte *m_bytes = nullptr;
+    std::size_t m_size = 0;
+    std::size_t m_stride = sizeof(Slot);
+};
+
+} // namespace qs::limiter::detail

@@ -1,0 +1,109 @@
+// The engine's key table below the engine: its two slot layouts and the thread numbers its
+// lock-free readers use.
+#include "limiter/keyhash.h"
+#include "limiter/keytable.h"
+#include "limiter/readerregistry.h"
+#include "limiter/tokenbucket.h"
+
+#include "trace.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace qs::limiter;
+using namespace qs::limiter::detail;
+using qs::limiter::test::numbered;
+
+namespace {
+
+using Table = KeyTable<TokenBucketState>;
+
+std::uint64_t hashOf(std::string_view key)
+{
+    return hashKey(key, 42);
+}
+
+// Inserts as RuleTable does: rebuild when the next insert needs room, keeping every entry.
+void insert(Table &table, const std::string &key, double tokens)
+{
+    if (table.needsRebuild(key))
+        table.rebuild([](const TokenBucketState &) { return true; }, hashOf, key);
+    table.insert(hashOf(key), key)->state.tokens = tokens;
+}
+
+TEST(KeyTable, SmallTablesPadEachSlotToALineAndLargeTablesPackThem)
+{
+    Table table;
+    insert(table, "first", 1);
+    ASSERT_TRUE(table.padded());
+    EXPECT_EQ(table.bytes() % kCacheLine, 0u);
+    EXPECT_GE(table.bytes(), 4 * kCacheLine); // load <= 0.25 after a rebuild
+
+    // Past 256 padded slots the table packs: bytes per slot drop to sizeof(Slot).
+    std::size_t i = 0;
+    while (table.padded()) {
+        ++i;
+        insert(table, numbered("key-", i), double(i));
+    }
+    EXPECT_GT(table.size(), 40u);
+    EXPECT_LT(table.bytes(), table.size() * kCacheLine * 2); // at most 0.8 / 0.53 load, packed
+    EXPECT_LE(table.bytes(), (table.size() + 1) * 15 / 8 * sizeof(Table::Slot) + 1);
+}
+
+TEST(KeyTable, EveryKeySurvivesTheSwitchBetweenLayouts)
+{
+    Table table;
+    const std::size_t n = 5000; // well past the padded limit
+    for (std::size_t i = 0; i < n; ++i)
+        insert(table, numbered("client-", i), double(i));
+    ASSERT_FALSE(table.padded());
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::string key = numbered("client-", i);
+        const Table::Slot *slot = table.find(hashOf(key), key);
+        ASSERT_NE(slot, nullptr) << key;
+        EXPECT_EQ(slot->state.tokens, double(i)) << key;
+    }
+    EXPECT_EQ(table.find(hashOf("absent"), "absent"), nullptr);
+
+    // Shrinking back below the limit pads again, with the survivors intact.
+    table.rebuild([](const TokenBucketState &s) { return s.tokens < 10; }, hashOf);
+    EXPECT_TRUE(table.padded());
+    EXPECT_EQ(table.size(), 10u);
+    for (std::size_t i = 0; i < 10; ++i) {
+        const std::string key = numbered("client-", i);
+        ASSERT_NE(table.find(hashOf(key), key), nullptr) << key;
+    }
+}
+
+TEST(ThreadIndexLease, ThreadsThatComeAndGoReuseTheirNumbers)
+{
+    // Far more threads over the process's life than the registry has slots, never more than
+    // two alive at once: every one of them must still get a slot (the lock-free path).
+    ReaderRegistry registry;
+    std::set<std::size_t> indices;
+    for (std::size_t t = 0; t < 3 * ReaderRegistry::kSlots; ++t) {
+        bool hasSlot = false;
+        std::thread([&] {
+            hasSlot = registry.slotOfThisThread() != nullptr;
+            ThreadIndexLease probe; // the next free number, returned at once
+            indices.insert(probe.index());
+        }).join();
+        ASSERT_TRUE(hasSlot) << "thread " << t << " fell back to the shard lock";
+    }
+    EXPECT_LE(indices.size(), 4u) << "numbers were not reused";
+}
+
+TEST(ThreadIndexLease, LiveThreadsHoldDistinctNumbers)
+{
+    std::vector<ThreadIndexLease> leases(16);
+    std::set<std::size_t> distinct;
+    for (const auto &l : leases)
+        distinct.insert(l.index());
+    EXPECT_EQ(distinct.size(), leases.size());
+}
+
+} // namespace
