@@ -1,5 +1,6 @@
 #include "limiter/redisbackend.h"
 
+#include "limiter/packeddoubles.h"
 #include "limiter/redisscripts.h"
 
 #include <hiredis/hiredis.h>
@@ -21,6 +22,13 @@ timeval toTimeval(Micros us)
 {
     return timeval{static_cast<time_t>(us / kMicrosPerSecond),
         static_cast<suseconds_t>(us % kMicrosPerSecond)};
+}
+
+// A script's reply: 32 bytes, four packed doubles (limiter/lua/postlude.lua).
+bool unpackReply(const redisReply *r, double (&fields)[4])
+{
+    return r->type == REDIS_REPLY_STRING
+        && unpackDoubles(std::string_view(r->str, r->len), std::span<double>(fields));
 }
 
 bool isNoScript(const redisReply *r)
@@ -154,16 +162,10 @@ void RedisBackend::appendCommand(const RedisRequest &q)
     push(sha.data(), sha.size());
     push("1", 1);
     push(key.data(), key.size());
-    if (q.now) {
-        format(0, *q.now);
-        push(numbers[0], numberLengths[0]);
-    } else {
-        push("", 0);
-    }
-    format(1, q.cost);
-    push(numbers[1], numberLengths[1]);
-    push(metrics.data(), metrics.size());
-    int slot = 2;
+    // cost, parameters, then the optional now and metrics prefix (limiter/lua/prelude.lua)
+    format(0, q.cost);
+    push(numbers[0], numberLengths[0]);
+    int slot = 1;
     for (std::int64_t p : redisScriptParameterValues(rule.config)) {
         if (p < 0) { // a config that never passed validation; the script reports it
             push("-1", 2);
@@ -173,6 +175,14 @@ void RedisBackend::appendCommand(const RedisRequest &q)
         push(numbers[slot], numberLengths[slot]);
         ++slot;
     }
+    if (q.now) {
+        format(4, *q.now);
+        push(numbers[4], numberLengths[4]);
+    } else if (rule.metrics) {
+        push("", 0); // Redis TIME
+    }
+    if (rule.metrics)
+        push(metrics.data(), metrics.size());
     redisAppendCommandArgv(m_context, argc, argv, lens);
 }
 
@@ -204,28 +214,25 @@ Decision RedisBackend::decisionFrom(const RedisRequest &q, redisReply *r)
         return dataError(rule,
             "Redis refused the decision for " + stateKey(rule, q.key) + ": "
                 + std::string(r->str, r->len));
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4)
+    double fields[4];
+    if (!unpackReply(r, fields))
         return dataError(rule,
             "unexpected reply from the " + std::string(algorithmName(algorithmOf(rule.config)))
-                + " script for " + stateKey(rule, q.key));
-    for (std::size_t i = 0; i < 4; ++i)
-        if (r->element[i]->type != REDIS_REPLY_INTEGER)
-            return dataError(
-                rule, "non-integer field in the script's reply for " + stateKey(rule, q.key));
-    // {code, remaining, wait, reset}: code 0 admitted (wait = shaping delay), 1 limit exceeded
+                + " script for " + stateKey(rule, q.key) + " (expected 32 bytes: four doubles)");
+    // code, remaining, wait, reset: code 0 admitted (wait = shaping delay), 1 limit exceeded
     // (wait = retry after), 2 cost exceeds what the limit can ever admit.
     Decision d;
     const Quota fresh = peek(rule.config, freshState(rule.config), 0);
     d.limit = fresh.limit;
     d.window = fresh.window;
-    const long long code = r->element[0]->integer;
+    const double code = fields[0];
     d.allowed = code == 0;
     d.reason = code == 0 ? Reason::None
         : code == 2      ? Reason::CostExceedsLimit
                          : Reason::LimitExceeded;
-    d.remaining = r->element[1]->integer;
-    (d.allowed ? d.delay : d.retryAfter) = r->element[2]->integer;
-    d.resetAfter = r->element[3]->integer;
+    d.remaining = std::int64_t(fields[1]);
+    (d.allowed ? d.delay : d.retryAfter) = Micros(fields[2]);
+    d.resetAfter = Micros(fields[3]);
     return d;
 }
 

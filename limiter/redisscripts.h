@@ -11,7 +11,7 @@ namespace qs::limiter {
 
 std::string_view redisScript(Algorithm algorithm);
 
-// The script's parameters (ARGV[4..]) for a config, in the script's order; unused slots are
+// The script's parameters (ARGV[2..]) for a config, in the script's order; unused slots are
 // left out (count says how many).
 struct ScriptParameters {
     std::int64_t values[3] = {};

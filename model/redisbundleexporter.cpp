@@ -56,20 +56,24 @@ const char *kReadme = R"(# Quota Studio Redis script bundle
 
 Every route of the policy is one call of one Lua script, atomic in Redis:
 
-    EVALSHA <sha1> 1 <key_prefix><client key> <now µs or ''> <cost> <metrics_prefix> <parameters…>
+    EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters…> [<now µs or ''> [<metrics_prefix>]]
 
 `manifest.json` lists, per route, the script, `key_prefix`, the parts that make the client key
-(joined by `|`, in order), the cost and the parameters. The reply is four integers
-`{code, remaining, wait_us, reset_after_us}`: code 0 admitted (wait_us: how long to delay the
-request in shape mode), 1 limit exceeded (wait_us: Retry-After), 2 the cost exceeds what the
-limit can ever admit. Pass `''` as now to use Redis' clock (recommended: gateway clocks skew).
+(joined by `|`, in order), the cost and the parameters. The reply is 32 bytes: four
+little-endian doubles (Lua `struct.pack('<dddd')`), `code, remaining, wait_us, reset_after_us`,
+all whole numbers: code 0 admitted (wait_us: how long to delay the request in shape mode),
+1 limit exceeded (wait_us: Retry-After), 2 the cost exceeds what the limit can ever admit.
+Binary because converting a Lua table costs Redis about 10% more CPU per call; read it as
+bytes (no `decode_responses`, ioredis' `…Buffer` commands, go-redis `Text()`). Leave now out
+(or pass `''`) to use Redis' clock (recommended: gateway clocks skew); pass `metrics_prefix`
+after it when it is not empty.
 Routes in `shadow` mode count but must never reject; `on_store_error` says what to do when Redis
 cannot answer. The scripts touch one key (and, with metrics on, a per-second counter hash).
 
 ## Python (redis-py)
 
 ```python
-import json, redis
+import json, redis, struct
 manifest = json.load(open("manifest.json"))
 r = redis.Redis()
 scripts = {name: r.register_script(open(s["file"]).read())
@@ -77,9 +81,11 @@ scripts = {name: r.register_script(open(s["file"]).read())
 
 def check(route_id, client_key, cost=None):
     route = next(x for x in manifest["routes"] if x["id"] == route_id)
-    code, remaining, wait_us, reset_us = scripts[route["script"]](
+    reply = scripts[route["script"]](
         keys=[route["key_prefix"] + client_key],
-        args=["", cost or route["cost"], route["metrics_prefix"], *route["parameters"]])
+        args=[cost or route["cost"], *route["parameters"],
+              *(["", route["metrics_prefix"]] if route["metrics_prefix"] else [])])
+    code, remaining, wait_us, reset_us = (int(x) for x in struct.unpack("<4d", reply))
     return code == 0 or route["mode"] == "shadow", remaining, wait_us, reset_us
 ```
 
@@ -95,9 +101,10 @@ for (const [name, s] of Object.entries(manifest.scripts))
 
 async function check(routeId, clientKey, cost) {
   const route = manifest.routes.find((r) => r.id === routeId);
-  const [code, remaining, waitUs, resetUs] = await redis[`qs_${route.script}`](
-    route.key_prefix + clientKey, "", cost ?? route.cost, route.metrics_prefix,
-    ...route.parameters);
+  const reply = await redis[`qs_${route.script}Buffer`](
+    route.key_prefix + clientKey, cost ?? route.cost, ...route.parameters,
+    ...(route.metrics_prefix ? ["", route.metrics_prefix] : []));
+  const [code, remaining, waitUs, resetUs] = [0, 8, 16, 24].map((at) => reply.readDoubleLE(at));
   return { allowed: code === 0 || route.mode === "shadow", remaining, waitUs, resetUs };
 }
 ```
@@ -107,12 +114,18 @@ async function check(routeId, clientKey, cost) {
 ```go
 // route: one entry of manifest.routes; lua: the text of manifest.scripts[route.Script].File
 script := redis.NewScript(lua)
-args := append([]interface{}{"", route.Cost, route.MetricsPrefix}, route.Parameters...)
-reply, err := script.Run(ctx, rdb, []string{route.KeyPrefix + clientKey}, args...).Int64Slice()
-if err != nil {
+args := append([]interface{}{route.Cost}, route.Parameters...)
+if route.MetricsPrefix != "" {
+	args = append(args, "", route.MetricsPrefix)
+}
+reply, err := script.Run(ctx, rdb, []string{route.KeyPrefix + clientKey}, args...).Text()
+if err != nil || len(reply) != 32 {
 	// Redis could not answer: follow route.OnStoreError ("allow" or "deny")
 }
-allowed := reply[0] == 0 || route.Mode == "shadow"
+field := func(i int) int64 { // code, remaining, wait_us, reset_after_us
+	return int64(math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i:]))))
+}
+allowed := field(0) == 0 || route.Mode == "shadow"
 ```
 
 `Script.Run` sends EVALSHA and falls back to EVAL when Redis answers NOSCRIPT (after a restart
@@ -209,17 +222,21 @@ private:
                         QString::fromLatin1(
                             QCryptographicHash::hash(text, QCryptographicHash::Sha1).toHex())}});
         const QJsonObject root{
-            {QStringLiteral("format"), QStringLiteral("quota-studio-redis-bundle/1")},
+            {QStringLiteral("format"), QStringLiteral("quota-studio-redis-bundle/2")},
             {QStringLiteral("policy"), m_policy.name},
             {QStringLiteral("status"), m_policy.defaults.status.value_or(429)},
             {QStringLiteral("on_store_error"),
                 storeErrorModeName(m_policy.defaults.onStoreError.value_or(StoreErrorMode::Allow))},
             {QStringLiteral("call"),
-                QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <now_us or ''> <cost> "
-                               "<metrics_prefix> <parameters...>")},
+                QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters...> "
+                               "[<now_us or ''> [<metrics_prefix>]]")},
             {QStringLiteral("reply"),
-                QJsonArray{QStringLiteral("code"), QStringLiteral("remaining"),
-                    QStringLiteral("wait_us"), QStringLiteral("reset_after_us")}},
+                QJsonObject{{QStringLiteral("encoding"),
+                                QStringLiteral("little-endian float64 each, 32 bytes "
+                                               "(Lua struct.pack('<dddd'))")},
+                    {QStringLiteral("fields"),
+                        QJsonArray{QStringLiteral("code"), QStringLiteral("remaining"),
+                            QStringLiteral("wait_us"), QStringLiteral("reset_after_us")}}}},
             {QStringLiteral("scripts"), scripts},
             {QStringLiteral("routes"), routes},
         };

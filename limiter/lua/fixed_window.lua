@@ -1,16 +1,14 @@
--- Fixed window aligned to the epoch. ARGV[4] limit, ARGV[5] window µs.
--- State: string "<window start µs> <count>".
+-- Fixed window aligned to the epoch. ARGV[2] limit, ARGV[3] window µs.
+-- State: 16 bytes, struct.pack('<dd', window start µs, count): little-endian doubles.
 local limit, window = p1, p2
 local raw = redis.call('GET', key)
 local start_stored, count_stored
 if raw then
-  local sp = string.find(raw, ' ', 1, true)
-  if sp then
-    start_stored = tonumber(string.sub(raw, 1, sp - 1))
-    count_stored = tonumber(string.sub(raw, sp + 1))
-  end
-  if not start_stored or not count_stored then
-    return redis.error_reply('QS corrupt state in ' .. key .. ': ' .. raw)
+  if #raw == 16 then start_stored, count_stored = struct.unpack('<dd', raw) end
+  if not start_stored or not (start_stored >= 0) or start_stored > 4e15 or start_stored % 1 ~= 0
+     or not (count_stored >= 0) or count_stored > 4e15 or count_stored % 1 ~= 0 then
+    return redis.error_reply('QS corrupt state in ' .. key .. ' (' .. #raw .. ' bytes, expected '
+      .. 'a 16-byte fixed window)')
   end
 end
 local t = now
@@ -24,7 +22,7 @@ if cost > limit then
   code = 2
 elseif count + cost <= limit then
   count = count + cost
-  redis.call('SET', key, string.format('%d %d', start, count), 'PX',
+  redis.call('SET', key, struct.pack('<dd', start, count), 'PX',
              math.floor((until_next + 999) / 1000) + ttl_margin)
 else
   code = 1

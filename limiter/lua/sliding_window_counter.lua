@@ -1,13 +1,17 @@
--- Sliding window counter. ARGV[4] limit, ARGV[5] window µs.
--- State: string "<window start µs> <current> <previous>".
+-- Sliding window counter. ARGV[2] limit, ARGV[3] window µs.
+-- State: 24 bytes, struct.pack('<ddd', window start µs, current, previous): little-endian doubles.
 -- estimate = previous * ((window - elapsed) / window) + current, in this order (as in C++).
 local limit, window = p1, p2
 local raw = redis.call('GET', key)
 local s_start, s_cur, s_prev
 if raw then
-  local a, b, c = string.match(raw, '^(%d+) (%d+) (%d+)$')
-  s_start, s_cur, s_prev = tonumber(a), tonumber(b), tonumber(c)
-  if not s_start then return redis.error_reply('QS corrupt state in ' .. key .. ': ' .. raw) end
+  if #raw == 24 then s_start, s_cur, s_prev = struct.unpack('<ddd', raw) end
+  if not s_start or not (s_start >= 0) or s_start > 4e15 or s_start % 1 ~= 0
+     or not (s_cur >= 0) or s_cur > 4e15 or s_cur % 1 ~= 0
+     or not (s_prev >= 0) or s_prev > 4e15 or s_prev % 1 ~= 0 then
+    return redis.error_reply('QS corrupt state in ' .. key .. ' (' .. #raw .. ' bytes, expected '
+      .. 'a 24-byte sliding window counter)')
+  end
 end
 local t = now
 if s_start and s_start > t then t = s_start end
@@ -24,7 +28,7 @@ elseif est + cost <= limit then
   est = est + cost
   local fresh_at = start + window
   if cur > 0 then fresh_at = start + 2 * window end
-  redis.call('SET', key, string.format('%d %d %d', start, cur, prev), 'PX',
+  redis.call('SET', key, struct.pack('<ddd', start, cur, prev), 'PX',
              math.floor((fresh_at - now + 999) / 1000) + ttl_margin)
 else
   code = 1

@@ -1,4 +1,4 @@
--- Sliding window log. ARGV[4] limit, ARGV[5] window µs.
+-- Sliding window log. ARGV[2] limit, ARGV[3] window µs.
 -- State: sorted set, one member per admitted unit, scored by its time in µs. Members are
 -- "<µs>:<n>", n counting the units already logged at that µs, so none overwrites another.
 local limit, window = p1, p2

@@ -1,4 +1,4 @@
--- Token bucket. ARGV[4] capacity, ARGV[5] refill count, ARGV[6] refill period µs.
+-- Token bucket. ARGV[2] capacity, ARGV[3] refill count, ARGV[4] refill period µs.
 -- State: 16 bytes, struct.pack('<dd', tokens, updated_at µs): two little-endian doubles.
 -- Binary because it round-trips the fractional token count exactly without string.format
 -- ('%.17g') and string.match on every call, which cost ~12% of the script's throughput.

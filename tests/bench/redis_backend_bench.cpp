@@ -2,7 +2,9 @@
 // script and depth), and Redis memory per key for each algorithm's state.
 //   redis_backend_bench throughput PORT SECONDS CONNECTIONS PIPELINE KEYS
 //   redis_backend_bench memory PORT
+//   redis_backend_bench script ALGORITHM     (prints the embedded Lua script)
 #include "limiter/redisbackend.h"
+#include "limiter/redisscripts.h"
 
 #include <hiredis/hiredis.h>
 
@@ -123,9 +125,18 @@ int main(int argc, char **argv)
             std::atoi(argv[5]), std::atoi(argv[6]));
     if (mode == "memory" && argc == 3)
         return memory(std::atoi(argv[2]));
+    if (mode == "script" && argc == 3) {
+        // The script exactly as the library embeds it, for redis-bench to SCRIPT LOAD.
+        if (const auto algorithm = algorithmFromName(argv[2])) {
+            const std::string_view text = redisScript(*algorithm);
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            return 0;
+        }
+    }
     std::fprintf(stderr,
         "usage: %s throughput PORT SECONDS CONNECTIONS PIPELINE KEYS\n"
-        "       %s memory PORT\n",
-        argv[0], argv[0]);
+        "       %s memory PORT\n"
+        "       %s script ALGORITHM\n",
+        argv[0], argv[0], argv[0]);
     return 2;
 }

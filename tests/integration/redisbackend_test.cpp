@@ -2,6 +2,7 @@
 // atomicity under concurrent connections, recovery from script flushes and server crashes,
 // TTLs, authentication, and bad data that must never turn into admissions.
 #include "limiter/engine.h"
+#include "limiter/packeddoubles.h"
 #include "limiter/redisbackend.h"
 #include "tests/support/redisprocess.h"
 
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <random>
 #include <thread>
@@ -353,6 +355,16 @@ TEST_F(RedisBackendTest, MetricsCountAllowedAndDeniedPerSecondWithABoundedTtl)
     EXPECT_LE(ttl, 120);
 }
 
+// 10 per second, in windows of one second.
+template <class Config>
+Config windowed()
+{
+    Config c;
+    c.limit = 10;
+    c.window = kMicrosPerSecond;
+    return c;
+}
+
 TEST_F(RedisBackendTest, BadDataIsAClearErrorAndNeverAnAdmission)
 {
     RedisBackend backend(fixture());
@@ -385,6 +397,36 @@ TEST_F(RedisBackendTest, BadDataIsAClearErrorAndNeverAnAdmission)
         EXPECT_FALSE(d.allowed) << name;
         EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos)
             << name << ": " << backend.lastError();
+    }
+
+    // The other string states are packed doubles too: a wrong length, NaN, a negative or
+    // fractional count is corrupt for every one of them, never a fresh state.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const struct {
+        const char *name;
+        AlgorithmConfig config;
+        std::vector<std::vector<double>> bad;
+    } binary[] = {
+        {"gcra", GcraConfig{Rate{10, kMicrosPerSecond}, 5}, {{nan}, {-1}, {1.5}, {1, 2}}},
+        {"leaky", LeakyBucketConfig{Rate{10, kMicrosPerSecond}, 5, LeakMode::Shape},
+            {{nan}, {5e15}}},
+        {"fixed", windowed<FixedWindowConfig>(), {{0, nan}, {0, -3}, {0, 0.5}, {0}}},
+        {"counter", windowed<SlidingWindowCounterConfig>(),
+            {{0, 1, nan}, {0, -1, 0}, {0.25, 1, 1}, {0, 1}}},
+    };
+    for (const auto &b : binary) {
+        const RedisRule r{uniquePrefix(b.name), b.config, StoreErrorPolicy::Allow};
+        run(admin.get(), {"SET", backend.stateKey(r, "text"), "1700000000000000"});
+        EXPECT_FALSE(backend.acquire(r, "text").allowed) << b.name;
+        EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos)
+            << b.name << ": " << backend.lastError();
+        for (std::size_t i = 0; i < b.bad.size(); ++i) {
+            const std::string key = "bad-" + std::to_string(i % 10);
+            run(admin.get(), {"SET", backend.stateKey(r, key), packDoubles(b.bad[i])});
+            EXPECT_FALSE(backend.acquire(r, key).allowed) << b.name << " case " << i;
+            EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos)
+                << b.name << " case " << i << ": " << backend.lastError();
+        }
     }
 
     const RedisRule absurd{uniquePrefix("absurd"), TokenBucketConfig{-5, Rate{1, kMicrosPerSecond}},

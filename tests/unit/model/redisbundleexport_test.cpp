@@ -53,8 +53,13 @@ routes:
     ASSERT_TRUE(manifestFile);
     const QJsonObject m = QJsonDocument::fromJson(manifestFile->content).object();
     EXPECT_EQ(
-        m[QStringLiteral("format")].toString(), QStringLiteral("quota-studio-redis-bundle/1"));
+        m[QStringLiteral("format")].toString(), QStringLiteral("quota-studio-redis-bundle/2"));
     EXPECT_EQ(m[QStringLiteral("on_store_error")].toString(), QStringLiteral("deny"));
+    const QJsonObject reply = m[QStringLiteral("reply")].toObject();
+    EXPECT_TRUE(reply[QStringLiteral("encoding")].toString().contains(QStringLiteral("'<dddd'")));
+    EXPECT_EQ(reply[QStringLiteral("fields")].toArray(),
+        (QJsonArray{QStringLiteral("code"), QStringLiteral("remaining"), QStringLiteral("wait_us"),
+            QStringLiteral("reset_after_us")}));
 
     const QJsonArray routes = m[QStringLiteral("routes")].toArray();
     ASSERT_EQ(routes.size(), 2);
