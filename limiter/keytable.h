@@ -6,6 +6,7 @@
 //    so a lookup touches one cache line; longer keys keep a 4-byte offset into the key arena;
 //  - no separate control array: the tag in the slot filters probes;
 //  - small tables give each slot a cache line of its own, large ones pack them (slotarray.h);
+//    small ones also keep the tags in an array of their own, so that probes read no slot lines;
 //  - capacity grows by 1.5x with the load kept between 0.53 and 0.8 (packed), and any slot-count is
 //    allowed (the index is a multiply-shift "fast range", not a power-of-two mask).
 // Nothing is erased in place, so there are no tombstones: eviction happens while rebuilding,
@@ -79,6 +80,7 @@ public:
     KeyTable &operator=(KeyTable &&other) noexcept
     {
         m_slots = std::move(other.m_slots);
+        m_tags = std::move(other.m_tags);
         m_arena = std::move(other.m_arena);
         m_arenaUsed = std::exchange(other.m_arenaUsed, 0);
         m_arenaCapacity = std::exchange(other.m_arenaCapacity, 0);
@@ -91,7 +93,11 @@ public:
     std::size_t size() const { return m_size; }
 
     // Heap bytes held, by allocation size, not by contents.
-    std::size_t bytes() const { return m_slots.bytes() + m_arenaCapacity; }
+    std::size_t bytes() const
+    {
+        return m_slots.bytes() + (m_tags ? m_slots.size() * sizeof(std::uint16_t) : 0)
+            + m_arenaCapacity;
+    }
 
     bool padded() const { return m_slots.padded(); }
 
@@ -100,7 +106,9 @@ public:
         const std::size_t count = m_publishedCount.load(std::memory_order_relaxed);
         std::byte *slots = m_publishedSlots.load(std::memory_order_relaxed);
         const std::size_t stride = m_publishedStride.load(std::memory_order_relaxed);
-        if (count != 0) {
+        // Packed tables only: a padded table is small enough to stay in cache, and its home
+        // slot may hold another key, whose line another thread may be writing.
+        if (count != 0 && stride == sizeof(Slot)) {
             // Both lines: a packed 40-byte slot straddles a line boundary half of the time.
             const char *slot = reinterpret_cast<const char *>(
                 SlotArray<Slot>::at(slots, stride, home(hash, count)));
@@ -114,6 +122,18 @@ public:
         if (m_slots.empty())
             return nullptr;
         const std::uint16_t tag = tagOf(hash);
+        if (m_tags) {
+            // Padded table: probe the tag array, which only inserts write, so probing never
+            // reads the line of another key's slot (which another thread may be writing).
+            for (std::size_t i = home(hash, m_slots.size());; i = next(i)) {
+                const std::uint16_t t
+                    = std::atomic_ref<std::uint16_t>(m_tags[i]).load(std::memory_order_acquire);
+                if (t == 0)
+                    return nullptr;
+                if (t == tag && keyAt(m_slots[i]) == key)
+                    return &m_slots[i];
+            }
+        }
         for (std::size_t i = home(hash, m_slots.size());; i = next(i)) {
             Slot &slot = m_slots[i];
             const std::uint16_t t
@@ -152,6 +172,8 @@ public:
         }
         slot.state = State{};
         std::atomic_ref<std::uint16_t>(slot.m_tag).store(tagOf(hash), std::memory_order_release);
+        if (m_tags) // last: a reader that finds the tag here finds the slot complete
+            std::atomic_ref<std::uint16_t>(m_tags[i]).store(tagOf(hash), std::memory_order_release);
         ++m_size;
         return &slot;
     }
@@ -176,6 +198,8 @@ public:
         const std::size_t slots
             = padded ? paddedSlots : std::max<std::size_t>(16, (survivors + 1) * 15 / 8);
         fresh.m_slots = SlotArray<Slot>(slots, padded);
+        if (padded)
+            fresh.m_tags = std::make_unique<std::uint16_t[]>(slots); // zero: all empty
         fresh.m_arenaCapacity = longKeyBytes + longKeyBytes / 2;
         if (fresh.m_arenaCapacity > 0)
             fresh.m_arena = std::make_unique<char[]>(fresh.m_arenaCapacity);
@@ -227,6 +251,7 @@ private:
     }
 
     SlotArray<Slot> m_slots;
+    std::unique_ptr<std::uint16_t[]> m_tags; // padded tables only: the slots' tags, by index
     std::unique_ptr<char[]> m_arena; // fixed capacity between rebuilds: readers never see it move
     std::size_t m_arenaUsed = 0;
     std::size_t m_arenaCapacity = 0;
