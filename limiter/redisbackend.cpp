@@ -139,51 +139,28 @@ bool RedisBackend::ensureConnected()
 
 void RedisBackend::appendCommand(const RedisRequest &q)
 {
-    // Called for every decision: the arguments are formatted into stack buffers (hiredis copies
-    // them into its output buffer at once), so the hot path allocates only the key name.
+    // Called for every decision: written as RESP into one reused buffer (respwriter.h), so a
+    // warm backend allocates nothing here.
     const RedisRule &rule = *q.rule;
-    const std::string key = stateKey(rule, q.key);
-    const std::string metrics = rule.metrics ? rule.keyPrefix + ":~metrics" : std::string();
-    char numbers[5][24];
-    std::size_t numberLengths[5] = {};
-    auto format = [&](int slot, std::int64_t value) {
-        const auto end = std::to_chars(numbers[slot], numbers[slot] + 24, value).ptr;
-        numberLengths[slot] = std::size_t(end - numbers[slot]);
-    };
-    const char *argv[10];
-    std::size_t lens[10];
-    int argc = 0;
-    auto push = [&](const char *data, std::size_t length) {
-        argv[argc] = data;
-        lens[argc++] = length;
-    };
-    const std::string &sha = m_sha[std::size_t(algorithmOf(rule.config))];
-    push("EVALSHA", 7);
-    push(sha.data(), sha.size());
-    push("1", 1);
-    push(key.data(), key.size());
-    // cost, parameters, then the optional now and metrics prefix (limiter/lua/prelude.lua)
-    format(0, q.cost);
-    push(numbers[0], numberLengths[0]);
-    int slot = 1;
-    for (std::int64_t p : redisScriptParameterValues(rule.config)) {
-        if (p < 0) { // a config that never passed validation; the script reports it
-            push("-1", 2);
-            continue;
-        }
-        format(slot, p);
-        push(numbers[slot], numberLengths[slot]);
-        ++slot;
-    }
-    if (q.now) {
-        format(4, *q.now);
-        push(numbers[4], numberLengths[4]);
-    } else if (rule.metrics) {
-        push("", 0); // Redis TIME
-    }
+    const ScriptParameters parameters = redisScriptParameterValues(rule.config);
+    // EVALSHA sha 1 key cost parameters… [now-or-'' [metrics prefix]] (limiter/lua/prelude.lua)
+    const bool withNow = q.now || rule.metrics;
+    m_command.begin(5 + std::size_t(parameters.count) + (withNow ? 1 : 0) + (rule.metrics ? 1 : 0));
+    m_command.arg(std::string_view("EVALSHA"));
+    m_command.arg(std::string_view(m_sha[std::size_t(algorithmOf(rule.config))]));
+    m_command.arg(std::string_view("1"));
+    m_command.arg({rule.keyPrefix, ":", q.key}); // stateKey()
+    m_command.arg(q.cost);
+    for (std::int64_t p : parameters)
+        m_command.arg(
+            p < 0 ? -1 : p); // -1: a config that never passed validation; the script says so
+    if (q.now)
+        m_command.arg(*q.now);
+    else if (rule.metrics)
+        m_command.arg(std::string_view()); // '': Redis TIME
     if (rule.metrics)
-        push(metrics.data(), metrics.size());
-    redisAppendCommandArgv(m_context, argc, argv, lens);
+        m_command.arg({rule.keyPrefix, ":~metrics"});
+    redisAppendFormattedCommand(m_context, m_command.bytes().data(), m_command.bytes().size());
 }
 
 Decision RedisBackend::storeFailure(const RedisRule &rule) const

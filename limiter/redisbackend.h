@@ -12,6 +12,7 @@
 //    onStoreError says: a broken key must never turn into admissions. lastError() says why.
 // One RedisBackend is one connection: use one per thread.
 #include "limiter/algorithm.h"
+#include "limiter/respwriter.h"
 
 #include <array>
 #include <chrono>
@@ -84,6 +85,7 @@ private:
     RedisEndpoint m_endpoint;
     redisContext *m_context = nullptr;
     std::array<std::string, 6> m_sha; // by Algorithm
+    RespWriter m_command; // the decision being appended, reused
     std::string m_lastError;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{};
 };
