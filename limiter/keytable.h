@@ -7,8 +7,9 @@
 //  - no separate control array: the tag in the slot filters probes;
 //  - small tables give each slot a cache line of its own, large ones pack them (slotarray.h);
 //    small ones also keep the tags in an array of their own, so that probes read no slot lines;
-//  - capacity grows by 1.5x with the load kept between 0.53 and 0.8 (packed), and any slot-count is
-//    allowed (the index is a multiply-shift "fast range", not a power-of-two mask).
+//  - capacity grows by 1.5x with the load kept between 0.53 and 0.8 (packed; 0.25-0.375
+//    padded), and any slot count is allowed (the index is a multiply-shift "fast range", not a
+//    power-of-two mask).
 // Nothing is erased in place, so there are no tombstones: eviction happens while rebuilding,
 // which is also when the arena drops the characters of evicted keys.
 //

@@ -5,7 +5,9 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -24,11 +26,16 @@ timeval toTimeval(Micros us)
         static_cast<suseconds_t>(us % kMicrosPerSecond)};
 }
 
-// A script's reply: 32 bytes, four packed doubles (limiter/lua/postlude.lua).
+// A script's reply: 32 bytes, four packed doubles (limiter/lua/postlude.lua), each a whole
+// number that fits an int64 exactly; anything else is not our script's reply.
 bool unpackReply(const redisReply *r, double (&fields)[4])
 {
-    return r->type == REDIS_REPLY_STRING
-        && unpackDoubles(std::string_view(r->str, r->len), std::span<double>(fields));
+    if (r->type != REDIS_REPLY_STRING
+        || !unpackDoubles(std::string_view(r->str, r->len), std::span<double>(fields)))
+        return false;
+    return std::all_of(std::begin(fields), std::end(fields), [](double x) {
+        return std::isfinite(x) && std::abs(x) <= 9007199254740992.0 && x == std::floor(x);
+    });
 }
 
 bool isNoScript(const redisReply *r)
@@ -151,9 +158,9 @@ void RedisBackend::appendCommand(const RedisRequest &q)
     m_command.arg(std::string_view("1"));
     m_command.arg({rule.keyPrefix, ":", q.key}); // stateKey()
     m_command.arg(q.cost);
+    // -1 stands for a config that never passed validation: the script answers with an error.
     for (std::int64_t p : parameters)
-        m_command.arg(
-            p < 0 ? -1 : p); // -1: a config that never passed validation; the script says so
+        m_command.arg(p < 0 ? -1 : p);
     if (q.now)
         m_command.arg(*q.now);
     else if (rule.metrics)

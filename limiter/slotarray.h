@@ -25,12 +25,12 @@ class SlotArray {
 public:
     SlotArray() = default;
     SlotArray(std::size_t size, bool padded)
-        : m_size(size), m_stride(padded ? kCacheLine : sizeof(Slot))
+        : m_size(size), m_stride(padded ? kCacheLine : sizeof(Slot)), m_padded(padded)
     {
         if (size == 0)
             return;
         m_bytes = static_cast<std::byte *>(
-            ::operator new(size *m_stride, std::align_val_t(kCacheLine)));
+            ::operator new(m_stride *size, std::align_val_t(kCacheLine)));
         for (std::size_t i = 0; i < size; ++i)
             new (m_bytes + i * m_stride) Slot();
     }
@@ -42,6 +42,7 @@ public:
             m_bytes = std::exchange(other.m_bytes, nullptr);
             m_size = std::exchange(other.m_size, 0);
             m_stride = std::exchange(other.m_stride, sizeof(Slot));
+            m_padded = std::exchange(other.m_padded, false);
         }
         return *this;
     }
@@ -62,7 +63,7 @@ public:
     std::size_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
     std::size_t stride() const { return m_stride; }
-    bool padded() const { return m_stride != sizeof(Slot); }
+    bool padded() const { return m_padded; }
     std::size_t bytes() const { return m_size * m_stride; }
     std::byte *data() const { return m_bytes; }
 
@@ -81,6 +82,7 @@ private:
     std::byte *m_bytes = nullptr;
     std::size_t m_size = 0;
     std::size_t m_stride = sizeof(Slot);
+    bool m_padded = false; // as asked, even when sizeof(Slot) is a whole line
 };
 
 } // namespace qs::limiter::detail
