@@ -53,10 +53,11 @@ private:
     {
         // Constant-initialised, so reading it needs no TLS guard check; assigned on first use
         // and handed back when the thread exits (ThreadIndexLease), so that a process which
-        // keeps creating worker threads never runs out of slots.
+        // keeps creating worker threads never runs out of slots. After that, it reads
+        // kRetired (beyond kSlots): the shard lock for anything the exiting thread still does.
         thread_local std::size_t index = ThreadIndexLease::kNone;
         if (index == ThreadIndexLease::kNone) [[unlikely]] {
-            thread_local ThreadIndexLease lease;
+            thread_local ThreadIndexLease lease(&index);
             index = lease.index();
         }
         return index;

@@ -23,7 +23,7 @@ IndexPool &pool()
 
 } // namespace
 
-ThreadIndexLease::ThreadIndexLease()
+ThreadIndexLease::ThreadIndexLease(std::size_t *holder) : m_holder(holder)
 {
     IndexPool &p = pool();
     std::lock_guard lock(p.mutex);
@@ -37,6 +37,8 @@ ThreadIndexLease::ThreadIndexLease()
 
 ThreadIndexLease::~ThreadIndexLease()
 {
+    if (m_holder)
+        *m_holder = kRetired;
     IndexPool &p = pool();
     std::lock_guard lock(p.mutex);
     auto at = p.returned.begin();

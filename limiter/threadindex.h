@@ -9,8 +9,12 @@ namespace qs::limiter::detail {
 class ThreadIndexLease {
 public:
     static constexpr std::size_t kNone = ~std::size_t(0);
+    // What `holder` reads once the lease has ended: code that runs later in the same thread's
+    // exit (another thread-local's destructor) must not use a number another thread may hold.
+    static constexpr std::size_t kRetired = kNone - 1;
 
-    ThreadIndexLease();
+    // `holder`, if given, is where the caller keeps the number; the lease retires it on exit.
+    explicit ThreadIndexLease(std::size_t *holder = nullptr);
     ~ThreadIndexLease();
     ThreadIndexLease(const ThreadIndexLease &) = delete;
     ThreadIndexLease &operator=(const ThreadIndexLease &) = delete;
@@ -19,6 +23,7 @@ public:
 
 private:
     std::size_t m_index;
+    std::size_t *m_holder;
 };
 
 } // namespace qs::limiter::detail

@@ -99,6 +99,19 @@ TEST(ThreadIndexLease, ThreadsThatComeAndGoReuseTheirNumbers)
     EXPECT_LE(indices.size(), 4u) << "numbers were not reused";
 }
 
+TEST(ThreadIndexLease, AnEndedLeaseRetiresItsHoldersNumber)
+{
+    std::size_t held = ThreadIndexLease::kNone;
+    {
+        ThreadIndexLease lease(&held);
+        held = lease.index();
+        EXPECT_LT(held, ReaderRegistry::kSlots);
+    }
+    // Returned to the pool, so another thread may take it: the holder must not use it.
+    EXPECT_EQ(held, ThreadIndexLease::kRetired);
+    EXPECT_GE(ThreadIndexLease::kRetired, ReaderRegistry::kSlots);
+}
+
 TEST(ThreadIndexLease, LiveThreadsHoldDistinctNumbers)
 {
     std::vector<ThreadIndexLease> leases(16);
