@@ -123,26 +123,12 @@ public:
         if (m_slots.empty())
             return nullptr;
         const std::uint16_t tag = tagOf(hash);
-        if (m_tags) {
-            // Padded table: probe the tag array, which only inserts write, so probing never
-            // reads the line of another key's slot (which another thread may be writing).
-            for (std::size_t i = home(hash, m_slots.size());; i = next(i)) {
-                const std::uint16_t t
-                    = std::atomic_ref<std::uint16_t>(m_tags[i]).load(std::memory_order_acquire);
-                if (t == 0)
-                    return nullptr;
-                if (t == tag && keyAt(m_slots[i]) == key)
-                    return &m_slots[i];
-            }
-        }
         for (std::size_t i = home(hash, m_slots.size());; i = next(i)) {
-            Slot &slot = m_slots[i];
-            const std::uint16_t t
-                = std::atomic_ref<std::uint16_t>(slot.m_tag).load(std::memory_order_acquire);
+            const std::uint16_t t = probeTag(i);
             if (t == 0)
                 return nullptr;
-            if (t == tag && keyAt(slot) == key)
-                return &slot;
+            if (t == tag && keyAt(m_slots[i]) == key)
+                return &m_slots[i];
         }
     }
 
@@ -234,6 +220,16 @@ private:
         return std::size_t(Uint128(hash << 6) * count >> 64);
     }
     std::size_t next(std::size_t i) const { return i + 1 == m_slots.size() ? 0 : i + 1; }
+
+    // The tag of slot i as a lookup reads it (acquire: a set tag means a complete slot). Padded
+    // tables read their tag array, which only inserts write, so probing never reads the line of
+    // another key's slot (which another thread may be writing); packed tables read the slot,
+    // whose line the lookup needs anyway.
+    std::uint16_t probeTag(std::size_t i)
+    {
+        std::uint16_t &t = m_tags ? m_tags[i] : m_slots[i].m_tag;
+        return std::atomic_ref<std::uint16_t>(t).load(std::memory_order_acquire);
+    }
 
     std::string_view keyAt(const Slot &s) const
     {
