@@ -81,6 +81,37 @@ TEST(KeyTable, EveryKeySurvivesTheSwitchBetweenLayouts)
     }
 }
 
+// Every key shares one hash here, so tags always match and only the key comparison tells the
+// keys apart: keys of every length (inline, arena, and the 8-byte word paths) that differ in
+// exactly one byte, at every position, must be different entries.
+TEST(KeyTable, KeysThatDifferInOneByteAreDifferentEntriesAtEveryLength)
+{
+    constexpr std::uint64_t kOneHash = 0x0123456789abcdefULL;
+    for (std::size_t length = 1; length <= 28; ++length) {
+        Table table;
+        const std::string base(length, 'k');
+        std::vector<std::string> keys{base};
+        for (std::size_t at = 0; at < length; ++at) {
+            std::string variant = base;
+            variant[at] = 'x';
+            keys.push_back(variant);
+        }
+        keys.push_back(base.substr(0, length - 1)); // a prefix: same bytes, shorter
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            if (table.needsRebuild(keys[i]))
+                table.rebuild([](const TokenBucketState &) { return true; },
+                    [&](std::string_view) { return kOneHash; }, keys[i]);
+            ASSERT_EQ(table.find(kOneHash, keys[i]), nullptr) << length << " " << keys[i];
+            table.insert(kOneHash, keys[i])->state.tokens = double(i);
+        }
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            auto *slot = table.find(kOneHash, keys[i]);
+            ASSERT_NE(slot, nullptr) << length << " " << keys[i];
+            EXPECT_EQ(slot->state.tokens, double(i)) << length << " " << keys[i];
+        }
+    }
+}
+
 TEST(ThreadIndexLease, ThreadsThatComeAndGoReuseTheirNumbers)
 {
     // Far more threads over the process's life than the registry has slots, never more than
