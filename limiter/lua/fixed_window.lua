@@ -22,8 +22,8 @@ if cost > limit then
   code = 2
 elseif count + cost <= limit then
   count = count + cost
-  redis.call('SET', key, struct.pack('<dd', start, count), 'PX',
-             math.floor((until_next + 999) / 1000) + ttl_margin)
+  local px = math.floor((until_next + 999) / 1000) + ttl_margin
+  redis.call('PSETEX', key, string.format('%d', px), struct.pack('<dd', start, count))
 else
   code = 1
   wait = until_next

@@ -5,6 +5,6 @@
 if metrics and metrics ~= '' then
   local mkey = metrics .. ':' .. string.format('%d', math.floor(now / 1000000))
   if code == 0 then redis.call('HINCRBY', mkey, 'a', 1) else redis.call('HINCRBY', mkey, 'd', 1) end
-  redis.call('EXPIRE', mkey, 120)
+  redis.call('EXPIRE', mkey, '120')
 end
 return struct.pack('<dddd', code, remaining, wait, reset)

@@ -28,8 +28,8 @@ elseif est + cost <= limit then
   est = est + cost
   local fresh_at = start + window
   if cur > 0 then fresh_at = start + 2 * window end
-  redis.call('SET', key, struct.pack('<ddd', start, cur, prev), 'PX',
-             math.floor((fresh_at - now + 999) / 1000) + ttl_margin)
+  local px = math.floor((fresh_at - now + 999) / 1000) + ttl_margin
+  redis.call('PSETEX', key, string.format('%d', px), struct.pack('<ddd', start, cur, prev))
 else
   code = 1
   local at, e

@@ -36,5 +36,5 @@ local reset = 0
 if count > 0 then
   local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
   reset = tonumber(last[2]) + window - now
-  redis.call('PEXPIRE', key, math.floor((reset + 999) / 1000) + ttl_margin)
+  redis.call('PEXPIRE', key, string.format('%d', math.floor((reset + 999) / 1000) + ttl_margin))
 end
