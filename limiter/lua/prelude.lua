@@ -29,8 +29,8 @@ end
 -- TTLs: the key lives until its state equals a fresh one (ms, rounded up). With an explicit now
 -- (tests, simulation) Redis' own clock runs at another pace: a second of margin.
 -- State and TTL are written with PSETEX key ms value, the TTL passed as string.format('%d'):
--- Redis turns a Lua number argument into text with a "%.17g" printf, and SET's option parsing
--- (PX among nine options) costs more than PSETEX, which Redis documents as deprecated in
+-- Redis turns a Lua number argument into text with a "%.17g" printf, and SET's option parser
+-- costs more than PSETEX, which Redis documents as deprecated in
 -- favour of SET PX but keeps (it has never removed a command). Together ~6% of Redis' CPU per
 -- gcra call, measured (docs/benchmarks.md).
 local ttl_margin = 0

@@ -82,8 +82,8 @@ TEST(KeyTable, EveryKeySurvivesTheSwitchBetweenLayouts)
 }
 
 // Every key shares one hash here, so tags always match and only the key comparison tells the
-// keys apart: keys of every length (inline, arena, and the 8-byte word paths) that differ in
-// exactly one byte, at every position, must be different entries.
+// keys apart: keys of every length (inline and in the arena) that differ in exactly one byte, at
+// every position, or are a prefix of another, must be different entries.
 TEST(KeyTable, KeysThatDifferInOneByteAreDifferentEntriesAtEveryLength)
 {
     constexpr std::uint64_t kOneHash = 0x0123456789abcdefULL;
