@@ -5,7 +5,7 @@
 //    16-byte state. Keys up to 19 bytes (IPv4 addresses, most client ids) sit inside the slot,
 //    so a lookup touches one cache line; longer keys keep a 4-byte offset into the key arena;
 //  - no separate control array: the tag in the slot filters probes;
-//  - small tables give each slot a cache line of its own, large ones pack them (slotarray.h);
+//  - small tables give each slot a pair of cache lines, large ones pack them (slotarray.h);
 //    small ones also keep the tags in an array of their own, so that probes read no slot lines;
 //  - capacity grows by 1.5x with the load kept between 0.53 and 0.8 (packed; 0.25-0.375
 //    padded), and any slot count is allowed (the index is a multiply-shift "fast range", not a
@@ -44,11 +44,11 @@ class KeyTable {
 public:
     static constexpr std::size_t kMaxKeyLength = 0xffff;
     static constexpr std::size_t kInlineKey = 19;
-    // Tables up to this many slot bytes (per shard) give each slot a cache line of its own
-    // (slotarray.h says why) and keep their load between 0.25 and 0.375, so that a probe
-    // rarely reads another key's line: 256 slots, at most 1 MB for a rule's 64 shards (an L2
-    // cache), reached at about 6000 keys. Larger tables pack their slots.
-    static constexpr std::size_t kPaddedBytes = 256 * kCacheLine;
+    // Tables up to this many slot bytes (per shard) give each slot a 128-byte pair of cache
+    // lines (slotarray.h says why) and keep their load between 0.25 and 0.375, so that a probe
+    // rarely reads another key's line: 128 slots, at most 1 MB for a rule's 64 shards (an L2
+    // cache), reached at about 3000 keys. Larger tables pack their slots.
+    static constexpr std::size_t kPaddedBytes = 128 * kLinePair;
 
     class Slot {
     public:
@@ -181,7 +181,7 @@ public:
         });
         KeyTable fresh;
         const std::size_t paddedSlots = std::max<std::size_t>(16, (survivors + 1) * 4);
-        const bool padded = paddedSlots * kCacheLine <= kPaddedBytes;
+        const bool padded = paddedSlots * kLinePair <= kPaddedBytes;
         const std::size_t slots
             = padded ? paddedSlots : std::max<std::size_t>(16, (survivors + 1) * 15 / 8);
         fresh.m_slots = SlotArray<Slot>(slots, padded);

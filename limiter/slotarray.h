@@ -1,13 +1,16 @@
 #pragma once
-// The slots of one KeyTable: `size` slots in one cache-line-aligned block, `stride` bytes apart.
+// The slots of one KeyTable: `size` slots in one block aligned to a line pair, `stride` bytes
+// apart.
 //
 // Two layouts, chosen per table each time it is rebuilt:
 //  - packed (stride = sizeof(Slot)): least memory; a slot may share its cache line with
 //    neighbours, and every decision writes its slot's line;
-//  - padded (stride = one cache line): no two keys share a line, so threads deciding on
-//    distinct keys never write the same line. On a small table, where both threads' keys stay
-//    in their caches, sharing lines would otherwise move each line between cores on nearly
-//    every decision (measured: two threads slower than one at 1000 keys).
+//  - padded (stride = a pair of cache lines): no two keys share a line, nor a 128-byte pair of
+//    lines, which the adjacent-line prefetchers move together, so threads deciding on distinct
+//    keys never write, or pull, each other's lines. On a small table, where both threads' keys
+//    stay in their caches, sharing would otherwise move lines between cores on nearly every
+//    decision (measured at 1000 keys: two threads 0.66-0.69x one with packed slots, 1.28-1.37x
+//    with one line per slot, 1.49-2.09x with a pair per slot; docs/benchmarks.md).
 // A large table gains nothing from padding (a random line there is rarely in any cache, so
 // there is nothing to share) and would pay its memory on every key, so it stays packed.
 #include <cstddef>
@@ -17,6 +20,7 @@
 namespace qs::limiter::detail {
 
 inline constexpr std::size_t kCacheLine = 64;
+inline constexpr std::size_t kLinePair = 2 * kCacheLine;
 
 template <class Slot>
 class SlotArray {
@@ -25,12 +29,12 @@ class SlotArray {
 public:
     SlotArray() = default;
     SlotArray(std::size_t size, bool padded)
-        : m_size(size), m_stride(padded ? kCacheLine : sizeof(Slot)), m_padded(padded)
+        : m_size(size), m_stride(padded ? kLinePair : sizeof(Slot)), m_padded(padded)
     {
         if (size == 0)
             return;
         m_bytes = static_cast<std::byte *>(
-            ::operator new(m_stride *size, std::align_val_t(kCacheLine)));
+            ::operator new(m_stride *size, std::align_val_t(kLinePair)));
         for (std::size_t i = 0; i < size; ++i)
             new (m_bytes + i * m_stride) Slot();
     }
@@ -74,7 +78,7 @@ private:
             return;
         for (std::size_t i = 0; i < m_size; ++i)
             (*this)[i].~Slot();
-        ::operator delete(m_bytes, std::align_val_t(kCacheLine));
+        ::operator delete(m_bytes, std::align_val_t(kLinePair));
         m_bytes = nullptr;
         m_size = 0;
     }

@@ -35,23 +35,24 @@ void insert(Table &table, const std::string &key, double tokens)
     table.insert(hashOf(key), key)->state.tokens = tokens;
 }
 
-TEST(KeyTable, SmallTablesPadEachSlotToALineAndLargeTablesPackThem)
+TEST(KeyTable, SmallTablesPadEachSlotToALinePairAndLargeTablesPackThem)
 {
     Table table;
     insert(table, "first", 1);
     ASSERT_TRUE(table.padded());
-    // A line per slot plus a 2-byte tag per slot in the tag array; load <= 0.25 after a rebuild.
-    constexpr std::size_t kPerSlot = kCacheLine + sizeof(std::uint16_t);
+    // Two lines per slot plus a 2-byte tag per slot in the tag array; load <= 0.25 after a
+    // rebuild.
+    constexpr std::size_t kPerSlot = kLinePair + sizeof(std::uint16_t);
     EXPECT_EQ(table.bytes() % kPerSlot, 0u);
     EXPECT_GE(table.bytes() / kPerSlot, 4u);
 
-    // Past 256 padded slots the table packs: bytes per slot drop to sizeof(Slot).
+    // Past 128 padded slots the table packs: bytes per slot drop to sizeof(Slot).
     std::size_t i = 0;
     while (table.padded()) {
         ++i;
         insert(table, numbered("key-", i), double(i));
     }
-    EXPECT_GT(table.size(), 40u);
+    EXPECT_GT(table.size(), 20u); // padded while its slots fit kPaddedBytes
     EXPECT_LT(table.bytes(), table.size() * kCacheLine * 2); // at most 0.8 / 0.53 load, packed
     EXPECT_LE(table.bytes(), (table.size() + 1) * 15 / 8 * sizeof(Table::Slot) + 1);
 }
