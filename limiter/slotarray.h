@@ -11,8 +11,10 @@
 //    stay in their caches, sharing would otherwise move lines between cores on nearly every
 //    decision (measured at 1000 keys: two threads 0.66-0.69x one with packed slots, 1.28-1.37x
 //    with one line per slot, 1.49-2.09x with a pair per slot; docs/benchmarks.md).
-// A large table gains nothing from padding (a random line there is rarely in any cache, so
-// there is nothing to share) and would pay its memory on every key, so it stays packed.
+// A large table stays packed: padding would cost its memory on every key (the budget at 1M keys
+// is 64 bytes). The price is paid by two threads on a table that fits the shared cache (100k
+// keys: about half of the keys share a line with another; docs/benchmarks.md); at 1M keys a
+// random line is rarely in any cache, so there is little left to share.
 #include <cstddef>
 #include <new>
 #include <utility>
@@ -33,8 +35,8 @@ public:
     {
         if (size == 0)
             return;
-        m_bytes = static_cast<std::byte *>(
-            ::operator new(m_stride *size, std::align_val_t(kLinePair)));
+        m_bytes
+            = static_cast<std::byte *>(::operator new(m_stride *size, std::align_val_t(kLinePair)));
         for (std::size_t i = 0; i < size; ++i)
             new (m_bytes + i * m_stride) Slot();
     }
