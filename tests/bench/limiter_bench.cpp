@@ -165,9 +165,13 @@ struct Fixture {
     }
 };
 
+// Every thread of a multi-threaded benchmark asks for its fixture before the timed loop; the
+// first one to ask builds it.
 Fixture &fixture(std::size_t n)
 {
+    static std::mutex mutex;
     static std::map<std::size_t, std::unique_ptr<Fixture>> fixtures;
+    std::lock_guard lock(mutex);
     auto &f = fixtures[n];
     if (!f)
         f = std::make_unique<Fixture>(n);
