@@ -46,8 +46,8 @@ public:
     static constexpr std::size_t kInlineKey = 19;
     // Tables up to this many slot bytes (per shard) give each slot a 128-byte pair of cache
     // lines (slotarray.h says why) and keep their load between 0.25 and 0.375, so that a probe
-    // rarely reads another key's line: 128 slots, at most 1 MB for a rule's 64 shards (an L2
-    // cache), reached at about 3000 keys. Larger tables pack their slots.
+    // rarely reads another key's line: 128 slots, at most 1 MB for the 64 shards of one lane of
+    // a rule (an L2 cache), reached at about 3000 keys. Larger tables pack their slots.
     static constexpr std::size_t kPaddedBytes = 128 * kLinePair;
 
     class Slot {

@@ -35,6 +35,14 @@ public:
         return index < kSlots ? &m_slots[index].inside : nullptr;
     }
 
+    // The calling thread's lane among `lanes` (its registry number modulo `lanes`; lane 0 for a
+    // thread without a number).
+    static std::size_t laneOfThisThread(std::size_t lanes)
+    {
+        const std::size_t index = threadIndex();
+        return index < kSlots ? index % lanes : 0;
+    }
+
     // Call after setting the shard's `rebuilding` flag.
     void waitUntilNoneIn(const void *shard) const
     {

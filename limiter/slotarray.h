@@ -9,12 +9,14 @@
 //    lines, which the adjacent-line prefetchers move together, so threads deciding on distinct
 //    keys never write, or pull, each other's lines. On a small table, where both threads' keys
 //    stay in their caches, sharing would otherwise move lines between cores on nearly every
-//    decision (measured at 1000 keys: two threads 0.66-0.69x one with packed slots, 1.28-1.37x
-//    with one line per slot, 1.49-2.09x with a pair per slot; docs/benchmarks.md).
+//    decision (measured at 1000 keys, before the lanes: two threads 0.66-0.69x one with packed
+//    slots, 1.28-1.37x with one line per slot, 1.49-2.09x with a pair per slot;
+//    docs/benchmarks.md).
 // A large table stays packed: padding would cost its memory on every key (the budget at 1M keys
-// is 64 bytes). The price is paid by two threads on a table that fits the shared cache (100k
-// keys: about half of the keys share a line with another; docs/benchmarks.md); at 1M keys a
-// random line is rarely in any cache, so there is little left to share.
+// is 64 bytes), and it would not be enough: lines that two threads write slow each other down
+// even a few hundred bytes apart, and only separate 4 KB pages did not (docs/benchmarks.md).
+// Threads that keep to their own keys are kept apart by the rule's lanes instead, a table per
+// thread (ruletable.h); keys that every thread uses share lines in any layout.
 #include <cstddef>
 #include <new>
 #include <utility>

@@ -1,10 +1,15 @@
 // Limiter benchmarks: decide() per algorithm, the engine's acquire at 1 / 100k / 1M keys, two
-// threads vs one (against two references: private arrays, and an engine per thread), a naive
-// baseline (std::mutex + std::unordered_map<std::string, state>) in the
-// same run, heap allocations per decision and measured heap bytes per key at 1M keys.
+// threads vs one on distinct keys (against two references: private arrays, and an engine per
+// thread) and on keys both threads use, a naive baseline (std::mutex +
+// std::unordered_map<std::string, state>) in the same run, heap allocations per decision and
+// measured heap bytes per key at 1M keys. One more reference shows why the engine gives each
+// thread a lane of its own: two threads writing their own lines of one shared array.
+// Benchmark thread i runs pinned to the i-th CPU (cpupin.h says why), and the summary prints
+// how far apart the two CPUs were, before and after the run.
 //
 //   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DQS_BENCH=ON
 //   cmake --build build-bench --target limiter_bench && build-bench/tests/bench/limiter_bench
+#include "cpupin.h"
 #include "keyset.h"
 #include "limiter/engine.h"
 #include "memoryprobe.h"
@@ -149,16 +154,25 @@ private:
     std::unordered_map<std::string, TokenBucketState> m_states;
 };
 
+// Who inserted the fixture's keys into its engine: the thread that builds it, before the run,
+// or each of two benchmark threads, either its own half (a slice) or every other key.
+enum class Met { BeforeTheRun, BySlice, Alternately };
+
 struct Fixture {
     qs::bench::PackedKeys keys;
     Engine engine;
     RuleId rule = 0;
     NaiveLimiter naive{tokenBucket()};
+    std::once_flag met[2]; // threaded fixtures: thread i has met its keys
 
-    explicit Fixture(std::size_t n) : keys(qs::bench::makeKeys(n))
+    // A fixture for one thread has every key in its engine already (the timed loop measures
+    // lookups); one for threads starts empty, and each thread meets its own keys first.
+    Fixture(std::size_t n, Met met) : keys(qs::bench::makeKeys(n))
     {
         rule = *engine.addRule(tokenBucket()).id;
-        for (std::size_t i = 0; i < keys.size(); ++i) { // the timed loop measures lookups
+        if (met != Met::BeforeTheRun)
+            return;
+        for (std::size_t i = 0; i < keys.size(); ++i) {
             engine.acquire(rule, keys[i], kStart);
             naive.acquire(keys[i], kStart, 1);
         }
@@ -167,26 +181,60 @@ struct Fixture {
 
 // Every thread of a multi-threaded benchmark asks for its fixture before the timed loop; the
 // first one to ask builds it.
-Fixture &fixture(std::size_t n)
+Fixture &fixture(std::size_t n, Met met = Met::BeforeTheRun)
 {
     static std::mutex mutex;
-    static std::map<std::size_t, std::unique_ptr<Fixture>> fixtures;
+    static std::map<std::pair<std::size_t, Met>, std::unique_ptr<Fixture>> fixtures;
     std::lock_guard lock(mutex);
-    auto &f = fixtures[n];
+    auto &f = fixtures[{n, met}];
     if (!f)
-        f = std::make_unique<Fixture>(n);
+        f = std::make_unique<Fixture>(n, met);
     return *f;
 }
 
-template <class Acquire>
-void acquireLoop(benchmark::State &st, std::size_t keys, Acquire &&acquire)
+// The keys thread `index` of `threads` decides on: threads never share a key.
+struct Slice {
+    std::size_t begin, size;
+};
+Slice sliceOf(std::size_t keys, std::size_t threads, std::size_t index)
 {
-    Fixture &f = fixture(keys);
-    // Each thread walks its own slice of the keys: threads never share a key.
-    const std::size_t threads = std::size_t(st.threads());
-    const std::size_t slice = std::max<std::size_t>(1, keys / threads);
-    const std::size_t begin = keys == 1 ? 0 : slice * std::size_t(st.thread_index());
-    qs::bench::RandomPick pick(begin, slice, 11 + std::uint64_t(st.thread_index()));
+    const std::size_t size = std::max<std::size_t>(1, keys / threads);
+    return {keys == 1 ? 0 : size * index, size};
+}
+
+// Runs of two threads decide on a fixture of their own in whose engine each thread inserted
+// its keys, as a gateway's worker meets its clients' keys first: a key lives in the lane of the
+// thread that inserted it (limiter/ruletable.h).
+Fixture &fixtureFor(benchmark::State &st, std::size_t keys, Met met)
+{
+    if (st.threads() == 1)
+        return fixture(keys);
+    Fixture &f = fixture(keys, met);
+    const auto index = std::size_t(st.thread_index());
+    std::call_once(f.met[index % 2], [&] {
+        if (met == Met::Alternately) {
+            for (std::size_t i = index; i < keys; i += 2)
+                f.engine.acquire(f.rule, f.keys[i], kStart);
+            return;
+        }
+        const Slice slice = sliceOf(keys, std::size_t(st.threads()), index);
+        for (std::size_t i = slice.begin; i < slice.begin + slice.size; ++i)
+            f.engine.acquire(f.rule, f.keys[i], kStart);
+    });
+    return f;
+}
+
+// `shared`: every thread draws from all the keys, which both threads inserted alternately (a
+// gateway whose requests reach any worker); otherwise each thread draws from its own slice.
+template <class Acquire>
+void acquireLoop(benchmark::State &st, std::size_t keys, Acquire &&acquire, bool shared = false)
+{
+    const qs::bench::CpuPin pin(st.thread_index());
+    const Slice slice = shared
+        ? Slice{0, keys}
+        : sliceOf(keys, std::size_t(st.threads()), std::size_t(st.thread_index()));
+    Fixture &f = fixtureFor(st, keys, shared ? Met::Alternately : Met::BySlice);
+    qs::bench::RandomPick pick(slice.begin, slice.size, 11 + std::uint64_t(st.thread_index()));
     // A gateway holds the key of the request it decides in cache (it has just parsed it). The
     // benchmark draws keys a few requests ahead and touches them, so that it measures the
     // engine's lookups and not its own million-key array.
@@ -213,6 +261,17 @@ void BM_Engine(benchmark::State &st)
         return f.engine.acquire(f.rule, k, now, 1);
     });
 }
+// Two threads on keys that either thread may have inserted: half of the lookups start in the
+// wrong lane. Not "distinct keys": a reference for what lanes cost without key affinity.
+void BM_EngineAnyThread(benchmark::State &st)
+{
+    acquireLoop(
+        st, std::size_t(st.range(0)),
+        [](Fixture &f, std::string_view k, Micros now) {
+            return f.engine.acquire(f.rule, k, now, 1);
+        },
+        true);
+}
 void BM_Naive(benchmark::State &st)
 {
     acquireLoop(st, std::size_t(st.range(0)),
@@ -223,6 +282,7 @@ void BM_Naive(benchmark::State &st)
 void BM_EngineBatch(benchmark::State &st)
 {
     Fixture &f = fixture(std::size_t(st.range(0)));
+    const qs::bench::CpuPin pin(st.thread_index()); // where the one-by-one runs decide
     qs::bench::RandomPick pick(0, f.keys.size(), 11);
     constexpr std::size_t kBatch = 16;
     std::string_view keys[kBatch];
@@ -281,11 +341,36 @@ void BM_PrivateRandomWrites(benchmark::State &st)
 {
     const std::size_t lines = std::max<std::size_t>(64, std::size_t(st.range(0)));
     std::vector<std::array<std::uint64_t, 8>> table(lines);
+    const qs::bench::CpuPin pin(st.thread_index());
     qs::bench::RandomPick pick(0, lines, 5 + std::uint64_t(st.thread_index()));
     for (auto _ : st) {
         auto &line = table[pick.next()];
         line[0] += 1;
         benchmark::DoNotOptimize(line[0]);
+    }
+    st.SetItemsProcessed(st.iterations());
+}
+
+// Why the engine keeps a table per thread lane (limiter/ruletable.h): two threads write random
+// lines of ONE 8 MB array, each only lines of its own, the array dealt out to them in alternate
+// blocks of 64 bytes to 4 KB; one thread writes random lines of the whole array.
+void BM_SharedArrayBlocks(benchmark::State &st)
+{
+    constexpr std::size_t kBytes = 8 << 20;
+    static auto *const array = static_cast<std::uint64_t *>(
+        ::operator new(kBytes, std::align_val_t(4096))); // never freed: shared by every run
+    const auto block = std::size_t(st.range(0));
+    const auto threads = std::size_t(st.threads());
+    const auto index = std::size_t(st.thread_index());
+    const std::size_t linesPerBlock = block / 64;
+    const qs::bench::CpuPin pin(st.thread_index());
+    qs::bench::RandomPick pick(0, kBytes / 64 / threads, 17 + index);
+    for (auto _ : st) {
+        const std::size_t mine = pick.next();
+        const std::size_t b = mine / linesPerBlock, l = mine % linesPerBlock;
+        std::uint64_t &word = array[((b * threads + index) * linesPerBlock + l) * 8];
+        word += 1;
+        benchmark::DoNotOptimize(word);
     }
     st.SetItemsProcessed(st.iterations());
 }
@@ -301,6 +386,14 @@ BENCHMARK(BM_PrivateRandomWrites)
     ->UseRealTime();
 BENCHMARK(BM_Naive)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_EnginePrivate)->Arg(1000)->Arg(100'000)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_SharedArrayBlocks)
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(4096)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
+BENCHMARK(BM_EngineAnyThread)->Arg(1000)->Arg(100'000)->Arg(1'000'000)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Engine)
     ->Arg(64)
     ->Arg(1000)
@@ -345,7 +438,7 @@ double bytesPerKeyNaive(const std::vector<std::string> &keys)
         / double(keys.size());
 }
 
-void printSummary(const qs::bench::RatioReporter &r)
+void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
 {
     std::printf("\n== Ratios (same run) ==\n");
     for (const char *keys : {"1", "100000", "1000000"}) {
@@ -380,6 +473,28 @@ void printSummary(const qs::bench::RatioReporter &r)
         if (engine > 0)
             std::printf(")\n");
     }
+    for (const char *block : {"64", "256", "4096"}) {
+        const std::string base
+            = std::string("BM_SharedArrayBlocks/") + block + "/real_time/threads:";
+        const double one = r.rate(base + "1"), two = r.rate(base + "2");
+        if (one > 0 && two > 0)
+            std::printf("one 8 MB array, 2 threads writing their own lines in alternate %4s-byte "
+                        "blocks vs 1 thread: %.2fx\n",
+                block, two / one);
+    }
+    for (const char *keys : {"1000", "100000", "1000000"}) {
+        const double any
+            = r.rate(std::string("BM_EngineAnyThread/") + keys + "/real_time/threads:2");
+        const double one = r.rate(std::string("BM_Engine/") + keys + "/real_time/threads:1");
+        if (any > 0 && one > 0)
+            std::printf("acquire, %8s keys, 2 threads on keys that both inserted vs 1 thread: "
+                        "%.2fx\n",
+                keys, any / one);
+    }
+    std::printf("a cache line's one-way trip between the two threads' CPUs: %.0f ns before the "
+                "benchmarks, %.0f ns after (the host's placement of the vCPUs; "
+                "docs/benchmarks.md)\n",
+        transferBefore, qs::bench::lineTransferNs());
 
     std::printf("\n== Heap allocations per 1M decide() calls ==\n");
     for (Algorithm a : kAllAlgorithms) {
@@ -428,8 +543,9 @@ int main(int argc, char **argv)
     if (benchmark::ReportUnrecognizedArguments(argc, argv))
         return 1;
     qs::bench::RatioReporter reporter;
+    const double transferBefore = qs::bench::lineTransferNs();
     benchmark::RunSpecifiedBenchmarks(&reporter);
-    printSummary(reporter);
+    printSummary(reporter, transferBefore);
     benchmark::Shutdown();
     return 0;
 }

@@ -155,3 +155,48 @@ TEST(Concurrency, HotKeysKeepTheirStateWhileOtherThreadsInsertAndSweep)
     }
     EXPECT_EQ(engine.usage().keys, std::size_t(60'000 + kHotKeys));
 }
+
+TEST(Concurrency, NewKeysRacedByManyThreadsAreStoredOnce)
+{
+    // Each thread keeps the keys it inserts in a lane of its own; a key that several threads
+    // meet at once must still get one entry, found by all, or it would admit once per copy.
+    Engine engine;
+    const RuleId rule = *engine.addRule(GcraConfig{Rate{1, kMicrosPerHour}, 1}).id;
+    constexpr int kKeys = 4000;
+    std::atomic<int> admitted{0};
+    std::atomic<int> ready{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            ++ready;
+            while (ready.load() < kThreads) { } // start together: the inserts race
+            for (int i = 0; i < kKeys; ++i) {
+                const int k = t % 2 ? kKeys - 1 - i : i; // half the threads walk backwards
+                admitted += engine.acquire(rule, numbered("shared-", k), kStart, 1).allowed;
+            }
+        });
+    for (auto &th : threads)
+        th.join();
+    EXPECT_EQ(admitted.load(), kKeys);
+    EXPECT_EQ(engine.usage().keys, std::size_t(kKeys));
+    for (int k = 0; k < kKeys; k += 97) // and every thread's entry is the same one
+        EXPECT_FALSE(engine.acquire(rule, numbered("shared-", k), kStart, 1).allowed) << k;
+}
+
+TEST(Concurrency, SweepReachesTheKeysOfEveryThread)
+{
+    Engine engine;
+    const RuleId rule = *engine.addRule(TokenBucketConfig{5, Rate{1, kMicrosPerSecond}}).id;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 1000; ++i)
+                engine.acquire(rule, numbered("t", t) + numbered("-", i), kStart, 1);
+        });
+    for (auto &th : threads)
+        th.join();
+    ASSERT_EQ(engine.usage().keys, std::size_t(kThreads * 1000));
+    EXPECT_EQ(engine.sweep(kStart + kMicrosPerSecond / 2), 0u); // not refilled yet: all kept
+    EXPECT_EQ(engine.sweep(kStart + 10 * kMicrosPerSecond), std::size_t(kThreads * 1000));
+    EXPECT_EQ(engine.usage().keys, 0u);
+}
