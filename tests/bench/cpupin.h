@@ -3,11 +3,11 @@
 // how far apart the CPUs that two pinned threads run on are.
 //
 // The threaded benchmarks pin thread i to the i-th CPU the process may use, as gateways pin
-// their workers (nginx's worker_cpu_affinity, Envoy's --cpuset-threads). Unpinned, the
-// scheduler moves a thread between vCPUs now and then, and on this VM the two vCPUs' caches
-// are ~220 ns apart (a cache line's one-way trip between them), so every move makes the
-// thread fetch its working set again from the other cache, and one run of a benchmark differs
-// from the next by half (docs/benchmarks.md).
+// their workers (nginx's worker_cpu_affinity, HAProxy's cpu-map). Unpinned, the scheduler
+// moves a thread between vCPUs now and then, and on this VM the two vCPUs' caches are ~220 ns
+// apart (a cache line's one-way trip between them), so every move makes the thread fetch its
+// working set again from the other cache, and one run of a benchmark differs from the next by
+// up to half (docs/benchmarks.md).
 #include <atomic>
 #include <chrono>
 #include <pthread.h>
