@@ -3,8 +3,11 @@
 //
 // Hot path: acquire(rule, key, now, cost) hashes the key, finds its slot in one of 64 shards of
 // the rule without a shared lock, locks only that slot and runs the algorithm (see ruletable.h).
-// `now` comes from the caller because reading the clock costs more than the decision; acquire(rule,
-// key, clock, cost) reads one.
+// A key is stored in the lane of the thread that first decided on it, and each thread looks in
+// its own lane first: threads that keep to their own keys (a gateway's workers with their own
+// connections) share no memory; a key that every thread uses costs its other threads one more
+// look. `now` comes from the caller because reading the clock costs more than the decision;
+// acquire(rule, key, clock, cost) reads one.
 //
 // Memory: a key whose state equals a fresh one can be dropped without changing any decision, so
 // tables shed such keys whenever they would otherwise grow, and sweep(now) sheds them all.
