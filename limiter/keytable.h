@@ -7,6 +7,8 @@
 //  - no separate control array: the tag in the slot filters probes;
 //  - small tables give each slot a pair of cache lines, large ones pack them (slotarray.h);
 //    small ones also keep the tags in an array of their own, so that probes read no slot lines;
+//    large ones keep a filter (8 bits per slot) that says, without reading a slot, that a key
+//    is not here: the engine asks it before looking in another thread's lane (ruletable.h);
 //  - capacity grows by 1.5x with the load kept between 0.53 and 0.8 (packed; 0.25-0.375
 //    padded), and any slot count is allowed (the index is a multiply-shift "fast range", not a
 //    power-of-two mask).
@@ -14,9 +16,11 @@
 // which is also when the arena drops the characters of evicted keys.
 //
 // Concurrency contract (the engine's RuleTable keeps it):
-//  - find() and the slot lock may run in any number of threads at once, and alongside one
-//    insert(): insert() fills a free slot and publishes it by storing its tag last (release),
-//    and find() reads tags with acquire, so a reader sees a slot either empty or complete;
+//  - find(), mayContain() and the slot lock may run in any number of threads at once, and
+//    alongside one insert(): insert() fills a free slot and publishes it by storing its tag
+//    (release), then sets its filter bit (release); find() reads tags and mayContain() filter
+//    words with acquire, so a reader sees a slot either empty or complete, and a key whose
+//    filter bit it sees, findable;
 //  - insert() calls are serialised by the caller; needsRebuild() tells when the next insert
 //    would have to move memory (slot array full, or key arena full);
 //  - rebuild() replaces the slot array and the arena: the caller guarantees no find() runs;
@@ -82,6 +86,8 @@ public:
     {
         m_slots = std::move(other.m_slots);
         m_tags = std::move(other.m_tags);
+        m_filter = std::move(other.m_filter);
+        m_filterBits = std::exchange(other.m_filterBits, 0);
         m_arena = std::move(other.m_arena);
         m_arenaUsed = std::exchange(other.m_arenaUsed, 0);
         m_arenaCapacity = std::exchange(other.m_arenaCapacity, 0);
@@ -97,7 +103,7 @@ public:
     std::size_t bytes() const
     {
         return m_slots.bytes() + (m_tags ? m_slots.size() * sizeof(std::uint16_t) : 0)
-            + m_arenaCapacity;
+            + m_filterBits / 8 + m_arenaCapacity;
     }
 
     bool padded() const { return m_slots.padded(); }
@@ -116,6 +122,20 @@ public:
             __builtin_prefetch(slot);
             __builtin_prefetch(slot + sizeof(Slot) - 1);
         }
+    }
+
+    // False when the key is certainly absent, without reading a slot: packed tables keep a
+    // filter of 8 bits per slot (one bit per key, false positives ~7-10% at their loads), which
+    // lets the engine skip a lane that does not hold a key instead of paying a cache miss to
+    // find out. Padded tables, small enough to stay in cache, probe their tag array instead.
+    bool mayContain(std::uint64_t hash) const
+    {
+        if (!m_filter)
+            return !m_slots.empty();
+        const std::size_t bit = filterBit(hash);
+        const std::uint64_t word
+            = std::atomic_ref<std::uint64_t>(m_filter[bit / 64]).load(std::memory_order_acquire);
+        return (word >> (bit % 64)) & 1;
     }
 
     Slot *find(std::uint64_t hash, std::string_view key)
@@ -161,6 +181,12 @@ public:
         std::atomic_ref<std::uint16_t>(slot.m_tag).store(tagOf(hash), std::memory_order_release);
         if (m_tags) // last: a reader that finds the tag here finds the slot complete
             std::atomic_ref<std::uint16_t>(m_tags[i]).store(tagOf(hash), std::memory_order_release);
+        if (m_filter) { // inserts are serialised: no other writer of this word
+            const std::size_t bit = filterBit(hash);
+            std::atomic_ref<std::uint64_t> word(m_filter[bit / 64]);
+            word.store(word.load(std::memory_order_relaxed) | (std::uint64_t(1) << (bit % 64)),
+                std::memory_order_release);
+        }
         ++m_size;
         return &slot;
     }
@@ -185,8 +211,12 @@ public:
         const std::size_t slots
             = padded ? paddedSlots : std::max<std::size_t>(16, (survivors + 1) * 15 / 8);
         fresh.m_slots = SlotArray<Slot>(slots, padded);
-        if (padded)
+        if (padded) {
             fresh.m_tags = std::make_unique<std::uint16_t[]>(slots); // zero: all empty
+        } else {
+            fresh.m_filterBits = (slots * 8 + 63) / 64 * 64;
+            fresh.m_filter = std::make_unique<std::uint64_t[]>(fresh.m_filterBits / 64);
+        }
         fresh.m_arenaCapacity = longKeyBytes + longKeyBytes / 2;
         if (fresh.m_arenaCapacity > 0)
             fresh.m_arena = std::make_unique<char[]>(fresh.m_arenaCapacity);
@@ -219,6 +249,12 @@ private:
     {
         return std::size_t(Uint128(hash << 6) * count >> 64);
     }
+    // Hash bits that neither the home slot (the top bits) nor the tag (the low 15) decide.
+    std::size_t filterBit(std::uint64_t hash) const
+    {
+        const std::uint64_t mixed = (hash << 23) | (hash >> 41);
+        return std::size_t(Uint128(mixed) * m_filterBits >> 64);
+    }
     std::size_t next(std::size_t i) const { return i + 1 == m_slots.size() ? 0 : i + 1; }
 
     // The tag of slot i as a lookup reads it (acquire: a set tag means a complete slot). Padded
@@ -249,6 +285,8 @@ private:
 
     SlotArray<Slot> m_slots;
     std::unique_ptr<std::uint16_t[]> m_tags; // padded tables only: the slots' tags, by index
+    std::unique_ptr<std::uint64_t[]> m_filter; // packed tables only: 8 bits per slot
+    std::size_t m_filterBits = 0;
     std::unique_ptr<char[]> m_arena; // fixed capacity between rebuilds: readers never see it move
     std::size_t m_arenaUsed = 0;
     std::size_t m_arenaCapacity = 0;

@@ -54,7 +54,25 @@ TEST(KeyTable, SmallTablesPadEachSlotToALinePairAndLargeTablesPackThem)
     }
     EXPECT_GT(table.size(), 20u); // padded while its slots fit kPaddedBytes
     EXPECT_LT(table.bytes(), table.size() * kCacheLine * 2); // at most 0.8 / 0.53 load, packed
-    EXPECT_LE(table.bytes(), (table.size() + 1) * 15 / 8 * sizeof(Table::Slot) + 1);
+    // Packed: the slots and a filter of one byte per slot.
+    EXPECT_LE(table.bytes(), (table.size() + 1) * 15 / 8 * (sizeof(Table::Slot) + 1) + 8);
+}
+
+TEST(KeyTable, FilterNeverRulesOutAKeyItHoldsAndRulesOutMostOthers)
+{
+    Table table;
+    const std::size_t n = 5000; // packed, so filtered
+    for (std::size_t i = 0; i < n; ++i)
+        insert(table, numbered("client-", i), double(i));
+    ASSERT_FALSE(table.padded());
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_TRUE(table.mayContain(hashOf(numbered("client-", i)))) << i;
+    std::size_t falsePositives = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        falsePositives += table.mayContain(hashOf(numbered("absent-", i)));
+    // One bit per key among 8 per slot, at a load of 0.53-0.8: about 7-10% in theory.
+    EXPECT_LT(falsePositives, n / 6);
+    EXPECT_FALSE(Table().mayContain(hashOf("anything")));
 }
 
 TEST(KeyTable, EveryKeySurvivesTheSwitchBetweenLayouts)
