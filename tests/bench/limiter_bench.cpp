@@ -13,6 +13,7 @@
 #include "keyset.h"
 #include "limiter/engine.h"
 #include "memoryprobe.h"
+#include "pointerchase.h"
 #include "ratioreporter.h"
 
 #include <benchmark/benchmark.h>
@@ -334,6 +335,29 @@ void BM_EnginePrivate(benchmark::State &st)
     });
 }
 
+// The machine's floor for one-by-one decisions: one dependent access per step over as many
+// bytes as the engine's table holds at that key count (pointerchase.h).
+void BM_DependentMiss(benchmark::State &st)
+{
+    static std::mutex mutex;
+    static std::map<std::size_t, std::unique_ptr<qs::bench::PointerChase>> chases;
+    const auto keys = std::size_t(st.range(0));
+    qs::bench::PointerChase *chase;
+    {
+        std::lock_guard lock(mutex);
+        auto &c = chases[keys];
+        if (!c)
+            c = std::make_unique<qs::bench::PointerChase>(fixture(keys).engine.usage().bytes);
+        chase = c.get();
+    }
+    const qs::bench::CpuPin pin(st.thread_index()); // where the one-by-one runs decide
+    std::size_t at = 0;
+    for (auto _ : st)
+        benchmark::DoNotOptimize(at = chase->step(at));
+    st.SetItemsProcessed(st.iterations());
+    st.counters["MB"] = double(chase->bytes()) / 1e6;
+}
+
 // The machine's own ceiling for two threads, as a reference for the engine's two-thread runs:
 // each thread reads and writes random 64-byte lines of a PRIVATE array as large as the
 // engine's table at that key count (about 64 bytes per key), so nothing is shared at all.
@@ -377,6 +401,7 @@ void BM_SharedArrayBlocks(benchmark::State &st)
 
 BENCHMARK(BM_Engine)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_EngineBatch)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_DependentMiss)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_PrivateRandomWrites)
     ->Arg(1000)
     ->Arg(100'000)
@@ -447,6 +472,14 @@ void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
         if (ours > 0 && naive > 0)
             std::printf("acquire, %8s keys: engine %6.1f ns, naive %6.1f ns, naive/engine %.2fx\n",
                 keys, ours, naive, naive / ours);
+    }
+    for (const char *keys : {"100000", "1000000"}) {
+        const double chase = r.nsPerItem(std::string("BM_DependentMiss/") + keys);
+        const double single = r.nsPerItem(std::string("BM_Engine/") + keys);
+        if (chase > 0 && single > 0)
+            std::printf("acquire, %8s keys: engine %6.1f ns = %.2fx one dependent access over as "
+                        "many bytes as its table (pointer chase, %.1f ns)\n",
+                keys, single, single / chase, chase);
     }
     for (const char *keys : {"100000", "1000000"}) {
         const double batch = r.nsPerItem(std::string("BM_EngineBatch/") + keys);
