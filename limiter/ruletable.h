@@ -73,7 +73,11 @@ public:
 
     const AlgorithmConfig &config() const override { return m_variant; }
 
-    Decision acquire(std::string_view key, Micros now, std::int64_t cost) override
+    // Flattened: the hot path as one function, without the register saves of five call levels
+    // (427 -> 382 instructions per decision, callgrind). With tables larger than the cache, a
+    // decision waits for one cache miss, and the fewer instructions follow it, the sooner the
+    // next call's miss starts while this one is still under way (docs/benchmarks.md).
+    [[gnu::flatten]] Decision acquire(std::string_view key, Micros now, std::int64_t cost) override
     {
         const std::uint64_t hash = hashKey(key, m_seed);
         const std::size_t lane = ReaderRegistry::laneOfThisThread(kLanes);
@@ -110,6 +114,13 @@ private:
                 if (Slot *slot = find(shard, hash, key, lane))
                     return decideLocked(*slot, now, cost);
         }
+        return acquireLocked(shard, hash, key, lane, now, cost);
+    }
+
+    // The slow path, out of line so that flattening acquire() leaves it out.
+    [[gnu::noinline]] Decision acquireLocked(Shard &shard, std::uint64_t hash, std::string_view key,
+        std::size_t lane, Micros now, std::int64_t cost)
+    {
         std::lock_guard guard(shard.lock);
         Slot *slot = find(shard, hash, key, lane);
         if (!slot)
