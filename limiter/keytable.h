@@ -147,7 +147,7 @@ public:
             const std::uint16_t t = probeTag(i);
             if (t == 0)
                 return nullptr;
-            if (t == tag && keyAt(m_slots[i]) == key)
+            if (t == tag && holds(m_slots[i], key))
                 return &m_slots[i];
         }
     }
@@ -265,6 +265,41 @@ private:
     {
         std::uint16_t &t = m_tags ? m_tags[i] : m_slots[i].m_tag;
         return std::atomic_ref<std::uint16_t>(t).load(std::memory_order_acquire);
+    }
+
+    bool holds(const Slot &s, std::string_view key) const
+    {
+        if (s.m_keyLength != key.size())
+            return false;
+        if (key.size() <= kInlineKey)
+            return equalShort(s.m_key, key.data(), key.size());
+        return keyAt(s) == key;
+    }
+
+    // n <= kInlineKey bytes compared with a few overlapping word loads, in line. Replacing a
+    // memcmp call took 36 of 382 instructions off a decision (callgrind), and the count after
+    // the slot's cache miss decides how much of the next call's miss overlaps it (ruletable.h).
+    static bool equalShort(const char *a, const char *b, std::size_t n)
+    {
+        static_assert(kInlineKey <= 24, "three 8-byte words cover an inline key");
+        const auto differ = [&](std::size_t at, auto word) {
+            decltype(word) x, y;
+            std::memcpy(&x, a + at, sizeof x);
+            std::memcpy(&y, b + at, sizeof y);
+            return x ^ y;
+        };
+        if (n >= 8) {
+            std::uint64_t diff = differ(0, std::uint64_t{}) | differ(n - 8, std::uint64_t{});
+            if (n > 16)
+                diff |= differ(8, std::uint64_t{});
+            return diff == 0;
+        }
+        if (n >= 4)
+            return (differ(0, std::uint32_t{}) | differ(n - 4, std::uint32_t{})) == 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i])
+                return false;
+        return true;
     }
 
     std::string_view keyAt(const Slot &s) const
