@@ -5,11 +5,11 @@
 // as the engine's table holds, its time per step is what one decision's cache miss costs on
 // this machine at that moment; the engine is reported as a ratio to it, because the host's
 // memory latency moves by tens of ns with the other tenants' load (docs/benchmarks.md).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <random>
-#include <utility>
 
 namespace qs::bench {
 
@@ -19,13 +19,12 @@ public:
         : m_count(std::max<std::size_t>(2, bytes / sizeof(Line))),
           m_lines(std::make_unique<Line[]>(m_count))
     {
-        // Sattolo's algorithm: a random permutation that is one cycle through every line.
+        // The lines in a random order, each pointing at the next and the last at the first:
+        // one cycle through every line, so the walk never settles into a cached loop.
         std::unique_ptr<std::size_t[]> order = std::make_unique<std::size_t[]>(m_count);
         for (std::size_t i = 0; i < m_count; ++i)
             order[i] = i;
-        std::mt19937_64 rng(seed);
-        for (std::size_t i = m_count - 1; i > 0; --i)
-            std::swap(order[i], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(rng)]);
+        std::shuffle(order.get(), order.get() + m_count, std::mt19937_64(seed));
         for (std::size_t i = 0; i < m_count; ++i)
             m_lines[order[i]].next = order[(i + 1) % m_count];
     }
