@@ -474,16 +474,13 @@ void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
                 keys, ours, naive, naive / ours);
     }
     for (const char *keys : {"100000", "1000000"}) {
-        const double chase = r.nsPerItem(std::string("BM_DependentMiss/") + keys);
         const double single = r.nsPerItem(std::string("BM_Engine/") + keys);
+        const double chase = r.nsPerItem(std::string("BM_DependentMiss/") + keys);
+        const double batch = r.nsPerItem(std::string("BM_EngineBatch/") + keys);
         if (chase > 0 && single > 0)
             std::printf("acquire, %8s keys: engine %6.1f ns = %.2fx one dependent access over as "
                         "many bytes as its table (pointer chase, %.1f ns)\n",
                 keys, single, single / chase, chase);
-    }
-    for (const char *keys : {"100000", "1000000"}) {
-        const double batch = r.nsPerItem(std::string("BM_EngineBatch/") + keys);
-        const double single = r.nsPerItem(std::string("BM_Engine/") + keys);
         if (batch > 0 && single > 0)
             std::printf("acquire, %8s keys, batches of 16: %6.1f ns per decision, %.2fx faster "
                         "than one by one\n",
