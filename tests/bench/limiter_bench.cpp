@@ -180,17 +180,23 @@ struct Fixture {
     }
 };
 
-// Every thread of a multi-threaded benchmark asks for its fixture before the timed loop; the
-// first one to ask builds it.
-Fixture &fixture(std::size_t n, Met met = Met::BeforeTheRun)
+// One object per key for the whole process, built by the first thread that asks for it:
+// every thread of a multi-threaded benchmark asks before its timed loop.
+template <class T, class Key, class Make>
+T &sharedBy(const Key &key, Make &&make)
 {
     static std::mutex mutex;
-    static std::map<std::pair<std::size_t, Met>, std::unique_ptr<Fixture>> fixtures;
+    static std::map<Key, std::unique_ptr<T>> objects;
     std::lock_guard lock(mutex);
-    auto &f = fixtures[{n, met}];
-    if (!f)
-        f = std::make_unique<Fixture>(n, met);
-    return *f;
+    auto &o = objects[key];
+    if (!o)
+        o = make();
+    return *o;
+}
+
+Fixture &fixture(std::size_t n, Met met = Met::BeforeTheRun)
+{
+    return sharedBy<Fixture>(std::pair{n, met}, [&] { return std::make_unique<Fixture>(n, met); });
 }
 
 // The keys thread `index` of `threads` decides on: threads never share a key.
@@ -310,19 +316,15 @@ struct PrivateEngine {
 
 PrivateEngine &privateEngine(std::size_t keys, std::size_t threads, std::size_t index)
 {
-    static std::mutex mutex;
-    static std::map<std::array<std::size_t, 3>, std::unique_ptr<PrivateEngine>> engines;
-    std::lock_guard lock(mutex);
-    auto &e = engines[{keys, threads, index}];
-    if (!e) {
+    return sharedBy<PrivateEngine>(std::array{keys, threads, index}, [&] {
         const Fixture &f = fixture(keys);
-        e = std::make_unique<PrivateEngine>();
+        auto e = std::make_unique<PrivateEngine>();
         e->rule = *e->engine.addRule(tokenBucket()).id;
-        const std::size_t slice = std::max<std::size_t>(1, keys / threads);
-        for (std::size_t i = index * slice; i < (index + 1) * slice; ++i)
+        const Slice slice = sliceOf(keys, threads, index);
+        for (std::size_t i = slice.begin; i < slice.begin + slice.size; ++i)
             e->engine.acquire(e->rule, f.keys[i], kStart);
-    }
-    return *e;
+        return e;
+    });
 }
 
 void BM_EnginePrivate(benchmark::State &st)
@@ -339,23 +341,16 @@ void BM_EnginePrivate(benchmark::State &st)
 // bytes as the engine's table holds at that key count (pointerchase.h).
 void BM_DependentMiss(benchmark::State &st)
 {
-    static std::mutex mutex;
-    static std::map<std::size_t, std::unique_ptr<qs::bench::PointerChase>> chases;
     const auto keys = std::size_t(st.range(0));
-    qs::bench::PointerChase *chase;
-    {
-        std::lock_guard lock(mutex);
-        auto &c = chases[keys];
-        if (!c)
-            c = std::make_unique<qs::bench::PointerChase>(fixture(keys).engine.usage().bytes);
-        chase = c.get();
-    }
+    const auto &chase = sharedBy<qs::bench::PointerChase>(keys, [&] {
+        return std::make_unique<qs::bench::PointerChase>(fixture(keys).engine.usage().bytes);
+    });
     const qs::bench::CpuPin pin(st.thread_index()); // where the one-by-one runs decide
     std::size_t at = 0;
     for (auto _ : st)
-        benchmark::DoNotOptimize(at = chase->step(at));
+        benchmark::DoNotOptimize(at = chase.step(at));
     st.SetItemsProcessed(st.iterations());
-    st.counters["MB"] = double(chase->bytes()) / 1e6;
+    st.counters["MB"] = double(chase.bytes()) / 1e6;
 }
 
 // The machine's own ceiling for two threads, as a reference for the engine's two-thread runs:
@@ -494,14 +489,14 @@ void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
         };
         const double engine = scaling("BM_Engine/"), machine = scaling("BM_PrivateRandomWrites/");
         const double unshared = scaling("BM_EnginePrivate/");
-        if (engine > 0)
-            std::printf("acquire, %8s keys, 2 threads on distinct keys vs 1: %.2fx throughput "
-                        "(machine, private arrays of the same size: %.2fx",
-                keys, engine, machine);
+        if (engine <= 0)
+            continue;
+        std::printf("acquire, %8s keys, 2 threads on distinct keys vs 1: %.2fx throughput "
+                    "(machine, private arrays of the same size: %.2fx",
+            keys, engine, machine);
         if (unshared > 0)
             std::printf("; an engine per thread, nothing shared: %.2fx", unshared);
-        if (engine > 0)
-            std::printf(")\n");
+        std::printf(")\n");
     }
     for (const char *block : {"64", "256", "4096"}) {
         const std::string base
