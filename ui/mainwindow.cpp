@@ -1,12 +1,12 @@
 #include "ui/mainwindow.h"
 
-#include "ui/designpage.h"
-#include "ui/exportpage.h"
-#include "ui/icons.h"
-#include "ui/placeholderpage.h"
-#include "ui/policydocument.h"
-#include "ui/policysettingsdialog.h"
-#include "ui/simulatepage.h"
+#include "ui/design/designpage.h"
+#include "ui/export/exportpage.h"
+#include "ui/common/icons.h"
+#include "ui/common/placeholderpage.h"
+#include "ui/document/policydocument.h"
+#include "ui/design/policysettingsdialog.h"
+#include "ui/simulate/simulatepage.h"
 
 #include <QAction>
 #include <QApplication>

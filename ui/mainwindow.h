@@ -2,7 +2,7 @@
 // The workbench: one policy document, five activities as tabs (Design, Simulate, Export,
 // Monitor, Probe), the File and Edit menus, a status bar with the validation state. Window
 // geometry, splitters, the last tab and recent files persist in QSettings.
-#include "ui/recoverystore.h"
+#include "ui/document/recoverystore.h"
 
 #include <QMainWindow>
 

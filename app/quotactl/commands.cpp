@@ -1,6 +1,6 @@
 #include "commands.h"
 
-#include "model/policyreader.h"
+#include "model/policy/policyreader.h"
 
 #include <QTextStream>
 

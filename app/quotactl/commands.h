@@ -1,5 +1,5 @@
 #pragma once
-#include "model/policy.h"
+#include "model/policy/policy.h"
 
 #include <QStringList>
 

@@ -1,7 +1,7 @@
 // quotactl export FILE --target ID|all [-o DIR]: gateway configuration files.
 #include "commands.h"
-#include "model/exporter.h"
-#include "model/policyreader.h"
+#include "model/export/exporter.h"
+#include "model/policy/policyreader.h"
 
 #include <QDir>
 #include <QSaveFile>

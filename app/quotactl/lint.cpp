@@ -1,6 +1,6 @@
 // quotactl lint FILE... : diagnostics in the compiler format, or as JSON.
 #include "commands.h"
-#include "model/policyreader.h"
+#include "model/policy/policyreader.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

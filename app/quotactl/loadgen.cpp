@@ -1,8 +1,8 @@
 // quotactl loadgen: drive the Redis backend like a fleet of gateways, report rate and latency.
 #include "commands.h"
-#include "model/loadgenerator.h"
-#include "model/policyreader.h"
-#include "model/ratesyntax.h"
+#include "model/redis/loadgenerator.h"
+#include "model/policy/policyreader.h"
+#include "model/policy/ratesyntax.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -1,10 +1,10 @@
 // quotactl simulate: traffic through a route's limit (or all six algorithms) on a manual clock.
 #include "commands.h"
 #include "limiter/algorithm.h"
-#include "model/limitconversion.h"
-#include "model/policyreader.h"
-#include "model/ratesyntax.h"
-#include "model/simulator.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyreader.h"
+#include "model/policy/ratesyntax.h"
+#include "model/simulation/simulator.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,9 +1,9 @@
 // Simulator throughput: generation + decision + bucketing, end to end through simulate(), with
 // the embedded Engine (string keys, hash table) on the same arrivals as the reference.
 //   build-bench/tests/bench/simulator_bench
-#include "model/limitconversion.h"
-#include "model/policyreader.h"
-#include "model/simulator.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyreader.h"
+#include "model/simulation/simulator.h"
 #include "ratioreporter.h"
 
 #include "limiter/engine.h"

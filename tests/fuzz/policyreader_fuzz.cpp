@@ -1,6 +1,6 @@
 // Any bytes given to the policy reader end in a result or diagnostics: never a crash, a leak
 // or a hang.
-#include "model/policyreader.h"
+#include "model/policy/policyreader.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Widget tests need one QApplication for the whole program; settings go to a throw-away
 // location (QStandardPaths test mode), never the operator's own.
-#include "ui/icons.h"
+#include "ui/common/icons.h"
 
 #include <QApplication>
 #include <QStandardPaths>

@@ -1,14 +1,14 @@
 // The window as a whole: title, tabs, settings that persist, files that open by drop, and a
 // screenshot of every tab at both target sizes for a person to look at.
 #include "screenshot.h"
-#include "ui/designpage.h"
-#include "ui/exportpage.h"
+#include "ui/design/designpage.h"
+#include "ui/export/exportpage.h"
 #include "ui/mainwindow.h"
-#include "ui/policydocument.h"
-#include "ui/simulatepage.h"
-#include "ui/testconsole.h"
+#include "ui/document/policydocument.h"
+#include "ui/simulate/simulatepage.h"
+#include "ui/design/testconsole.h"
 
-#include "ui/icons.h"
+#include "ui/common/icons.h"
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
 #include <QApplication>

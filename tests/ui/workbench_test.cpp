@@ -1,19 +1,19 @@
 // The workbench driven through its widgets, offscreen: edit, undo, redo, save and reload;
 // validation beside the field; the test console; a simulation run; the export preview; and
 // the GUI thread's responsiveness while simulating and exporting.
-#include "model/policyreader.h"
-#include "model/policywriter.h"
+#include "model/policy/policyreader.h"
+#include "model/policy/policywriter.h"
 #include "screenshot.h"
-#include "ui/chartfiles.h"
-#include "ui/designpage.h"
-#include "ui/exportpage.h"
+#include "ui/common/chartfiles.h"
+#include "ui/design/designpage.h"
+#include "ui/export/exportpage.h"
 #include "ui/mainwindow.h"
-#include "ui/policydocument.h"
-#include "ui/policysettingsdialog.h"
-#include "ui/recoverystore.h"
-#include "ui/routeeditor.h"
-#include "ui/simulatepage.h"
-#include "ui/testconsole.h"
+#include "ui/document/policydocument.h"
+#include "ui/design/policysettingsdialog.h"
+#include "ui/document/recoverystore.h"
+#include "ui/design/routeeditor.h"
+#include "ui/simulate/simulatepage.h"
+#include "ui/design/testconsole.h"
 
 #include <QChart>
 #include <QChartView>

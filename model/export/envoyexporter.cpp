@@ -1,0 +1,444 @@
+#include "model/export/envoyexporter.h"
+
+#include "model/export/exportreport.h"
+#include "model/policy/keyselectorsyntax.h"
+#include "model/policy/limitconversion.h"
+#include "model/export/limitshape.h"
+#include "model/policy/pathpattern.h"
+#include "model/policy/ratesyntax.h"
+
+#include <QRegularExpression>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace qs {
+
+namespace {
+
+constexpr const char *kLocalFilter = "envoy.filters.http.local_ratelimit";
+constexpr const char *kLocalType
+    = "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit";
+constexpr limiter::Micros kMinFillInterval = 50'000; // Envoy refuses fill intervals below 50 ms
+
+// One part of a client key as Envoy's rate_limits actions produce it.
+struct KeyPart {
+    KeySelector::Kind kind;
+    QString header; // lower case, for request_headers
+    QString descriptorKey;
+};
+
+// A token bucket in Envoy's terms: max_tokens, tokens_per_fill every fill_interval.
+struct LocalBucket {
+    qint64 maxTokens = 0, tokensPerFill = 0;
+    limiter::Micros fillInterval = 0;
+};
+
+struct EnvoyRoute {
+    qsizetype index = 0;
+    QString name; // [A-Za-z0-9_]
+    QString routeId;
+    PathPattern pattern;
+    QString methodsRegex; // empty: any method
+    QList<KeyPart> keys;
+    LocalBucket bucket;
+    UnitRate unitRate;
+    bool shadow = false;
+};
+
+// Proto3 JSON Duration: seconds with a fraction, "0.500s".
+std::string protoDuration(limiter::Micros micros)
+{
+    QString text = QStringLiteral("%1.%2")
+                       .arg(micros / limiter::kMicrosPerSecond)
+                       .arg(micros % limiter::kMicrosPerSecond, 6, 10, QLatin1Char('0'));
+    while (text.endsWith(QLatin1Char('0')))
+        text.chop(1);
+    if (text.endsWith(QLatin1Char('.')))
+        text.chop(1);
+    return (text + QLatin1Char('s')).toStdString();
+}
+
+void emitPercent(YAML::Emitter &out, const char *field, const QString &runtimeKey, int percent)
+{
+    out << YAML::Key << field << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "runtime_key" << YAML::Value << runtimeKey.toStdString();
+    out << YAML::Key << "default_value" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "numerator" << YAML::Value << percent << YAML::Key << "denominator" << YAML::Value
+        << "HUNDRED" << YAML::EndMap;
+    out << YAML::EndMap;
+}
+
+void emitSocketAddress(YAML::Emitter &out, int port)
+{
+    out << YAML::Key << "socket_address" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "address" << YAML::Value << "127.0.0.1" << YAML::Key << "port_value" << YAML::Value
+        << port << YAML::EndMap;
+}
+
+void emitTypedConfig(YAML::Emitter &out, const char *type)
+{
+    out << YAML::Key << "typed_config" << YAML::Value << YAML::BeginMap << YAML::Key << "@type"
+        << YAML::Value << type;
+}
+
+class EnvoyWriter {
+public:
+    explicit EnvoyWriter(const Policy &policy)
+        : m_policy(policy), m_report(policy, QStringLiteral("envoy"))
+    {
+        m_report.reserve(QStringLiteral("qs_unlimited"));
+    }
+
+    ExportResult run()
+    {
+        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
+            prepare(i);
+        ExportResult result;
+        result.diagnostics = m_report.diagnostics();
+        if (m_report.hasErrors())
+            return result;
+        // Envoy takes the first route that matches: most specific first, the policy's own rule.
+        sortMostSpecificFirst(m_routes);
+        result.files.push_back({QStringLiteral("envoy.yaml"), bootstrap()});
+        result.files.push_back({QStringLiteral("ratelimit-config.yaml"), serviceConfig()});
+        return result;
+    }
+
+private:
+    void prepare(qsizetype i)
+    {
+        const Route &r = m_policy.routes[i];
+        EnvoyRoute out;
+        out.index = i;
+        out.routeId = r.id;
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
+        out.name = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
+        const auto pattern = m_report.pathPattern(i);
+        if (!pattern)
+            return;
+        out.pattern = *pattern;
+        if (!r.methods.isEmpty())
+            out.methodsRegex = QStringLiteral("^(%1)$").arg(r.methods.join(QLatin1Char('|')));
+        if (!mapKeys(out, m_policy.keyOf(r)))
+            return;
+        const auto config = m_report.algorithmConfig(i);
+        if (!config)
+            return;
+        if (!mapLocal(out, *config) || !mapService(out, *config))
+            return;
+        out.shadow = r.effectiveMode() == RouteMode::Shadow;
+        if (r.cost && *r.cost != 1)
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+                QStringLiteral("Envoy takes one token per request; cost %1 is not exported")
+                    .arg(*r.cost));
+        m_routes.push_back(out);
+    }
+
+    bool mapKeys(EnvoyRoute &out, const QList<KeySelector> &keys)
+    {
+        bool perClient = false;
+        for (const KeySelector &k : keys) {
+            switch (k.kind) {
+            case KeySelector::Kind::Ip:
+                out.keys << KeyPart{k.kind, QString(), QStringLiteral("remote_address")};
+                perClient = true;
+                break;
+            case KeySelector::Kind::Header:
+                if (!isValidHeaderName(k.name)) {
+                    m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".key"),
+                        QStringLiteral("'%1' is not a valid HTTP header name")
+                            .arg(ExportReport::commentSafe(k.name)));
+                    return false;
+                }
+                out.keys << KeyPart{
+                    k.kind, k.name.toLower(), QStringLiteral("header_") + k.name.toLower()};
+                perClient = true;
+                break;
+            case KeySelector::Kind::Query:
+                m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".key"),
+                    QStringLiteral("Envoy's rate limit actions cannot take a query parameter's "
+                                   "value as a descriptor; key by a header or the address"));
+                return false;
+            case KeySelector::Kind::Global:
+                break;
+            }
+        }
+        if (perClient)
+            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".key"),
+                QStringLiteral("local_ratelimit keeps one bucket per route and Envoy instance, "
+                               "shared by all clients: per-%1 quotas need the rate limit service "
+                               "with ratelimit-config.yaml")
+                    .arg(keysText(keys)));
+        return true;
+    }
+
+    static QString keysText(const QList<KeySelector> &keys)
+    {
+        QStringList parts;
+        for (const KeySelector &k : keys)
+            parts << ExportReport::commentSafe(k.toString());
+        return parts.join(QLatin1Char('+'));
+    }
+
+    bool mapLocal(EnvoyRoute &out, const limiter::AlgorithmConfig &config)
+    {
+        const LimitShape shape = limitShape(config);
+        const QString algorithm
+            = QString::fromLatin1(limiter::algorithmName(limiter::algorithmOf(config)).data());
+        if (shape.windowed) {
+            // A window's worth, refilled at once every window: the closest a bucket gets.
+            out.bucket = {shape.count, shape.count, std::max(shape.period, kMinFillInterval)};
+            m_report.note(Diagnostic::Severity::Warning, out.index,
+                QStringLiteral(".limit.algorithm"),
+                QStringLiteral("%1 %2/%3 exported as local_ratelimit max_tokens %2 refilled by %2 "
+                               "every %3: windows start when Envoy starts, not at the epoch%4")
+                    .arg(algorithm)
+                    .arg(shape.count)
+                    .arg(formatDuration(shape.period))
+                    .arg(algorithm == QLatin1String("fixed_window")
+                            ? QString()
+                            : QStringLiteral("; up to %1 may pass within %2 across a refill")
+                                  .arg(2 * shape.count)
+                                  .arg(formatDuration(shape.period))));
+            return true;
+        }
+        if (shape.shaping)
+            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit.mode"),
+                QStringLiteral("Envoy does not shape: requests beyond the rate are rejected at "
+                               "once instead of delayed (up to %1 would have waited)")
+                    .arg(shape.burst - 1));
+        // The smallest whole number of tokens whose refill interval is whole microseconds and
+        // at least Envoy's 50 ms: one token per interval when the rate allows, which is exact.
+        const qint64 step = shape.count / std::gcd(shape.count, shape.period);
+        const long double needed
+            = std::ceil(static_cast<long double>(kMinFillInterval) * shape.count / shape.period);
+        const long double tokens = std::max<long double>(step, std::ceil(needed / step) * step);
+        const long double interval = tokens * shape.period / shape.count;
+        if (tokens > 1e15 || interval > 1e15) {
+            m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".limit"),
+                QStringLiteral("%1 per %2 has no whole-microsecond refill interval Envoy "
+                               "accepts; choose a rate whose period divides evenly")
+                    .arg(shape.count)
+                    .arg(formatDuration(shape.period)));
+            return false;
+        }
+        out.bucket = {shape.burst, qint64(tokens), limiter::Micros(interval)};
+        if (out.bucket.tokensPerFill > 1)
+            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit"),
+                QStringLiteral("Envoy refills in steps of at least 50 ms: %1 tokens every %2 s "
+                               "instead of one every %3 s (same rate, coarser steps)")
+                    .arg(out.bucket.tokensPerFill)
+                    .arg(double(out.bucket.fillInterval) / 1e6, 0, 'g', 6)
+                    .arg(double(shape.period) / double(shape.count) / 1e6, 0, 'g', 6));
+        return true;
+    }
+
+    bool mapService(EnvoyRoute &out, const limiter::AlgorithmConfig &config)
+    {
+        const LimitShape shape = limitShape(config);
+        const auto unit = toUnitRate(shape.count, shape.period);
+        if (!unit) {
+            m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".limit"),
+                QStringLiteral("the rate limit service counts at most per day; %1 per %2 is "
+                               "less than one a day")
+                    .arg(shape.count)
+                    .arg(formatDuration(shape.period)));
+            return false;
+        }
+        out.unitRate = *unit;
+        const bool fixedWindow = limiter::algorithmOf(config) == limiter::Algorithm::FixedWindow;
+        if (fixedWindow && unit->sameWindow)
+            return true; // the service counts in fixed windows aligned to the clock: exact
+        m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit"),
+            QStringLiteral("rate limit service: %1 per %2 in fixed windows aligned to the clock "
+                           "(designed: %3 per %4%5)")
+                .arg(unit->perUnit)
+                .arg(unit->unit)
+                .arg(shape.count)
+                .arg(formatDuration(shape.period))
+                .arg(shape.windowed ? QString() : QStringLiteral(", %1 at once").arg(shape.burst)));
+        return true;
+    }
+
+    QString domain() const
+    {
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_.-]"));
+        const QString d = QString(m_policy.name).replace(unsafe, QStringLiteral("_"));
+        return d.isEmpty() ? QStringLiteral("quota_studio") : d;
+    }
+
+    void emitRateLimitActions(YAML::Emitter &out, const EnvoyRoute &r) const
+    {
+        out << YAML::Key << "rate_limits" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+        out << YAML::Key << "actions" << YAML::Value << YAML::BeginSeq;
+        out << YAML::BeginMap << YAML::Key << "generic_key" << YAML::Value << YAML::BeginMap
+            << YAML::Key << "descriptor_key" << YAML::Value << "qs_route" << YAML::Key
+            << "descriptor_value" << YAML::Value << YAML::DoubleQuoted << r.routeId.toStdString()
+            << YAML::EndMap << YAML::EndMap;
+        for (const KeyPart &k : r.keys) {
+            out << YAML::BeginMap;
+            if (k.kind == KeySelector::Kind::Ip)
+                out << YAML::Key << "remote_address" << YAML::Value << YAML::Flow << YAML::BeginMap
+                    << YAML::EndMap;
+            else
+                out << YAML::Key << "request_headers" << YAML::Value << YAML::BeginMap << YAML::Key
+                    << "header_name" << YAML::Value << k.header.toStdString() << YAML::Key
+                    << "descriptor_key" << YAML::Value << k.descriptorKey.toStdString()
+                    << YAML::EndMap;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+    }
+
+    void emitLocalLimit(YAML::Emitter &out, const EnvoyRoute &r) const
+    {
+        out << YAML::Key << "typed_per_filter_config" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << kLocalFilter << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "@type" << YAML::Value << kLocalType;
+        out << YAML::Key << "stat_prefix" << YAML::Value << r.name.toStdString();
+        out << YAML::Key << "token_bucket" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "max_tokens" << YAML::Value << r.bucket.maxTokens;
+        out << YAML::Key << "tokens_per_fill" << YAML::Value << r.bucket.tokensPerFill;
+        out << YAML::Key << "fill_interval" << YAML::Value << protoDuration(r.bucket.fillInterval);
+        out << YAML::EndMap;
+        // Both default to 0%: without them the filter neither counts nor rejects.
+        emitPercent(out, "filter_enabled", r.name + QStringLiteral("_enabled"), 100);
+        emitPercent(
+            out, "filter_enforced", r.name + QStringLiteral("_enforced"), r.shadow ? 0 : 100);
+        out << YAML::Key << "status" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+            << "code" << YAML::Value << m_policy.defaults.status.value_or(429) << YAML::EndMap;
+        out << YAML::EndMap << YAML::EndMap;
+    }
+
+    void emitRoute(YAML::Emitter &out, const EnvoyRoute &r) const
+    {
+        out << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << r.name.toStdString();
+        out << YAML::Key << "match" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "safe_regex" << YAML::Value << YAML::BeginMap << YAML::Key << "regex"
+            << YAML::Value << YAML::DoubleQuoted << r.pattern.toRegex().toStdString()
+            << YAML::EndMap;
+        if (!r.methodsRegex.isEmpty())
+            out << YAML::Key << "headers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
+                << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << ":method"
+                << YAML::Key << "string_match" << YAML::Value << YAML::BeginMap << YAML::Key
+                << "safe_regex" << YAML::Value << YAML::BeginMap << YAML::Key << "regex"
+                << YAML::Value << YAML::DoubleQuoted << r.methodsRegex.toStdString() << YAML::EndMap
+                << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
+        out << YAML::EndMap;
+        out << YAML::Key << "route" << YAML::Value << YAML::BeginMap << YAML::Key << "cluster"
+            << YAML::Value << "qs_backend";
+        emitRateLimitActions(out, r);
+        out << YAML::EndMap;
+        emitLocalLimit(out, r);
+        out << YAML::EndMap;
+    }
+
+    QByteArray bootstrap() const
+    {
+        YAML::Emitter out;
+        out << YAML::Comment("Generated by Quota Studio: Envoy v3 static bootstrap");
+        out << YAML::BeginMap << YAML::Key << "static_resources" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "listeners" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << "qs_listener";
+        out << YAML::Key << "address" << YAML::Value << YAML::BeginMap;
+        emitSocketAddress(out, 10000);
+        out << YAML::EndMap;
+        out << YAML::Key << "filter_chains" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
+            << YAML::Key << "filters" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value
+            << "envoy.filters.network.http_connection_manager";
+        emitTypedConfig(out,
+            "type.googleapis.com/"
+            "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager");
+        out << YAML::Key << "stat_prefix" << YAML::Value << "qs_ingress";
+        out << YAML::Key << "route_config" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << "qs_routes";
+        out << YAML::Key << "virtual_hosts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << "qs";
+        out << YAML::Key << "domains" << YAML::Value << YAML::Flow << YAML::BeginSeq << "*"
+            << YAML::EndSeq;
+        out << YAML::Key << "routes" << YAML::Value << YAML::BeginSeq;
+        for (const EnvoyRoute &r : m_routes)
+            emitRoute(out, r);
+        // Paths no route claims pass unlimited, as they would without Quota Studio.
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "qs_unlimited" << YAML::Key
+            << "match" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "prefix"
+            << YAML::Value << "/" << YAML::EndMap << YAML::Key << "route" << YAML::Value
+            << YAML::Flow << YAML::BeginMap << YAML::Key << "cluster" << YAML::Value << "qs_backend"
+            << YAML::EndMap << YAML::EndMap;
+        out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap; // route_config
+        out << YAML::Key << "http_filters" << YAML::Value << YAML::BeginSeq;
+        // Without a token_bucket here the filter limits nothing but the routes that configure it.
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << kLocalFilter;
+        emitTypedConfig(out, kLocalType);
+        out << YAML::Key << "stat_prefix" << YAML::Value << "qs_local_ratelimit" << YAML::EndMap
+            << YAML::EndMap;
+        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "envoy.filters.http.router";
+        emitTypedConfig(out, "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router");
+        out << YAML::EndMap << YAML::EndMap;
+        out << YAML::EndSeq; // http_filters
+        out << YAML::EndMap << YAML::EndMap; // typed_config, filter
+        out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq; // filters, chain, filter_chains
+        out << YAML::EndMap << YAML::EndSeq; // listener, listeners
+        out << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << "qs_backend";
+        out << YAML::Key << "type" << YAML::Value << "STATIC";
+        out << YAML::Key << "load_assignment" << YAML::Value << YAML::BeginMap << YAML::Key
+            << "cluster_name" << YAML::Value << "qs_backend" << YAML::Key << "endpoints"
+            << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "lb_endpoints"
+            << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "endpoint"
+            << YAML::Value << YAML::BeginMap << YAML::Key << "address" << YAML::Value
+            << YAML::BeginMap;
+        emitSocketAddress(out, 8081);
+        out << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndSeq << YAML::EndMap
+            << YAML::EndSeq << YAML::EndMap;
+        out << YAML::EndMap << YAML::EndSeq; // cluster, clusters
+        out << YAML::EndMap << YAML::EndMap; // static_resources, document
+        return QByteArray(out.c_str()) + '\n';
+    }
+
+    QByteArray serviceConfig() const
+    {
+        YAML::Emitter out;
+        out << YAML::Comment("Generated by Quota Studio: envoyproxy/ratelimit service config");
+        out << YAML::BeginMap << YAML::Key << "domain" << YAML::Value << domain().toStdString();
+        out << YAML::Key << "descriptors" << YAML::Value << YAML::BeginSeq;
+        for (const EnvoyRoute &r : m_routes) {
+            out << YAML::BeginMap << YAML::Key << "key" << YAML::Value << "qs_route" << YAML::Key
+                << "value" << YAML::Value << YAML::DoubleQuoted << r.routeId.toStdString();
+            // One nesting level per key part, in the order of the route's actions; a
+            // descriptor without a value counts every value on its own.
+            for (const KeyPart &k : r.keys)
+                out << YAML::Key << "descriptors" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
+                    << YAML::Key << "key" << YAML::Value << k.descriptorKey.toStdString();
+            out << YAML::Key << "rate_limit" << YAML::Value << YAML::BeginMap << YAML::Key << "unit"
+                << YAML::Value << r.unitRate.unit.toStdString() << YAML::Key << "requests_per_unit"
+                << YAML::Value << r.unitRate.perUnit << YAML::EndMap;
+            if (r.shadow)
+                out << YAML::Key << "shadow_mode" << YAML::Value << true;
+            for (qsizetype k = 0; k < r.keys.size(); ++k)
+                out << YAML::EndMap << YAML::EndSeq;
+            out << YAML::EndMap;
+        }
+        out << YAML::EndSeq << YAML::EndMap;
+        return QByteArray(out.c_str()) + '\n';
+    }
+
+    const Policy &m_policy;
+    ExportReport m_report;
+    std::vector<EnvoyRoute> m_routes;
+};
+
+} // namespace
+
+ExportResult EnvoyExporter::exportPolicy(const Policy &policy) const
+{
+    return EnvoyWriter(policy).run();
+}
+
+} // namespace qs

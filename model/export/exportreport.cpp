@@ -1,0 +1,55 @@
+#include "model/export/exportreport.h"
+
+#include "model/policy/limitconversion.h"
+
+namespace qs {
+
+void ExportReport::note(
+    Diagnostic::Severity severity, qsizetype route, const QString &field, const QString &message)
+{
+    const QString routePath = QStringLiteral("routes[%1]").arg(route);
+    const QString path = routePath + field;
+    const SourceLocation at = m_policy.locations.value(path, m_policy.locations.value(routePath));
+    m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
+        QStringLiteral("[%1] route '%2': %3").arg(m_target, m_policy.routes[route].id, message)});
+}
+
+std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
+{
+    auto parsed = PathPattern::parse(m_policy.routes[route].path);
+    if (const auto *problem = std::get_if<QString>(&parsed)) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"), *problem);
+        return std::nullopt;
+    }
+    return std::get<PathPattern>(std::move(parsed));
+}
+
+std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype route)
+{
+    const auto converted = toAlgorithmConfig(m_policy.routes[route].limit);
+    if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".limit"), problem->message);
+        return std::nullopt;
+    }
+    return std::get<limiter::AlgorithmConfig>(converted);
+}
+
+QString ExportReport::uniqueName(
+    const QString &prefix, const QString &id, const QRegularExpression &disallowed, QChar filler)
+{
+    QString name = prefix + QString(id).replace(disallowed, QString(filler));
+    while (m_names.contains(name))
+        name += filler;
+    m_names << name;
+    return name;
+}
+
+QString ExportReport::commentSafe(const QString &text)
+{
+    QString out;
+    for (const QChar c : text)
+        out += c.isPrint() ? c : QLatin1Char('?');
+    return out;
+}
+
+} // namespace qs

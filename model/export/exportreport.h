@@ -1,0 +1,70 @@
+#pragma once
+// What every exporter needs besides its own syntax: diagnostics placed at the route's field in
+// the policy file and tagged with the target, collision-free names built from route ids, and
+// names made safe for comments.
+#include "limiter/algorithm.h"
+#include "model/policy/diagnostic.h"
+#include "model/policy/pathpattern.h"
+#include "model/policy/policy.h"
+
+#include <QRegularExpression>
+#include <QStringList>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+namespace qs {
+
+class ExportReport {
+public:
+    ExportReport(const Policy &policy, QString target)
+        : m_policy(policy), m_target(std::move(target))
+    {
+    }
+
+    // "[target] route '<id>': message" at routes[i]<field> (the file name is the caller's).
+    void note(Diagnostic::Severity severity, qsizetype route, const QString &field,
+        const QString &message);
+    const Diagnostics &diagnostics() const { return m_diagnostics; }
+    bool hasErrors() const { return qs::hasErrors(m_diagnostics); }
+
+    // The route's path pattern, or nullopt after noting why at .match.path.
+    std::optional<PathPattern> pathPattern(qsizetype route);
+    // The route's limit as the limiter's config, or nullopt after noting why at .limit.
+    std::optional<limiter::AlgorithmConfig> algorithmConfig(qsizetype route);
+
+    // prefix + the id with every character outside `allowed` replaced by `filler`, made unique
+    // among the names this report handed out by appending `filler`.
+    QString uniqueName(const QString &prefix, const QString &id,
+        const QRegularExpression &disallowed, QChar filler);
+
+    // Keeps a fixed name (a catch-all route, say) from being handed out for a route.
+    void reserve(const QString &name) { m_names << name; }
+
+    // Text for a comment line: anything unprintable (a newline) becomes '?'.
+    static QString commentSafe(const QString &text);
+
+private:
+    const Policy &m_policy;
+    QString m_target;
+    Diagnostics m_diagnostics;
+    QStringList m_names;
+};
+
+// Gateways that take the first route that matches (NGINX regex locations, Envoy, HAProxy, Kong
+// and Traefik priorities) resolve as the policy does when routes come most specific first.
+// T has a `pattern` member: a PathPattern, or something that dereferences to one.
+template <class T>
+void sortMostSpecificFirst(std::vector<T> &routes)
+{
+    std::stable_sort(routes.begin(), routes.end(), [](const T &a, const T &b) {
+        const auto &pa = a.pattern, &pb = b.pattern;
+        if constexpr (std::is_same_v<std::decay_t<decltype(pa)>, PathPattern>)
+            return PathPattern::compareSpecificity(pa, pb) > 0;
+        else
+            return PathPattern::compareSpecificity(*pa, *pb) > 0;
+    });
+}
+
+} // namespace qs

@@ -1,0 +1,197 @@
+#include "model/export/haproxyexporter.h"
+
+#include "model/export/exportreport.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/policy/pathpattern.h"
+#include "model/policy/ratesyntax.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace qs {
+
+namespace {
+
+struct RouteRule {
+    qsizetype index = 0;
+    QString name; // safe: [A-Za-z0-9_]
+    QString fetch; // sample fetch for the key
+    bool ipKey = false;
+    QString regex;
+    PathPattern pattern;
+    qint64 limit = 0;
+    limiter::Micros period = 0;
+};
+
+class HaproxyWriter {
+public:
+    explicit HaproxyWriter(const Policy &policy)
+        : m_policy(policy), m_report(policy, QStringLiteral("haproxy"))
+    {
+    }
+
+    ExportResult run()
+    {
+        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
+            prepare(i);
+        ExportResult result;
+        result.diagnostics = m_report.diagnostics();
+        if (m_report.hasErrors())
+            return result;
+        sortMostSpecificFirst(m_rules);
+        result.files.push_back({QStringLiteral("haproxy.cfg"), config().toUtf8()});
+        return result;
+    }
+
+private:
+    void prepare(qsizetype i)
+    {
+        const Route &r = m_policy.routes[i];
+        RouteRule rule;
+        rule.index = i;
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
+        rule.name = m_report.uniqueName(QString(), r.id, unsafe, QLatin1Char('_'));
+        const auto pattern = m_report.pathPattern(i);
+        if (!pattern)
+            return;
+        rule.pattern = *pattern;
+        rule.regex = rule.pattern.toRegex();
+
+        const QList<KeySelector> keys = m_policy.keyOf(r);
+        if (keys.size() != 1) {
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                QStringLiteral("HAProxy tracks one sample per table: a combined key (%1 parts) "
+                               "cannot be exported; use a single key")
+                    .arg(keys.size()));
+            return;
+        }
+        static const QRegularExpression nameOk(QStringLiteral("^[A-Za-z0-9_-]+$"));
+        const KeySelector &k = keys.first();
+        if ((k.kind == KeySelector::Kind::Header || k.kind == KeySelector::Kind::Query)
+            && !nameOk.match(k.name).hasMatch()) {
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                QStringLiteral("'%1' holds characters HAProxy's configuration would read as "
+                               "syntax (letters, digits, '-' and '_' only)")
+                    .arg(k.name));
+            return;
+        }
+        switch (k.kind) {
+        case KeySelector::Kind::Ip:
+            rule.fetch = QStringLiteral("src");
+            rule.ipKey = true;
+            break;
+        case KeySelector::Kind::Global:
+            rule.fetch = QStringLiteral("str(all)");
+            break;
+        case KeySelector::Kind::Header:
+            rule.fetch = QStringLiteral("req.hdr(%1)").arg(k.name);
+            break;
+        case KeySelector::Kind::Query:
+            rule.fetch = QStringLiteral("url_param(%1)").arg(k.name);
+            break;
+        }
+
+        const auto config = m_report.algorithmConfig(i);
+        if (!config)
+            return;
+        const limiter::Quota fresh = limiter::peek(*config, limiter::freshState(*config), 0);
+        rule.limit = fresh.limit;
+        rule.period = std::max<limiter::Micros>(limiter::kMicrosPerMilli, fresh.window);
+        // HAProxy periods are whole milliseconds.
+        rule.period -= rule.period % limiter::kMicrosPerMilli;
+        const QString as = QStringLiteral("http_req_rate(%1) gt %2")
+                               .arg(formatDuration(rule.period))
+                               .arg(rule.limit);
+        if (limiter::algorithmOf(*config) == limiter::Algorithm::SlidingWindowCounter)
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+                QStringLiteral("exported as %1, HAProxy's own sliding window counter; unlike "
+                               "Quota Studio, HAProxy also counts the requests it denies, so a "
+                               "client that keeps sending stays blocked")
+                    .arg(as));
+        else
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+                QStringLiteral("%1 approximated as %2 (a sliding window counter of %3 per %4): "
+                               "bursts and refill follow the window, not the %1, and denied "
+                               "requests count too")
+                    .arg(QString::fromLatin1(
+                             limiter::algorithmName(limiter::algorithmOf(*config)).data()),
+                        as)
+                    .arg(rule.limit)
+                    .arg(formatDuration(rule.period)));
+        if (r.cost && *r.cost != 1)
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+                QStringLiteral("HAProxy counts requests; cost %1 is not exported").arg(*r.cost));
+        m_rules.push_back(rule);
+    }
+
+    QString config() const
+    {
+        const int status = m_policy.defaults.status.value_or(429);
+        QString out = QStringLiteral(
+            "# Generated by Quota Studio from policy '%1'.\n"
+            "# The frontend on 127.0.0.1:8090 limits; qs_backend stands in for the service.\n"
+            "global\n    maxconn 4096\n\n"
+            "defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n"
+            "    timeout server 30s\n\n"
+            "frontend qs_front\n    bind 127.0.0.1:8090\n")
+                          .arg(ExportReport::commentSafe(m_policy.name));
+        // The first (most specific) matching route claims the request; later ones skip it.
+        for (const RouteRule &r : m_rules) {
+            const Route &route = m_policy.routes[r.index];
+            out += QStringLiteral("\n    # route %1\n").arg(ExportReport::commentSafe(route.id));
+            out += QStringLiteral("    acl p_%1 path_reg '%2'\n").arg(r.name, r.regex);
+            QString cond = QStringLiteral("p_%1").arg(r.name);
+            if (!route.methods.isEmpty()) {
+                out += QStringLiteral("    acl m_%1 method %2\n")
+                           .arg(r.name, route.methods.join(QLatin1Char(' ')));
+                cond += QStringLiteral(" m_%1").arg(r.name);
+            }
+            out += QStringLiteral("    http-request set-var(txn.qs_route) str(%1) if %2 !{ "
+                                  "var(txn.qs_route) -m found }\n")
+                       .arg(r.name, cond);
+        }
+        for (const RouteRule &r : m_rules) {
+            const Route &route = m_policy.routes[r.index];
+            const QString mine = QStringLiteral("{ var(txn.qs_route) -m str %1 }").arg(r.name);
+            out += QStringLiteral("\n    http-request track-sc0 %1 table st_%2 if %3\n")
+                       .arg(r.fetch, r.name, mine);
+            const QString over
+                = QStringLiteral("{ sc_http_req_rate(0,st_%1) gt %2 }").arg(r.name).arg(r.limit);
+            if (route.effectiveMode() == RouteMode::Shadow)
+                out += QStringLiteral(
+                    "    # shadow: report, never deny\n"
+                    "    http-request set-header X-QS-Shadow-Exceeded %1 if %2 %3\n")
+                           .arg(r.name, mine, over);
+            else
+                out += QStringLiteral("    http-request deny deny_status %1 if %2 %3\n")
+                           .arg(status)
+                           .arg(mine, over);
+        }
+        out += QStringLiteral("\n    default_backend qs_backend\n");
+        for (const RouteRule &r : m_rules)
+            out += QStringLiteral("\nbackend st_%1\n    stick-table type %2 size 100k expire %3 "
+                                  "store http_req_rate(%3)\n")
+                       .arg(r.name,
+                           r.ipKey ? QStringLiteral("ipv6") : QStringLiteral("string len 128"),
+                           formatDuration(
+                               std::max<limiter::Micros>(limiter::kMicrosPerSecond, r.period)));
+        out += QStringLiteral("\nbackend qs_backend\n    http-request return status 200 "
+                              "content-type text/plain string ok\n");
+        return out;
+    }
+
+    const Policy &m_policy;
+    std::vector<RouteRule> m_rules;
+    ExportReport m_report;
+};
+
+} // namespace
+
+ExportResult HaproxyExporter::exportPolicy(const Policy &policy) const
+{
+    return HaproxyWriter(policy).run();
+}
+
+} // namespace qs

@@ -1,0 +1,298 @@
+#include "model/export/nginxexporter.h"
+
+#include "model/export/exportreport.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/policy/pathpattern.h"
+#include "model/policy/ratesyntax.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace qs {
+
+namespace {
+
+struct RouteExport {
+    const Route *route = nullptr;
+    qsizetype index = 0;
+    QString zone; // qs_<id>, safe characters only
+    QString keyExpr; // e.g. $binary_remote_addr$http_x_api_key
+    QString rate; // "10r/s"
+    qint64 burst = 0;
+    bool nodelay = true;
+    QString regex; // location regex
+    std::optional<PathPattern> pattern;
+};
+
+// "N r/s" or "N r/m" with a whole N, else the nearest per-minute figure and a note.
+QString nginxRate(const limiter::Rate &r, QString *approximation)
+{
+    const double perSecond = double(r.count) * 1e6 / double(r.period);
+    if (std::abs(perSecond - std::round(perSecond)) < 1e-9 && perSecond >= 1)
+        return QStringLiteral("%1r/s").arg(qint64(std::llround(perSecond)));
+    const double perMinute = perSecond * 60;
+    if (std::abs(perMinute - std::round(perMinute)) < 1e-9 && perMinute >= 1)
+        return QStringLiteral("%1r/m").arg(qint64(std::llround(perMinute)));
+    // Round down: a limiter that is off by a fraction should be off on the strict side. Below
+    // one a minute NGINX has nothing slower to offer, and the warning says how much faster.
+    const qint64 rounded = std::max<qint64>(1, qint64(std::floor(perMinute)));
+    const QString consequence = perMinute < 1
+        ? QStringLiteral("1r/m is NGINX's slowest rate: %1x the designed one")
+              .arg(1.0 / perMinute, 0, 'g', 3)
+        : QStringLiteral("%1 per second instead of %2")
+              .arg(double(rounded) / 60.0, 0, 'g', 4)
+              .arg(perSecond, 0, 'g', 4);
+    *approximation = QStringLiteral("rate %1 is not a whole number per second or per minute; "
+                                    "exported as %2r/m (%3)")
+                         .arg(formatRate(r))
+                         .arg(rounded)
+                         .arg(consequence);
+    return QStringLiteral("%1r/m").arg(rounded);
+}
+
+class NginxWriter {
+public:
+    explicit NginxWriter(const Policy &policy)
+        : m_policy(policy), m_report(policy, QStringLiteral("nginx"))
+    {
+    }
+
+    ExportResult run()
+    {
+        prepare();
+        ExportResult result;
+        result.diagnostics = m_report.diagnostics();
+        if (m_report.hasErrors())
+            return result;
+        const QString http = httpSnippet();
+        const QString server = serverSnippet();
+        result.files.push_back({QStringLiteral("qs-limits-http.conf"), http.toUtf8()});
+        result.files.push_back({QStringLiteral("qs-limits-server.conf"), server.toUtf8()});
+        result.files.push_back(
+            {QStringLiteral("nginx.conf"), completeConfig(http, server).toUtf8()});
+        return result;
+    }
+
+private:
+    std::optional<QString> keyExpression(qsizetype i)
+    {
+        QString expr;
+        for (const KeySelector &k : m_policy.keyOf(m_policy.routes[i])) {
+            static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9_-]+$"));
+            static const QRegularExpression argOk(QStringLiteral("^[A-Za-z0-9_]+$"));
+            switch (k.kind) {
+            case KeySelector::Kind::Ip:
+                expr += QStringLiteral("$binary_remote_addr");
+                break;
+            case KeySelector::Kind::Global:
+                expr += QStringLiteral("$qs_global");
+                break;
+            case KeySelector::Kind::Header:
+                if (!headerOk.match(k.name).hasMatch()) {
+                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                        QStringLiteral("header '%1' has characters NGINX variables cannot name "
+                                       "($http_… takes letters, digits, '-' and '_')")
+                            .arg(k.name));
+                    return std::nullopt;
+                }
+                expr += QStringLiteral("$http_")
+                    + k.name.toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
+                break;
+            case KeySelector::Kind::Query:
+                if (!argOk.match(k.name).hasMatch()) {
+                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                        QStringLiteral("query parameter '%1' cannot be named by an NGINX $arg_ "
+                                       "variable (letters, digits and '_' only)")
+                            .arg(k.name));
+                    return std::nullopt;
+                }
+                expr += QStringLiteral("$arg_") + k.name;
+                break;
+            }
+        }
+        return expr;
+    }
+
+    void prepare()
+    {
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
+        for (qsizetype i = 0; i < m_policy.routes.size(); ++i) {
+            const Route &r = m_policy.routes[i];
+            RouteExport e;
+            e.route = &r;
+            e.index = i;
+            e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
+            e.pattern = m_report.pathPattern(i);
+            if (!e.pattern)
+                continue;
+            e.regex = e.pattern->toRegex();
+            const auto key = keyExpression(i);
+            if (!key)
+                continue;
+            e.keyExpr = *key;
+            const auto config = m_report.algorithmConfig(i);
+            if (!config)
+                continue;
+            mapLimit(e, *config);
+            if (r.cost && *r.cost != 1)
+                m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
+                    QStringLiteral("NGINX counts every request as 1; cost %1 is not exported "
+                                   "(the route admits %1x more requests than designed)")
+                        .arg(*r.cost));
+            m_routes.push_back(e);
+        }
+        // Regex locations are tried in file order: most specific first, as the policy resolves.
+        sortMostSpecificFirst(m_routes);
+    }
+
+    void mapLimit(RouteExport &e, const limiter::AlgorithmConfig &config)
+    {
+        QString approximation;
+        const qsizetype i = e.index;
+        std::visit(
+            [&](const auto &c) {
+                using C = std::decay_t<decltype(c)>;
+                if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>) {
+                    e.rate = nginxRate(c.refill, &approximation);
+                    e.burst = c.capacity - 1;
+                } else if constexpr (std::is_same_v<C, limiter::GcraConfig>) {
+                    e.rate = nginxRate(c.rate, &approximation);
+                    e.burst = c.burst - 1;
+                } else if constexpr (std::is_same_v<C, limiter::LeakyBucketConfig>) {
+                    e.rate = nginxRate(c.rate, &approximation);
+                    e.burst = c.queue;
+                    e.nodelay = c.mode == limiter::LeakMode::Police;
+                } else {
+                    const limiter::Rate rate{c.limit, c.window};
+                    e.rate = nginxRate(rate, &approximation);
+                    e.burst = c.limit - 1;
+                    const double spacing = double(c.window) / double(c.limit) / 1e6;
+                    m_report.note(Diagnostic::Severity::Warning, i,
+                        QStringLiteral(".limit.algorithm"),
+                        QStringLiteral("%1 %2/%3 exported to NGINX as rate=%4 burst=%5 nodelay: "
+                                       "%2 at once, then one every %6 s; the window never resets%7")
+                            .arg(QString::fromLatin1(
+                                limiter::algorithmName(limiter::algorithmOf(config)).data())
+                                     .replace(QLatin1Char('_'), QLatin1Char(' ')))
+                            .arg(c.limit)
+                            .arg(formatDuration(c.window), e.rate)
+                            .arg(e.burst)
+                            .arg(spacing, 0, 'g', 3)
+                            .arg(std::is_same_v<C, limiter::FixedWindowConfig>
+                                    ? QStringLiteral(" (and no boundary spike)")
+                                    : QString()));
+                }
+            },
+            config);
+        if (!approximation.isEmpty())
+            m_report.note(
+                Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);
+    }
+
+    QString methodMap(const RouteExport &e) const
+    {
+        if (e.route->methods.isEmpty())
+            return {};
+        QString map
+            = QStringLiteral("map $request_method $%1_key {\n    default \"\";\n").arg(e.zone);
+        for (const QString &m : e.route->methods)
+            map += QStringLiteral("    %1 \"%2\";\n").arg(m, e.keyExpr);
+        return map + QStringLiteral("}\n");
+    }
+
+    QString zoneKey(const RouteExport &e) const
+    {
+        return e.route->methods.isEmpty() ? e.keyExpr : QStringLiteral("$%1_key").arg(e.zone);
+    }
+
+    QString httpSnippet() const
+    {
+        QString out = QStringLiteral(
+            "# Generated by Quota Studio from policy '%1'. Include inside http {}.\n")
+                          .arg(ExportReport::commentSafe(m_policy.name));
+        out += QStringLiteral("# Requests whose key is empty (another method) are not counted.\n");
+        bool global = false;
+        for (const RouteExport &e : m_routes)
+            global |= e.keyExpr.contains(QStringLiteral("$qs_global"));
+        if (global)
+            out += QStringLiteral("map $request_method $qs_global {\n    default \"all\";\n}\n");
+        for (const RouteExport &e : m_routes) {
+            out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
+            out += methodMap(e);
+            out += QStringLiteral("limit_req_zone \"%1\" zone=%2:10m rate=%3;\n")
+                       .arg(zoneKey(e), e.zone, e.rate);
+        }
+        return out;
+    }
+
+    QString serverSnippet() const
+    {
+        const int status = m_policy.defaults.status.value_or(429);
+        QString out = QStringLiteral(
+            "# Generated by Quota Studio from policy '%1'. Include inside server {};\n"
+            "# define `upstream qs_backend` for the service behind it.\n")
+                          .arg(ExportReport::commentSafe(m_policy.name));
+        for (const RouteExport &e : m_routes) {
+            out += QStringLiteral("\n# route %1\nlocation ~ \"%2\" {\n")
+                       .arg(ExportReport::commentSafe(e.route->id), e.regex);
+            // nginx refuses burst=0: that is its default, so leave it out.
+            out += QStringLiteral("    limit_req zone=%1%2%3;\n")
+                       .arg(e.zone,
+                           e.burst > 0 ? QStringLiteral(" burst=%1").arg(e.burst) : QString(),
+                           e.nodelay ? QStringLiteral(" nodelay") : QString());
+            out += QStringLiteral("    limit_req_status %1;\n").arg(status);
+            if (e.route->effectiveMode() == RouteMode::Shadow)
+                out += QStringLiteral("    limit_req_dry_run on;\n");
+            // proxy_pass, not `return`: return runs before limit_req and would bypass it.
+            out += QStringLiteral("    proxy_pass http://qs_backend;\n}\n");
+        }
+        return out;
+    }
+
+    static QString indent(const QString &text, int spaces)
+    {
+        const QString pad(spaces, QLatin1Char(' '));
+        QStringList lines = text.split(QLatin1Char('\n'));
+        for (QString &l : lines)
+            if (!l.isEmpty())
+                l.prepend(pad);
+        return lines.join(QLatin1Char('\n'));
+    }
+
+    QString completeConfig(const QString &http, const QString &server) const
+    {
+        return QStringLiteral(
+            "# Complete NGINX configuration generated by Quota Studio, for `nginx -t`\n"
+            "# and demos: the limited server on 127.0.0.1:8080 proxies to a stand-in\n"
+            "# backend on 127.0.0.1:8081 that answers 200.\n"
+            "pid nginx.pid;\nerror_log error.log;\nevents {}\nhttp {\n"
+            "    access_log off;\n%1\n"
+            "    upstream qs_backend {\n        server 127.0.0.1:8081;\n    }\n"
+            "    server {\n        listen 127.0.0.1:8080;\n%2\n"
+            "        location / {\n            proxy_pass http://qs_backend;\n        }\n    }\n"
+            "    server {\n        listen 127.0.0.1:8081;\n        return 200 \"ok\\n\";\n    "
+            "}\n}\n")
+            .arg(indent(http, 4), indent(server, 8));
+    }
+
+    const Policy &m_policy;
+    std::vector<RouteExport> m_routes;
+    ExportReport m_report;
+};
+
+} // namespace
+
+QStringList NginxExporter::suggestedFileNames() const
+{
+    return {QStringLiteral("qs-limits-http.conf"), QStringLiteral("qs-limits-server.conf"),
+        QStringLiteral("nginx.conf")};
+}
+
+ExportResult NginxExporter::exportPolicy(const Policy &policy) const
+{
+    return NginxWriter(policy).run();
+}
+
+} // namespace qs

@@ -1,0 +1,22 @@
+#pragma once
+// The Redis script bundle: the Lua scripts Quota Studio's own Redis backend runs (limiter/lua),
+// a manifest that maps each route to its script, key and arguments, and a README with short
+// snippets that call them from Python, Node and Go. Exact for every algorithm: these are the
+// scripts whose decisions the parity tests compare with the embedded engine.
+#include "model/export/exporter.h"
+
+namespace qs {
+
+class RedisBundleExporter final : public Exporter {
+public:
+    QString id() const override { return QStringLiteral("redis-bundle"); }
+    QString displayName() const override { return QStringLiteral("Redis script bundle"); }
+    QStringList suggestedFileNames() const override
+    {
+        return {QStringLiteral("manifest.json"), QStringLiteral("README.md"),
+            QStringLiteral("<algorithm>.lua")};
+    }
+    ExportResult exportPolicy(const Policy &policy) const override;
+};
+
+} // namespace qs

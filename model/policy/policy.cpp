@@ -1,0 +1,85 @@
+#include "model/policy/policy.h"
+
+namespace qs {
+
+QString KeySelector::toString() const
+{
+    switch (kind) {
+    case Kind::Ip:
+        return QStringLiteral("ip");
+    case Kind::Global:
+        return QStringLiteral("global");
+    case Kind::Header:
+        return QStringLiteral("header:") + name;
+    case Kind::Query:
+        return QStringLiteral("query:") + name;
+    }
+    return {};
+}
+
+QList<KeySelector> Policy::keyOf(const Route &route) const
+{
+    if (route.key)
+        return *route.key;
+    return defaults.key.value_or(QList<KeySelector>{KeySelector{}});
+}
+
+const Route *Policy::route(const QString &id) const
+{
+    for (const Route &r : routes)
+        if (r.id == id)
+            return &r;
+    return nullptr;
+}
+
+bool operator==(const Policy &a, const Policy &b)
+{
+    return a.formatVersion == b.formatVersion && a.name == b.name && a.description == b.description
+        && a.defaults == b.defaults && a.redis == b.redis && a.routes == b.routes
+        && a.fieldOrder == b.fieldOrder && a.defaultsPresent == b.defaultsPresent;
+}
+
+QString routeModeName(RouteMode mode)
+{
+    return mode == RouteMode::Shadow ? QStringLiteral("shadow") : QStringLiteral("enforce");
+}
+
+QString storeErrorModeName(StoreErrorMode mode)
+{
+    return mode == StoreErrorMode::Deny ? QStringLiteral("deny") : QStringLiteral("allow");
+}
+
+QString headerStyleName(limiter::HeaderStyle style)
+{
+    switch (style) {
+    case limiter::HeaderStyle::None:
+        return QStringLiteral("none");
+    case limiter::HeaderStyle::Draft:
+        return QStringLiteral("draft");
+    case limiter::HeaderStyle::XRateLimit:
+        return QStringLiteral("x-ratelimit");
+    case limiter::HeaderStyle::Both:
+        return QStringLiteral("both");
+    }
+    return {};
+}
+
+QString leakModeName(limiter::LeakMode mode)
+{
+    return mode == limiter::LeakMode::Shape ? QStringLiteral("shape") : QStringLiteral("police");
+}
+
+QString algorithmDisplayName(limiter::Algorithm algorithm)
+{
+    QString name = QString::fromLatin1(limiter::algorithmName(algorithm).data());
+    name.replace(QLatin1Char('_'), QLatin1Char(' '));
+    return name;
+}
+
+void rememberField(QStringList &order, const QString &field, qsizetype at)
+{
+    if (!order.contains(field))
+        order.insert(at < 0 || at > order.size() ? order.size() : at, field);
+}
+
+} // namespace qs

@@ -1,0 +1,597 @@
+#include "model/policy/policyreader.h"
+
+#include "model/policy/keyselectorsyntax.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyvalidator.h"
+#include "model/policy/ratesyntax.h"
+
+#include <QFile>
+
+#include <yaml-cpp/yaml.h>
+
+namespace qs {
+
+namespace {
+
+// Edit distance, for "did you mean" on misspelt field names.
+int editDistance(const QString &a, const QString &b)
+{
+    QList<int> row(b.size() + 1);
+    for (qsizetype j = 0; j <= b.size(); ++j)
+        row[j] = int(j);
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        int diagonal = row[0];
+        row[0] = int(i);
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const int above = row[j];
+            row[j]
+                = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+QString closest(const QString &word, const QStringList &candidates)
+{
+    QString best;
+    int bestDistance = std::max<int>(2, int(word.size()) / 3) + 1;
+    for (const QString &c : candidates) {
+        const int d = editDistance(word.toLower(), c);
+        if (d < bestDistance) {
+            bestDistance = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+// Walks the YAML tree with a field path, recording locations and collecting diagnostics.
+class Reader {
+public:
+    Reader(const QString &file, PolicyReadResult &result)
+        : m_file(file), m_policy(result.policy), m_diagnostics(result.diagnostics)
+    {
+    }
+
+    void readRoot(const YAML::Node &root);
+
+private:
+    void error(const YAML::Node &at, const QString &path, const QString &message)
+    {
+        report(Diagnostic::Severity::Error, at.Mark(), path, message);
+    }
+    void report(Diagnostic::Severity severity, const YAML::Mark &mark, const QString &path,
+        const QString &message)
+    {
+        m_diagnostics.append(
+            Diagnostic{severity, m_file, mark.line + 1, mark.column + 1, path, message});
+    }
+
+    static QString child(const QString &path, const QString &key)
+    {
+        return path.isEmpty() ? key : path + QLatin1Char('.') + key;
+    }
+
+    void remember(const QString &path, const YAML::Node &node)
+    {
+        m_policy.locations.insert(
+            path, SourceLocation{node.Mark().line + 1, node.Mark().column + 1});
+    }
+
+    // The map's keys in file order; unknown keys are errors with a suggestion.
+    QStringList keysOf(
+        const YAML::Node &map, const QString &path, const QStringList &allowed, const QString &what)
+    {
+        QStringList keys;
+        for (auto it = map.begin(); it != map.end(); ++it) {
+            if (!it->first.IsScalar()) {
+                error(it->first, path, QStringLiteral("field names are plain words"));
+                continue;
+            }
+            const QString key = QString::fromStdString(it->first.Scalar());
+            if (keys.contains(key)) {
+                error(it->first, child(path, key),
+                    QStringLiteral("`%1` appears twice in %2: keep one").arg(key, what));
+                continue;
+            }
+            if (!allowed.contains(key)) {
+                const QString suggestion = closest(key, allowed);
+                error(it->first, child(path, key),
+                    suggestion.isEmpty()
+                        ? QStringLiteral("unknown field `%1` in %2; known fields: %3")
+                              .arg(key, what, allowed.join(QStringLiteral(", ")))
+                        : QStringLiteral("unknown field `%1` in %2; did you mean `%3`?")
+                              .arg(key, what, suggestion));
+                continue;
+            }
+            keys.append(key);
+            remember(child(path, key), it->second);
+        }
+        return keys;
+    }
+
+    bool expectMap(const YAML::Node &node, const QString &path, const QString &what)
+    {
+        if (node.IsMap())
+            return true;
+        error(node, path, QStringLiteral("%1 must be a mapping of `field: value` lines").arg(what));
+        return false;
+    }
+
+    void requireField(const YAML::Node &map, const QStringList &keys, const QString &path,
+        const QString &field, const QString &example)
+    {
+        if (!keys.contains(field))
+            error(map, child(path, field),
+                QStringLiteral("missing `%1`: add it, e.g. `%1: %2`").arg(field, example));
+    }
+
+    std::optional<QString> text(const YAML::Node &node, const QString &path)
+    {
+        if (node.IsScalar())
+            return QString::fromStdString(node.Scalar());
+        error(node, path,
+            QStringLiteral("expected text here, not a %1")
+                .arg(node.IsMap()           ? QStringLiteral("mapping")
+                        : node.IsSequence() ? QStringLiteral("list")
+                                            : QStringLiteral("blank")));
+        return std::nullopt;
+    }
+
+    std::optional<qint64> integer(
+        const YAML::Node &node, const QString &path, qint64 min, qint64 max)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        bool ok = false;
+        const qint64 n = value->trimmed().toLongLong(&ok);
+        if (!ok) {
+            error(node, path, QStringLiteral("expected a whole number, got '%1'").arg(*value));
+            return std::nullopt;
+        }
+        if (n < min || n > max) {
+            error(node, path,
+                QStringLiteral("%1 is out of range: use a number from %2 to %3")
+                    .arg(n)
+                    .arg(min)
+                    .arg(max));
+            return std::nullopt;
+        }
+        return n;
+    }
+
+    std::optional<bool> boolean(const YAML::Node &node, const QString &path)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        const QString v = value->toLower();
+        if (v == QLatin1String("true") || v == QLatin1String("yes") || v == QLatin1String("on"))
+            return true;
+        if (v == QLatin1String("false") || v == QLatin1String("no") || v == QLatin1String("off"))
+            return false;
+        error(node, path, QStringLiteral("expected true or false, got '%1'").arg(*value));
+        return std::nullopt;
+    }
+
+    // One of `choices` (case-insensitive); index into choices.
+    std::optional<int> choice(
+        const YAML::Node &node, const QString &path, const QStringList &choices)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        const qsizetype i = choices.indexOf(value->toLower());
+        if (i >= 0)
+            return int(i);
+        const QString suggestion = closest(*value, choices);
+        error(node, path,
+            QStringLiteral("'%1' is not one of %2%3")
+                .arg(*value, choices.join(QStringLiteral(", ")),
+                    suggestion.isEmpty() ? QString()
+                                         : QStringLiteral("; did you mean '%1'?").arg(suggestion)));
+        return std::nullopt;
+    }
+
+    std::optional<RateValue> rate(const YAML::Node &node, const QString &path)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        const auto parsed = parseRate(*value);
+        if (const auto *problem = std::get_if<QString>(&parsed)) {
+            error(node, path, *problem);
+            return std::nullopt;
+        }
+        return RateValue{*value, std::get<limiter::Rate>(parsed)};
+    }
+
+    std::optional<DurationValue> duration(const YAML::Node &node, const QString &path)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        const auto parsed = parseDuration(*value);
+        if (const auto *problem = std::get_if<QString>(&parsed)) {
+            error(node, path, *problem);
+            return std::nullopt;
+        }
+        return DurationValue{*value, std::get<limiter::Micros>(parsed)};
+    }
+
+    std::optional<QList<KeySelector>> keySelectors(const YAML::Node &node, const QString &path)
+    {
+        QList<KeySelector> selectors;
+        auto one = [&](const YAML::Node &item, const QString &itemPath) {
+            const auto value = text(item, itemPath);
+            if (!value)
+                return;
+            const auto parsed = parseKeySelector(*value);
+            if (const auto *problem = std::get_if<QString>(&parsed))
+                error(item, itemPath, *problem);
+            else
+                selectors.append(std::get<KeySelector>(parsed));
+        };
+        if (node.IsSequence()) {
+            if (node.size() == 0) {
+                error(node, path,
+                    QStringLiteral("an empty key list counts nobody: name at "
+                                   "least one of ip, header:<Name>, "
+                                   "query:<name>, global"));
+                return std::nullopt;
+            }
+            for (std::size_t i = 0; i < node.size(); ++i)
+                one(node[i], QStringLiteral("%1[%2]").arg(path).arg(i));
+        } else {
+            one(node, path);
+        }
+        return selectors;
+    }
+
+    void readDefaults(const YAML::Node &node);
+    void readRedis(const YAML::Node &node);
+    void readRoute(const YAML::Node &node, const QString &path, Route &route);
+    void readMatch(const YAML::Node &node, const QString &path, Route &route);
+    void readLimit(const YAML::Node &node, const QString &path, LimitSpec &limit);
+
+    QString m_file;
+    Policy &m_policy;
+    Diagnostics &m_diagnostics;
+};
+
+void Reader::readRoot(const YAML::Node &root)
+{
+    if (!root.IsMap()) {
+        error(root, QString(),
+            QStringLiteral("a policy is a mapping with at least "
+                           "`quota_studio: 1`, `name:` and `routes:`"));
+        return;
+    }
+    const QStringList keys = keysOf(root, QString(),
+        {QStringLiteral("quota_studio"), QStringLiteral("name"), QStringLiteral("description"),
+            QStringLiteral("defaults"), QStringLiteral("redis"), QStringLiteral("routes")},
+        QStringLiteral("the policy"));
+    m_policy.fieldOrder = keys;
+    requireField(root, keys, QString(), QStringLiteral("quota_studio"), QStringLiteral("1"));
+    requireField(root, keys, QString(), QStringLiteral("name"), QStringLiteral("public-api"));
+    requireField(root, keys, QString(), QStringLiteral("routes"),
+        QStringLiteral("[ ... ] (a list of routes)"));
+    for (const QString &key : keys) {
+        const YAML::Node value = root[key.toStdString()];
+        if (key == QLatin1String("quota_studio")) {
+            if (auto v = integer(value, key, 1, 1'000'000)) {
+                m_policy.formatVersion = int(*v);
+                if (*v > kNewestPolicyFormat)
+                    error(value, key,
+                        QStringLiteral("this file is format %1; this Quota Studio reads up to "
+                                       "%2: upgrade Quota Studio")
+                            .arg(*v)
+                            .arg(kNewestPolicyFormat));
+            }
+        } else if (key == QLatin1String("name")) {
+            m_policy.name = text(value, key).value_or(QString());
+        } else if (key == QLatin1String("description")) {
+            m_policy.description = text(value, key).value_or(QString());
+        } else if (key == QLatin1String("defaults")) {
+            readDefaults(value);
+        } else if (key == QLatin1String("redis")) {
+            readRedis(value);
+        } else if (key == QLatin1String("routes")) {
+            if (!value.IsSequence()) {
+                error(value, key,
+                    QStringLiteral("routes must be a list: each route starts "
+                                   "with `- id: …`"));
+                continue;
+            }
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                const QString path = QStringLiteral("routes[%1]").arg(i);
+                remember(path, value[i]);
+                Route route;
+                readRoute(value[i], path, route);
+                m_policy.routes.append(route);
+            }
+        }
+    }
+}
+
+void Reader::readDefaults(const YAML::Node &node)
+{
+    const QString path = QStringLiteral("defaults");
+    m_policy.defaultsPresent = true;
+    if (!expectMap(node, path, QStringLiteral("defaults")))
+        return;
+    Defaults &d = m_policy.defaults;
+    d.fieldOrder = keysOf(node, path,
+        {QStringLiteral("key"), QStringLiteral("status"), QStringLiteral("on_store_error"),
+            QStringLiteral("headers")},
+        QStringLiteral("defaults"));
+    for (const QString &key : d.fieldOrder) {
+        const YAML::Node value = node[key.toStdString()];
+        const QString p = child(path, key);
+        if (key == QLatin1String("key")) {
+            d.key = keySelectors(value, p);
+        } else if (key == QLatin1String("status")) {
+            if (auto v = integer(value, p, 400, 599))
+                d.status = int(*v);
+        } else if (key == QLatin1String("on_store_error")) {
+            if (auto v = choice(value, p, {QStringLiteral("allow"), QStringLiteral("deny")}))
+                d.onStoreError = *v == 0 ? StoreErrorMode::Allow : StoreErrorMode::Deny;
+        } else if (key == QLatin1String("headers")) {
+            const QStringList styles = {QStringLiteral("none"), QStringLiteral("draft"),
+                QStringLiteral("x-ratelimit"), QStringLiteral("both")};
+            if (auto v = choice(value, p, styles))
+                d.headers = limiter::HeaderStyle(*v);
+        }
+    }
+}
+
+void Reader::readRedis(const YAML::Node &node)
+{
+    const QString path = QStringLiteral("redis");
+    RedisSettings &r = m_policy.redis;
+    r.present = true;
+    if (!expectMap(node, path, QStringLiteral("redis")))
+        return;
+    r.fieldOrder = keysOf(node, path,
+        {QStringLiteral("prefix"), QStringLiteral("metrics"), QStringLiteral("layouts")},
+        QStringLiteral("redis"));
+    for (const QString &key : r.fieldOrder) {
+        const YAML::Node value = node[key.toStdString()];
+        const QString p = child(path, key);
+        if (key == QLatin1String("prefix")) {
+            r.prefix = text(value, p);
+        } else if (key == QLatin1String("metrics")) {
+            r.metrics = boolean(value, p);
+        } else if (key == QLatin1String("layouts")) {
+            if (!value.IsSequence()) {
+                error(value, p,
+                    QStringLiteral("layouts must be a list of `- route: <id>` "
+                                   "entries"));
+                continue;
+            }
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                const QString lp = QStringLiteral("%1[%2]").arg(p).arg(i);
+                const YAML::Node entry = value[i];
+                if (!expectMap(entry, lp, QStringLiteral("a layout")))
+                    continue;
+                RedisLayout layout;
+                layout.fieldOrder = keysOf(entry, lp,
+                    {QStringLiteral("route"), QStringLiteral("key"), QStringLiteral("fields"),
+                        QStringLiteral("time_unit")},
+                    QStringLiteral("a layout"));
+                requireField(
+                    entry, layout.fieldOrder, lp, QStringLiteral("route"), QStringLiteral("login"));
+                requireField(entry, layout.fieldOrder, lp, QStringLiteral("key"),
+                    QStringLiteral("\"ratelimit:{key}\""));
+                for (const QString &k : layout.fieldOrder) {
+                    const YAML::Node v = entry[k.toStdString()];
+                    const QString fp = child(lp, k);
+                    if (k == QLatin1String("route"))
+                        layout.routeId = text(v, fp).value_or(QString());
+                    else if (k == QLatin1String("key"))
+                        layout.keyTemplate = text(v, fp).value_or(QString());
+                    else if (k == QLatin1String("time_unit")) {
+                        const QStringList units
+                            = {QStringLiteral("s"), QStringLiteral("ms"), QStringLiteral("us")};
+                        if (auto u = choice(v, fp, units))
+                            layout.timeUnit = units[*u];
+                    } else if (k == QLatin1String("fields")) {
+                        if (!expectMap(v, fp, QStringLiteral("fields")))
+                            continue;
+                        for (auto it = v.begin(); it != v.end(); ++it)
+                            if (auto theirs = text(it->second, fp))
+                                layout.fields.append(
+                                    {QString::fromStdString(it->first.Scalar()), *theirs});
+                    }
+                }
+                r.layouts.append(layout);
+            }
+        }
+    }
+}
+
+void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route)
+{
+    if (!expectMap(node, path, QStringLiteral("a route")))
+        return;
+    route.fieldOrder = keysOf(node, path,
+        {QStringLiteral("id"), QStringLiteral("description"), QStringLiteral("match"),
+            QStringLiteral("key"), QStringLiteral("limit"), QStringLiteral("cost"),
+            QStringLiteral("mode")},
+        QStringLiteral("a route"));
+    requireField(node, route.fieldOrder, path, QStringLiteral("id"), QStringLiteral("login"));
+    requireField(node, route.fieldOrder, path, QStringLiteral("match"),
+        QStringLiteral("{ path: /v1/login }"));
+    requireField(node, route.fieldOrder, path, QStringLiteral("limit"),
+        QStringLiteral("{ algorithm: token_bucket, capacity: 10, refill: 2/s }"));
+    for (const QString &key : route.fieldOrder) {
+        const YAML::Node value = node[key.toStdString()];
+        const QString p = child(path, key);
+        if (key == QLatin1String("id"))
+            route.id = text(value, p).value_or(QString());
+        else if (key == QLatin1String("description"))
+            route.description = text(value, p).value_or(QString());
+        else if (key == QLatin1String("match"))
+            readMatch(value, p, route);
+        else if (key == QLatin1String("key"))
+            route.key = keySelectors(value, p);
+        else if (key == QLatin1String("limit"))
+            readLimit(value, p, route.limit);
+        else if (key == QLatin1String("cost"))
+            route.cost = integer(value, p, 1, 1'000'000);
+        else if (key == QLatin1String("mode")) {
+            if (auto v = choice(value, p, {QStringLiteral("enforce"), QStringLiteral("shadow")}))
+                route.mode = *v == 0 ? RouteMode::Enforce : RouteMode::Shadow;
+        }
+    }
+}
+
+void Reader::readMatch(const YAML::Node &node, const QString &path, Route &route)
+{
+    if (!expectMap(node, path, QStringLiteral("match")))
+        return;
+    route.matchFieldOrder = keysOf(
+        node, path, {QStringLiteral("methods"), QStringLiteral("path")}, QStringLiteral("match"));
+    requireField(
+        node, route.matchFieldOrder, path, QStringLiteral("path"), QStringLiteral("/v1/login"));
+    static const QStringList kMethods
+        = {QStringLiteral("GET"), QStringLiteral("HEAD"), QStringLiteral("POST"),
+            QStringLiteral("PUT"), QStringLiteral("PATCH"), QStringLiteral("DELETE"),
+            QStringLiteral("OPTIONS"), QStringLiteral("CONNECT"), QStringLiteral("TRACE")};
+    for (const QString &key : route.matchFieldOrder) {
+        const YAML::Node value = node[key.toStdString()];
+        const QString p = child(path, key);
+        if (key == QLatin1String("path")) {
+            route.path = text(value, p).value_or(QString());
+        } else if (key == QLatin1String("methods")) {
+            auto one = [&](const YAML::Node &item, const QString &itemPath) {
+                const auto m = text(item, itemPath);
+                if (!m)
+                    return;
+                const QString upper = m->toUpper();
+                if (!kMethods.contains(upper))
+                    error(item, itemPath,
+                        QStringLiteral("'%1' is not an HTTP method; use %2")
+                            .arg(*m, kMethods.join(QStringLiteral(", "))));
+                else if (route.methods.contains(upper))
+                    error(item, itemPath, QStringLiteral("%1 is listed twice").arg(upper));
+                else
+                    route.methods.append(upper);
+            };
+            if (value.IsSequence()) {
+                for (std::size_t i = 0; i < value.size(); ++i)
+                    one(value[i], QStringLiteral("%1[%2]").arg(p).arg(i));
+            } else {
+                one(value, p);
+            }
+        }
+    }
+}
+
+void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &limit)
+{
+    if (!expectMap(node, path, QStringLiteral("limit")))
+        return;
+    QStringList all
+        = {QStringLiteral("algorithm"), QStringLiteral("capacity"), QStringLiteral("refill"),
+            QStringLiteral("rate"), QStringLiteral("queue"), QStringLiteral("mode"),
+            QStringLiteral("limit"), QStringLiteral("window"), QStringLiteral("burst")};
+    limit.fieldOrder = keysOf(node, path, all, QStringLiteral("limit"));
+    if (!limit.fieldOrder.contains(QStringLiteral("algorithm"))) {
+        error(node, child(path, QStringLiteral("algorithm")),
+            QStringLiteral("missing `algorithm`: one of token_bucket, leaky_bucket, "
+                           "fixed_window, sliding_window_log, sliding_window_counter, gcra"));
+        return;
+    }
+    QStringList names;
+    for (limiter::Algorithm a : limiter::kAllAlgorithms)
+        names << QString::fromLatin1(limiter::algorithmName(a).data());
+    const YAML::Node algorithmNode = node["algorithm"];
+    const auto algorithm = choice(algorithmNode, child(path, QStringLiteral("algorithm")), names);
+    if (!algorithm)
+        return;
+    limit.algorithm = limiter::Algorithm(*algorithm);
+    const QStringList applicable = limitFields(limit.algorithm);
+    for (const QString &field : applicable)
+        if (field != QLatin1String("mode") && !limit.fieldOrder.contains(field))
+            error(node, child(path, field),
+                QStringLiteral("missing `%1`: %2 takes %3")
+                    .arg(field, names[*algorithm], applicable.join(QStringLiteral(" and "))));
+    for (const QString &key : limit.fieldOrder) {
+        if (key == QLatin1String("algorithm"))
+            continue;
+        const YAML::Node value = node[key.toStdString()];
+        const QString p = child(path, key);
+        if (!applicable.contains(key)) {
+            error(value, p,
+                QStringLiteral("`%1` does not apply to %2; it takes %3")
+                    .arg(key, names[*algorithm], applicable.join(QStringLiteral(" and "))));
+            continue;
+        }
+        if (key == QLatin1String("capacity"))
+            limit.capacity = integer(value, p, 1, 1'000'000'000);
+        else if (key == QLatin1String("limit"))
+            limit.limit = integer(value, p, 1, 1'000'000'000);
+        else if (key == QLatin1String("burst"))
+            limit.burst = integer(value, p, 1, 1'000'000'000);
+        else if (key == QLatin1String("queue"))
+            limit.queue = integer(value, p, 0, 1'000'000'000);
+        else if (key == QLatin1String("refill"))
+            limit.refill = rate(value, p);
+        else if (key == QLatin1String("rate"))
+            limit.rate = rate(value, p);
+        else if (key == QLatin1String("window"))
+            limit.window = duration(value, p);
+        else if (key == QLatin1String("mode")) {
+            if (auto v = choice(value, p, {QStringLiteral("police"), QStringLiteral("shape")}))
+                limit.mode = *v == 0 ? limiter::LeakMode::Police : limiter::LeakMode::Shape;
+        }
+    }
+}
+
+} // namespace
+
+PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
+{
+    PolicyReadResult result;
+    YAML::Node root;
+    try {
+        root = YAML::Load(text.toStdString());
+    } catch (const YAML::Exception &e) { // syntax errors, too deep nesting, bad escapes
+        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, fileName, e.mark.line + 1,
+            e.mark.column + 1, QString(),
+            QString::fromStdString(e.msg) + QStringLiteral(": fix the syntax here")});
+        return result;
+    }
+    try {
+        Reader(fileName, result).readRoot(root);
+    } catch (const YAML::Exception &e) { // defensive: the reader checks types before use
+        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, fileName, e.mark.line + 1,
+            e.mark.column + 1, QString(), QString::fromStdString(e.msg)});
+        return result;
+    }
+    // Semantic checks run even after reading errors, so that every problem shows at once; they
+    // skip what the reader already reported.
+    result.diagnostics.append(validatePolicy(result.policy, fileName, result.diagnostics));
+    std::stable_sort(result.diagnostics.begin(), result.diagnostics.end(),
+        [](const Diagnostic &a, const Diagnostic &b) {
+            return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+        });
+    return result;
+}
+
+PolicyReadResult readPolicyFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        PolicyReadResult result;
+        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, path, 0, 0, QString(),
+            QStringLiteral("cannot open: %1").arg(file.errorString())});
+        return result;
+    }
+    return readPolicy(file.readAll(), path);
+}
+
+} // namespace qs

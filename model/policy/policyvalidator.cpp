@@ -1,0 +1,254 @@
+#include "model/policy/policyvalidator.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/policy/pathpattern.h"
+#include "model/policy/ratesyntax.h"
+
+#include <QRegularExpression>
+
+namespace qs {
+
+namespace {
+
+// Redis memory per sorted-set entry once a log leaves the compact encoding (measured with
+// MEMORY USAGE on Redis 7.0: 118 KB for 1000 entries; see docs/algorithms.md).
+constexpr double kLogBytesPerEntry = 118.0;
+constexpr qint64 kLargeLog = 1000;
+
+class Validator {
+public:
+    Validator(const Policy &policy, const QString &file, const Diagnostics &already)
+        : m_policy(policy), m_file(file), m_already(already)
+    {
+    }
+
+    Diagnostics run()
+    {
+        if (m_policy.routes.isEmpty() && !hasErrorAt(QStringLiteral("routes")))
+            warn(QStringLiteral("routes"),
+                QStringLiteral("the policy has no routes: nothing "
+                               "is limited"));
+        QList<std::optional<PathPattern>> patterns;
+        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
+            patterns.append(checkRoute(i));
+        checkOverlaps(patterns);
+        checkRedis();
+        return m_out;
+    }
+
+private:
+    static QString routePath(qsizetype i) { return QStringLiteral("routes[%1]").arg(i); }
+
+    bool hasErrorAt(const QString &prefix) const
+    {
+        for (const Diagnostic &d : m_already)
+            if (d.severity == Diagnostic::Severity::Error
+                && (d.path == prefix || d.path.startsWith(prefix + QLatin1Char('.'))
+                    || d.path.startsWith(prefix + QLatin1Char('['))))
+                return true;
+        return false;
+    }
+
+    SourceLocation locate(QString path) const
+    {
+        while (!path.isEmpty()) {
+            if (const auto it = m_policy.locations.find(path); it != m_policy.locations.end())
+                return *it;
+            const qsizetype cut
+                = std::max(path.lastIndexOf(QLatin1Char('.')), path.lastIndexOf(QLatin1Char('[')));
+            path = cut > 0 ? path.left(cut) : QString();
+        }
+        return {};
+    }
+
+    void add(Diagnostic::Severity severity, const QString &path, const QString &message)
+    {
+        const SourceLocation at = locate(path);
+        m_out.append(Diagnostic{severity, m_file, at.line, at.column, path, message});
+    }
+    void error(const QString &path, const QString &message)
+    {
+        add(Diagnostic::Severity::Error, path, message);
+    }
+    void warn(const QString &path, const QString &message)
+    {
+        add(Diagnostic::Severity::Warning, path, message);
+    }
+
+    std::optional<PathPattern> checkRoute(qsizetype i)
+    {
+        const Route &r = m_policy.routes[i];
+        const QString path = routePath(i);
+        checkId(i);
+        std::optional<PathPattern> pattern;
+        if (!r.path.isEmpty()) {
+            const auto parsed = PathPattern::parse(r.path);
+            if (const auto *problem = std::get_if<QString>(&parsed))
+                error(path + QStringLiteral(".match.path"), *problem);
+            else
+                pattern = std::get<PathPattern>(parsed);
+        }
+        if (!hasErrorAt(path + QStringLiteral(".limit")) && r.fieldOrder.contains("limit"))
+            checkLimit(i);
+        if (r.effectiveMode() == RouteMode::Shadow)
+            warn(path + QStringLiteral(".mode"),
+                QStringLiteral("route '%1' is in shadow mode: requests over the limit are "
+                               "counted and reported, never rejected")
+                    .arg(r.id));
+        return pattern;
+    }
+
+    void checkId(qsizetype i)
+    {
+        const Route &r = m_policy.routes[i];
+        const QString path = routePath(i) + QStringLiteral(".id");
+        if (!r.fieldOrder.contains(QStringLiteral("id")) || hasErrorAt(path))
+            return;
+        static const QRegularExpression idSyntax(
+            QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"));
+        if (!idSyntax.match(r.id).hasMatch()) {
+            error(path,
+                QStringLiteral("route id '%1' must be 1-64 letters, digits, '_', '.' or "
+                               "'-', starting with a letter or digit (ids become zone, "
+                               "table and key names in gateway configs)")
+                    .arg(r.id));
+            return;
+        }
+        for (qsizetype j = 0; j < i; ++j)
+            if (m_policy.routes[j].id == r.id) {
+                const SourceLocation first = locate(routePath(j) + QStringLiteral(".id"));
+                error(path,
+                    QStringLiteral("duplicate route id '%1' (first used at line %2): "
+                                   "give each route its own id")
+                        .arg(r.id)
+                        .arg(first.line));
+                return;
+            }
+    }
+
+    void checkLimit(qsizetype i)
+    {
+        const Route &r = m_policy.routes[i];
+        const QString path = routePath(i) + QStringLiteral(".limit");
+        const auto converted = toAlgorithmConfig(r.limit);
+        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+            error(problem->field.isEmpty() ? path : path + QLatin1Char('.') + problem->field,
+                problem->message);
+            return;
+        }
+        const auto &config = std::get<limiter::AlgorithmConfig>(converted);
+        const qint64 maxCost = maxAdmissibleCost(config);
+        if (r.effectiveCost() > maxCost)
+            error(routePath(i) + QStringLiteral(".cost"),
+                QStringLiteral("cost %1 is more than this limit can ever admit (%2): every "
+                               "request would be denied; lower the cost or raise the limit")
+                    .arg(r.effectiveCost())
+                    .arg(maxCost));
+        if (r.limit.algorithm == limiter::Algorithm::FixedWindow)
+            warn(path + QStringLiteral(".algorithm"),
+                QStringLiteral("fixed window %1 per %2: a client can send %1 just before a "
+                               "window boundary and %1 just after, up to %3 requests within "
+                               "2 s; sliding_window_counter smooths this at the same cost")
+                    .arg(*r.limit.limit)
+                    .arg(r.limit.window->text)
+                    .arg(2 * *r.limit.limit));
+        if (r.limit.algorithm == limiter::Algorithm::SlidingWindowLog && *r.limit.limit > kLargeLog)
+            warn(path + QStringLiteral(".limit"),
+                QStringLiteral("a sliding window log keeps one entry per admitted request: "
+                               "up to %1 entries, about %2 KB of Redis memory per client key; "
+                               "sliding_window_counter needs ~100 bytes")
+                    .arg(*r.limit.limit)
+                    .arg(qRound64(double(*r.limit.limit) * kLogBytesPerEntry / 1024.0)));
+    }
+
+    static bool methodsOverlap(const QStringList &a, const QStringList &b)
+    {
+        if (a.isEmpty() || b.isEmpty())
+            return true;
+        for (const QString &m : a)
+            if (b.contains(m))
+                return true;
+        return false;
+    }
+
+    static bool methodsCover(const QStringList &outer, const QStringList &inner)
+    {
+        if (outer.isEmpty())
+            return true;
+        if (inner.isEmpty())
+            return false;
+        for (const QString &m : inner)
+            if (!outer.contains(m))
+                return false;
+        return true;
+    }
+
+    void checkOverlaps(const QList<std::optional<PathPattern>> &patterns)
+    {
+        for (qsizetype j = 0; j < patterns.size(); ++j) {
+            for (qsizetype i = 0; i < j; ++i) {
+                if (!patterns[i] || !patterns[j])
+                    continue;
+                const Route &a = m_policy.routes[i];
+                const Route &b = m_policy.routes[j];
+                if (!methodsOverlap(a.methods, b.methods)
+                    || PathPattern::compareSpecificity(*patterns[i], *patterns[j]) != 0
+                    || !PathPattern::overlap(*patterns[i], *patterns[j]))
+                    continue;
+                const QString at = routePath(j) + QStringLiteral(".match.path");
+                const int line = locate(routePath(i) + QStringLiteral(".match.path")).line;
+                if (patterns[i]->segments() == patterns[j]->segments()
+                    && methodsCover(a.methods, b.methods))
+                    warn(at,
+                        QStringLiteral("route '%1' can never match: route '%2' (line %3) "
+                                       "has the same path and takes all its methods first")
+                            .arg(b.id, a.id)
+                            .arg(line));
+                else
+                    error(at,
+                        QStringLiteral("routes '%1' and '%2' (line %3) are equally specific "
+                                       "and both match some requests: make one path more "
+                                       "specific or split their methods")
+                            .arg(b.id, a.id)
+                            .arg(line));
+            }
+        }
+    }
+
+    void checkRedis()
+    {
+        const RedisSettings &r = m_policy.redis;
+        static const QRegularExpression prefixSyntax(QStringLiteral("^[A-Za-z0-9_.:-]{1,64}$"));
+        if (r.prefix && !prefixSyntax.match(*r.prefix).hasMatch())
+            error(QStringLiteral("redis.prefix"),
+                QStringLiteral("prefix '%1' must be 1-64 letters, digits or _.:- (it starts "
+                               "every Redis key name)")
+                    .arg(*r.prefix));
+        for (qsizetype i = 0; i < r.layouts.size(); ++i) {
+            const RedisLayout &l = r.layouts[i];
+            const QString path = QStringLiteral("redis.layouts[%1]").arg(i);
+            if (!l.routeId.isEmpty() && !m_policy.route(l.routeId))
+                error(path + QStringLiteral(".route"),
+                    QStringLiteral("no route has the id '%1'").arg(l.routeId));
+            if (!l.keyTemplate.isEmpty() && !l.keyTemplate.contains(QStringLiteral("{key}")))
+                error(path + QStringLiteral(".key"),
+                    QStringLiteral("the key template must contain {key}, where the client's "
+                                   "key goes (e.g. \"ratelimit:{key}\")"));
+        }
+    }
+
+    const Policy &m_policy;
+    const QString &m_file;
+    const Diagnostics &m_already;
+    Diagnostics m_out;
+};
+
+} // namespace
+
+Diagnostics validatePolicy(
+    const Policy &policy, const QString &fileName, const Diagnostics &already)
+{
+    return Validator(policy, fileName, already).run();
+}
+
+} // namespace qs

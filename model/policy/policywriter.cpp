@@ -1,0 +1,303 @@
+#include "model/policy/policywriter.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/policy/ratesyntax.h"
+
+#include <QSaveFile>
+
+#include <yaml-cpp/yaml.h>
+
+namespace qs {
+
+namespace {
+
+// A typed, ordered document tree: YAML needs the order, JSON also needs the types.
+struct Tree {
+    enum class Kind { Map, Seq, Text, Number, Bool };
+    Kind kind = Kind::Map;
+    QString scalar;
+    QList<QPair<QString, Tree>> fields;
+    QList<Tree> items;
+    bool flow = false; // YAML: `{ a: 1 }` / `[x, y]` on one line
+
+    static Tree text(const QString &s) { return Tree{Kind::Text, s, {}, {}, false}; }
+    static Tree number(qint64 n) { return Tree{Kind::Number, QString::number(n), {}, {}, false}; }
+    static Tree boolean(bool b)
+    {
+        return Tree{
+            Kind::Bool, b ? QStringLiteral("true") : QStringLiteral("false"), {}, {}, false};
+    }
+    static Tree map(bool flow = false) { return Tree{Kind::Map, {}, {}, {}, flow}; }
+    static Tree seq(bool flow = false) { return Tree{Kind::Seq, {}, {}, {}, flow}; }
+};
+
+// Collects fields in canonical order, then orders them as the file had them.
+class Fields {
+public:
+    void add(const QString &key, Tree value) { m_fields.append({key, std::move(value)}); }
+    Tree build(const QStringList &fileOrder, bool flow = false)
+    {
+        std::stable_sort(m_fields.begin(), m_fields.end(), [&](const auto &a, const auto &b) {
+            const auto rank = [&](const QString &k) {
+                const qsizetype i = fileOrder.indexOf(k);
+                return i < 0 ? fileOrder.size() : i;
+            };
+            return rank(a.first) < rank(b.first);
+        });
+        Tree t = Tree::map(flow);
+        t.fields = m_fields;
+        return t;
+    }
+
+private:
+    QList<QPair<QString, Tree>> m_fields;
+};
+
+Tree keyTree(const QList<KeySelector> &keys)
+{
+    if (keys.size() == 1)
+        return Tree::text(keys.first().toString());
+    Tree t = Tree::seq(true);
+    for (const KeySelector &k : keys)
+        t.items.append(Tree::text(k.toString()));
+    return t;
+}
+
+Tree limitTree(const LimitSpec &l)
+{
+    Fields f;
+    f.add(QStringLiteral("algorithm"),
+        Tree::text(QString::fromLatin1(limiter::algorithmName(l.algorithm).data())));
+    if (l.capacity)
+        f.add(QStringLiteral("capacity"), Tree::number(*l.capacity));
+    if (l.refill)
+        f.add(QStringLiteral("refill"), Tree::text(l.refill->text));
+    if (l.rate)
+        f.add(QStringLiteral("rate"), Tree::text(l.rate->text));
+    if (l.queue)
+        f.add(QStringLiteral("queue"), Tree::number(*l.queue));
+    if (l.mode)
+        f.add(QStringLiteral("mode"), Tree::text(leakModeName(*l.mode)));
+    if (l.limit)
+        f.add(QStringLiteral("limit"), Tree::number(*l.limit));
+    if (l.window)
+        f.add(QStringLiteral("window"), Tree::text(l.window->text));
+    if (l.burst)
+        f.add(QStringLiteral("burst"), Tree::number(*l.burst));
+    return f.build(l.fieldOrder, true);
+}
+
+Tree routeTree(const Route &r)
+{
+    Fields match;
+    if (!r.methods.isEmpty()) {
+        Tree methods = Tree::seq(true);
+        for (const QString &m : r.methods)
+            methods.items.append(Tree::text(m));
+        match.add(QStringLiteral("methods"), methods);
+    }
+    match.add(QStringLiteral("path"), Tree::text(r.path));
+
+    Fields f;
+    f.add(QStringLiteral("id"), Tree::text(r.id));
+    if (!r.description.isEmpty())
+        f.add(QStringLiteral("description"), Tree::text(r.description));
+    f.add(QStringLiteral("match"), match.build(r.matchFieldOrder, true));
+    if (r.key)
+        f.add(QStringLiteral("key"), keyTree(*r.key));
+    f.add(QStringLiteral("limit"), limitTree(r.limit));
+    if (r.cost)
+        f.add(QStringLiteral("cost"), Tree::number(*r.cost));
+    if (r.mode)
+        f.add(QStringLiteral("mode"), Tree::text(routeModeName(*r.mode)));
+    return f.build(r.fieldOrder);
+}
+
+Tree defaultsTree(const Defaults &d)
+{
+    Fields f;
+    if (d.key)
+        f.add(QStringLiteral("key"), keyTree(*d.key));
+    if (d.status)
+        f.add(QStringLiteral("status"), Tree::number(*d.status));
+    if (d.onStoreError)
+        f.add(QStringLiteral("on_store_error"), Tree::text(storeErrorModeName(*d.onStoreError)));
+    if (d.headers)
+        f.add(QStringLiteral("headers"), Tree::text(headerStyleName(*d.headers)));
+    return f.build(d.fieldOrder, true);
+}
+
+Tree redisTree(const RedisSettings &r)
+{
+    Fields f;
+    if (r.prefix)
+        f.add(QStringLiteral("prefix"), Tree::text(*r.prefix));
+    if (r.metrics)
+        f.add(QStringLiteral("metrics"), Tree::boolean(*r.metrics));
+    if (!r.layouts.isEmpty()) {
+        Tree layouts = Tree::seq();
+        for (const RedisLayout &l : r.layouts) {
+            Fields lf;
+            lf.add(QStringLiteral("route"), Tree::text(l.routeId));
+            lf.add(QStringLiteral("key"), Tree::text(l.keyTemplate));
+            if (!l.fields.isEmpty()) {
+                Tree fields = Tree::map(true);
+                for (const auto &[ours, theirs] : l.fields)
+                    fields.fields.append({ours, Tree::text(theirs)});
+                lf.add(QStringLiteral("fields"), fields);
+            }
+            if (l.timeUnit)
+                lf.add(QStringLiteral("time_unit"), Tree::text(*l.timeUnit));
+            layouts.items.append(lf.build(l.fieldOrder));
+        }
+        f.add(QStringLiteral("layouts"), layouts);
+    }
+    return f.build(r.fieldOrder, r.layouts.isEmpty());
+}
+
+Tree policyTree(const Policy &p)
+{
+    Fields f;
+    f.add(QStringLiteral("quota_studio"), Tree::number(p.formatVersion));
+    f.add(QStringLiteral("name"), Tree::text(p.name));
+    if (!p.description.isEmpty())
+        f.add(QStringLiteral("description"), Tree::text(p.description));
+    if (p.defaultsPresent)
+        f.add(QStringLiteral("defaults"), defaultsTree(p.defaults));
+    if (p.redis.present)
+        f.add(QStringLiteral("redis"), redisTree(p.redis));
+    Tree routes = Tree::seq();
+    for (const Route &r : p.routes)
+        routes.items.append(routeTree(r));
+    f.add(QStringLiteral("routes"), routes);
+    return f.build(p.fieldOrder);
+}
+
+void emitYaml(YAML::Emitter &out, const Tree &t)
+{
+    switch (t.kind) {
+    case Tree::Kind::Map:
+        if (t.flow)
+            out << YAML::Flow;
+        out << YAML::BeginMap;
+        for (const auto &[key, value] : t.fields) {
+            out << YAML::Key << key.toStdString() << YAML::Value;
+            emitYaml(out, value);
+        }
+        out << YAML::EndMap;
+        break;
+    case Tree::Kind::Seq:
+        if (t.flow)
+            out << YAML::Flow;
+        out << YAML::BeginSeq;
+        for (const Tree &item : t.items)
+            emitYaml(out, item);
+        out << YAML::EndSeq;
+        break;
+    case Tree::Kind::Text:
+    case Tree::Kind::Number:
+    case Tree::Kind::Bool:
+        out << t.scalar.toStdString();
+        break;
+    }
+}
+
+QString jsonString(const QString &s)
+{
+    QString out = QStringLiteral("\"");
+    for (const QChar c : s) {
+        switch (c.unicode()) {
+        case '"':
+            out += QStringLiteral("\\\"");
+            break;
+        case '\\':
+            out += QStringLiteral("\\\\");
+            break;
+        case '\n':
+            out += QStringLiteral("\\n");
+            break;
+        case '\r':
+            out += QStringLiteral("\\r");
+            break;
+        case '\t':
+            out += QStringLiteral("\\t");
+            break;
+        default:
+            if (c.unicode() < 0x20)
+                out += QStringLiteral("\\u%1").arg(int(c.unicode()), 4, 16, QLatin1Char('0'));
+            else
+                out += c;
+        }
+    }
+    return out + QLatin1Char('"');
+}
+
+void emitJson(QString &out, const Tree &t, int indent)
+{
+    const QString pad(indent * 2, QLatin1Char(' '));
+    const QString inner((indent + 1) * 2, QLatin1Char(' '));
+    switch (t.kind) {
+    case Tree::Kind::Map:
+        out += QLatin1Char('{');
+        for (qsizetype i = 0; i < t.fields.size(); ++i) {
+            out += (i ? QStringLiteral(",\n") : QStringLiteral("\n")) + inner
+                + jsonString(t.fields[i].first) + QStringLiteral(": ");
+            emitJson(out, t.fields[i].second, indent + 1);
+        }
+        out += t.fields.isEmpty() ? QStringLiteral("}")
+                                  : QLatin1Char('\n') + pad + QLatin1Char('}');
+        break;
+    case Tree::Kind::Seq:
+        out += QLatin1Char('[');
+        for (qsizetype i = 0; i < t.items.size(); ++i) {
+            out += (i ? QStringLiteral(",\n") : QStringLiteral("\n")) + inner;
+            emitJson(out, t.items[i], indent + 1);
+        }
+        out += t.items.isEmpty() ? QStringLiteral("]") : QLatin1Char('\n') + pad + QLatin1Char(']');
+        break;
+    case Tree::Kind::Text:
+        out += jsonString(t.scalar);
+        break;
+    case Tree::Kind::Number:
+    case Tree::Kind::Bool:
+        out += t.scalar;
+        break;
+    }
+}
+
+} // namespace
+
+QByteArray writePolicy(const Policy &policy, PolicyFormat format)
+{
+    const Tree tree = policyTree(policy);
+    if (format == PolicyFormat::Json) {
+        QString out;
+        emitJson(out, tree, 0);
+        return (out + QLatin1Char('\n')).toUtf8();
+    }
+    YAML::Emitter out;
+    out.SetIndent(2);
+    emitYaml(out, tree);
+    return QByteArray(out.c_str()) + '\n';
+}
+
+PolicyFormat formatForPath(const QString &path)
+{
+    return path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ? PolicyFormat::Json
+                                                                       : PolicyFormat::Yaml;
+}
+
+QString savePolicyFile(const Policy &policy, const QString &path)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    const QByteArray bytes = writePolicy(policy, formatForPath(path));
+    if (file.write(bytes) != bytes.size())
+        return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    if (!file.commit())
+        return QStringLiteral("cannot save %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+} // namespace qs

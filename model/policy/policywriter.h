@@ -1,0 +1,23 @@
+#pragma once
+// Writes a policy as YAML or JSON. Fields come out in the order the file had them (new fields
+// after, in the reference order of docs/policy-format.md); values keep the text they were read
+// with. Only comments are lost in a load/save round trip.
+#include "model/policy/policy.h"
+
+#include <QByteArray>
+#include <QString>
+
+namespace qs {
+
+enum class PolicyFormat { Yaml, Json };
+
+QByteArray writePolicy(const Policy &policy, PolicyFormat format);
+
+// PolicyFormat::Json for *.json, Yaml otherwise.
+PolicyFormat formatForPath(const QString &path);
+
+// Atomic (QSaveFile): either the whole new file or the old one, never half. Returns an empty
+// string on success, else what went wrong.
+QString savePolicyFile(const Policy &policy, const QString &path);
+
+} // namespace qs

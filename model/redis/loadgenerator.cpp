@@ -1,0 +1,191 @@
+#include "model/redis/loadgenerator.h"
+
+#include "model/policy/limitconversion.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace qs {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Client popularity: a cumulative distribution to draw from with one binary search.
+class ClientPicker {
+public:
+    ClientPicker(int clients, LoadPlan::Pattern pattern)
+    {
+        m_cumulative.reserve(std::size_t(clients));
+        double sum = 0;
+        for (int i = 1; i <= clients; ++i) {
+            sum += pattern == LoadPlan::Pattern::Zipf ? 1.0 / std::pow(double(i), 1.1) : 1.0;
+            m_cumulative.push_back(sum);
+        }
+    }
+    int pick(std::mt19937_64 &rng) const
+    {
+        std::uniform_real_distribution<double> u(0, m_cumulative.back());
+        return int(std::lower_bound(m_cumulative.begin(), m_cumulative.end(), u(rng))
+            - m_cumulative.begin());
+    }
+
+private:
+    std::vector<double> m_cumulative;
+};
+
+struct Shared {
+    std::mutex mutex;
+    LoadResult totals;
+    std::vector<double> latencies; // µs per request (its batch's round trip)
+    std::atomic<std::uint64_t> sent{0};
+};
+
+// Burst pattern: 100 ms at 5x the rate, then 400 ms idle: the same average.
+double rateFactorAt(LoadPlan::Pattern pattern, double seconds)
+{
+    if (pattern != LoadPlan::Pattern::Burst)
+        return 1.0;
+    return std::fmod(seconds, 0.5) < 0.1 ? 5.0 : 0.0;
+}
+
+void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
+    const std::atomic<bool> &stop, Clock::time_point begin, Shared &shared)
+{
+    limiter::RedisBackend backend(plan.endpoint);
+    LoadResult mine;
+    std::vector<double> latencies;
+    if (!backend.connect())
+        mine.firstError = backend.lastError();
+    std::mt19937_64 rng(plan.seed * 7919 + std::uint64_t(index));
+    const double perConnection = plan.rps / double(plan.connections);
+    const auto end = begin + std::chrono::duration<double>(plan.durationSeconds);
+    std::vector<std::string> keys(std::size_t(plan.pipeline));
+    std::vector<limiter::RedisRequest> batch(std::size_t(plan.pipeline));
+    double credit = 0; // requests this connection may send now (token bucket pacing)
+    auto last = Clock::now();
+    std::size_t rule = std::size_t(index);
+    while (!stop.load(std::memory_order_relaxed) && Clock::now() < end) {
+        const auto now = Clock::now();
+        const double elapsed = std::chrono::duration<double>(now - begin).count();
+        if (plan.rps > 0) {
+            credit += std::chrono::duration<double>(now - last).count() * perConnection
+                * rateFactorAt(plan.pattern, elapsed);
+            credit = std::min(credit, double(plan.pipeline) * 4);
+            last = now;
+            if (credit < plan.pipeline) {
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+                continue;
+            }
+            credit -= plan.pipeline;
+        }
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            keys[i] = "client-" + std::to_string(picker.pick(rng));
+            batch[i] = {&plan.rules[rule++ % plan.rules.size()], keys[i], 1, std::nullopt};
+        }
+        const auto sentAt = Clock::now();
+        const auto decisions = backend.acquireBatch(batch);
+        const double us = std::chrono::duration<double, std::micro>(Clock::now() - sentAt).count();
+        for (const auto &d : decisions) {
+            ++mine.requests;
+            if (d.reason == limiter::Reason::StoreError) {
+                ++mine.errors;
+                if (mine.firstError.empty())
+                    mine.firstError = backend.lastError();
+            } else if (d.allowed) {
+                ++mine.allowed;
+            } else {
+                ++mine.denied;
+            }
+            latencies.push_back(us);
+        }
+        shared.sent.fetch_add(decisions.size(), std::memory_order_relaxed);
+    }
+    std::lock_guard lock(shared.mutex);
+    shared.totals.requests += mine.requests;
+    shared.totals.allowed += mine.allowed;
+    shared.totals.denied += mine.denied;
+    shared.totals.errors += mine.errors;
+    if (shared.totals.firstError.empty())
+        shared.totals.firstError = mine.firstError;
+    shared.latencies.insert(shared.latencies.end(), latencies.begin(), latencies.end());
+}
+
+double percentile(std::vector<double> &sorted, double p)
+{
+    if (sorted.empty())
+        return 0;
+    const auto i = std::size_t(std::ceil(p / 100.0 * double(sorted.size())));
+    return sorted[std::min(sorted.size() - 1, i == 0 ? 0 : i - 1)];
+}
+
+} // namespace
+
+std::vector<limiter::RedisRule> redisRulesFor(
+    const Policy &policy, const QString &routeId, QString *error)
+{
+    std::vector<limiter::RedisRule> rules;
+    const QString prefix = policy.redis.prefix.value_or(QStringLiteral("qs"));
+    for (const Route &r : policy.routes) {
+        if (!routeId.isEmpty() && r.id != routeId)
+            continue;
+        const auto config = toAlgorithmConfig(r.limit);
+        if (const auto *problem = std::get_if<LimitProblem>(&config)) {
+            *error = QStringLiteral("route '%1': %2").arg(r.id, problem->message);
+            return {};
+        }
+        limiter::RedisRule rule;
+        rule.keyPrefix = (prefix + QLatin1Char(':') + r.id).toStdString();
+        rule.config = std::get<limiter::AlgorithmConfig>(config);
+        rule.onStoreError
+            = policy.defaults.onStoreError.value_or(StoreErrorMode::Allow) == StoreErrorMode::Deny
+            ? limiter::StoreErrorPolicy::Deny
+            : limiter::StoreErrorPolicy::Allow;
+        rule.metrics = policy.redis.metrics.value_or(false);
+        rules.push_back(rule);
+    }
+    if (rules.empty())
+        *error = routeId.isEmpty() ? QStringLiteral("the policy has no routes")
+                                   : QStringLiteral("no route has the id '%1'").arg(routeId);
+    return rules;
+}
+
+LoadResult runLoad(const LoadPlan &plan, const std::atomic<bool> &stop,
+    const std::function<void(std::uint64_t, double)> &progress)
+{
+    Shared shared;
+    const ClientPicker picker(std::max(1, plan.clients), plan.pattern);
+    const auto begin = Clock::now();
+    std::vector<std::thread> threads;
+    for (int i = 0; i < plan.connections; ++i)
+        threads.emplace_back(connectionLoop, std::cref(plan), i, std::cref(picker), std::cref(stop),
+            begin, std::ref(shared));
+    const auto end = begin + std::chrono::duration<double>(plan.durationSeconds);
+    auto nextReport = begin + std::chrono::seconds(1);
+    while (!stop.load() && Clock::now() < end) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (progress && Clock::now() >= nextReport) {
+            progress(
+                shared.sent.load(), std::chrono::duration<double>(Clock::now() - begin).count());
+            nextReport += std::chrono::seconds(1);
+        }
+    }
+    for (auto &t : threads)
+        t.join();
+    LoadResult r = shared.totals;
+    r.seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    r.rate = r.seconds > 0 ? double(r.requests) / r.seconds : 0;
+    r.cancelled = stop.load();
+    std::sort(shared.latencies.begin(), shared.latencies.end());
+    r.p50us = percentile(shared.latencies, 50);
+    r.p90us = percentile(shared.latencies, 90);
+    r.p99us = percentile(shared.latencies, 99);
+    r.maxUs = shared.latencies.empty() ? 0 : shared.latencies.back();
+    return r;
+}
+
+} // namespace qs

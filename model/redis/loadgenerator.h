@@ -1,0 +1,46 @@
+#pragma once
+// Drives the Redis backend like a fleet of gateway instances: several connections, each in its
+// own thread sending pipelined batches at a share of the target rate, keys drawn from a client
+// population (uniform, bursty or Zipf-popular). Used by `quotactl loadgen`.
+#include "limiter/redisbackend.h"
+#include "model/policy/policy.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace qs {
+
+struct LoadPlan {
+    enum class Pattern { Steady, Burst, Zipf };
+    limiter::RedisEndpoint endpoint;
+    std::vector<limiter::RedisRule> rules; // requests go round-robin over these
+    double rps = 1000; // target requests per second in total; 0: flat out
+    int clients = 100; // distinct client keys
+    double durationSeconds = 10;
+    Pattern pattern = Pattern::Steady;
+    int connections = 4;
+    int pipeline = 16; // requests per round trip
+    std::uint64_t seed = 1;
+};
+
+struct LoadResult {
+    std::uint64_t requests = 0, allowed = 0, denied = 0, errors = 0;
+    double seconds = 0;
+    double rate = 0; // achieved requests per second
+    double p50us = 0, p90us = 0, p99us = 0, maxUs = 0;
+    std::string firstError;
+    bool cancelled = false;
+};
+
+// The rules for a policy's routes (all, or just `routeId`); empty with `error` set if none.
+std::vector<limiter::RedisRule> redisRulesFor(
+    const Policy &policy, const QString &routeId, QString *error);
+
+// Runs until the duration ends or `stop` becomes true. `progress` (optional) is called about
+// once a second from the calling thread with the requests so far.
+LoadResult runLoad(const LoadPlan &plan, const std::atomic<bool> &stop,
+    const std::function<void(std::uint64_t requests, double seconds)> &progress = {});
+
+} // namespace qs

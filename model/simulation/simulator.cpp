@@ -1,0 +1,315 @@
+#include "model/simulation/simulator.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/policy/routeresolver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <numeric>
+
+namespace qs {
+
+using limiter::Micros;
+
+namespace {
+
+// The simulated clock starts at a day boundary so that windows align as they would in life.
+constexpr Micros kEpochStart = 1'700'006'400LL * limiter::kMicrosPerSecond;
+
+// Log-spaced histogram (1% steps) for shaping delays: percentiles without keeping every value.
+class DelayHistogram {
+public:
+    void add(Micros us)
+    {
+        const auto i = std::size_t(std::log(double(us)) / std::log(1.01)) + 1;
+        if (i >= m_counts.size())
+            m_counts.resize(i + 1, 0);
+        ++m_counts[i];
+        ++m_total;
+    }
+    double percentile(double p) const
+    {
+        if (m_total == 0)
+            return 0;
+        const auto rank = std::uint64_t(std::ceil(p / 100.0 * double(m_total)));
+        std::uint64_t seen = 0;
+        for (std::size_t i = 0; i < m_counts.size(); ++i) {
+            seen += m_counts[i];
+            if (seen >= rank)
+                return i == 0 ? 0 : std::pow(1.01, double(i - 1));
+        }
+        return 0;
+    }
+
+private:
+    std::vector<std::uint64_t> m_counts;
+    std::uint64_t m_total = 0;
+};
+
+// Admitted cost in the sliding window (t - length, t]; remembers the largest it saw.
+class WindowMaximum {
+public:
+    explicit WindowMaximum(Micros length) : m_length(length) { }
+    void admit(Micros at, std::int64_t cost)
+    {
+        while (!m_entries.empty() && m_entries.front().first <= at - m_length) {
+            m_sum -= m_entries.front().second;
+            m_entries.pop_front();
+        }
+        if (!m_entries.empty() && m_entries.back().first == at)
+            m_entries.back().second += cost;
+        else
+            m_entries.emplace_back(at, cost);
+        m_sum += cost;
+        m_max = std::max(m_max, m_sum);
+    }
+    std::int64_t maximum() const { return m_max; }
+
+private:
+    Micros m_length;
+    std::deque<std::pair<Micros, std::int64_t>> m_entries;
+    std::int64_t m_sum = 0, m_max = 0;
+};
+
+struct Bucket {
+    std::uint32_t offered = 0, allowed = 0, denied = 0, delayed = 0;
+};
+
+Micros bucketWidthFor(Micros duration)
+{
+    // Raw buckets: fine enough to show a burst, coarse enough to stay under ~100k of them.
+    for (Micros w : {10 * limiter::kMicrosPerMilli, 100 * limiter::kMicrosPerMilli,
+             limiter::kMicrosPerSecond, 10 * limiter::kMicrosPerSecond, limiter::kMicrosPerMinute})
+        if (duration / w <= 20'000)
+            return w;
+    return limiter::kMicrosPerHour;
+}
+
+// Mean, min and max of raw values over at most maxPoints points.
+Series downsample(
+    QString name, QString unit, const std::vector<double> &raw, Micros width, int maxPoints)
+{
+    Series s{std::move(name), std::move(unit), {}, {}, {}, {}};
+    const std::size_t per = std::max<std::size_t>(
+        1, (raw.size() + std::size_t(maxPoints) - 1) / std::size_t(maxPoints));
+    for (std::size_t i = 0; i < raw.size(); i += per) {
+        const std::size_t end = std::min(raw.size(), i + per);
+        double sum = 0, lo = raw[i], hi = raw[i];
+        for (std::size_t j = i; j < end; ++j) {
+            sum += raw[j];
+            lo = std::min(lo, raw[j]);
+            hi = std::max(hi, raw[j]);
+        }
+        s.t.push_back(double(i) * double(width) / 1e6);
+        s.value.push_back(sum / double(end - i));
+        s.min.push_back(lo);
+        s.max.push_back(hi);
+    }
+    return s;
+}
+
+template <class Config>
+SimulationResult runTyped(const Config &config, TrafficSource &source,
+    const std::vector<char> &lineMatches, const SimulationSettings &settings,
+    const std::atomic<bool> *cancel, const SimulationProgress &progress)
+{
+    using State = limiter::StateFor_t<Config>;
+    SimulationResult result;
+    SimulationSummary &sum = result.summary;
+    const std::uint32_t clients = source.clients();
+    sum.clients = clients;
+    std::vector<State> states(clients);
+    std::vector<std::uint32_t> denials(clients, 0), offeredPerClient;
+    const bool pickBusiest = !settings.trackedClient;
+    if (pickBusiest)
+        offeredPerClient.assign(clients, 0);
+    const Micros width = bucketWidthFor(settings.duration);
+    std::vector<Bucket> buckets(std::size_t(settings.duration / width) + 1);
+    const limiter::Quota fresh = limiter::peek(config, State{}, 0);
+    sum.window = fresh.window;
+    WindowMaximum windowMax(std::max<Micros>(1, fresh.window));
+    DelayHistogram delays;
+
+    std::vector<Arrival> chunk;
+    chunk.reserve(1 << 16);
+    Micros progressed = 0;
+    while (true) {
+        chunk.clear();
+        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
+            break;
+        for (const Arrival &a : chunk) {
+            if (!lineMatches.empty() && !lineMatches[a.request]) {
+                ++sum.otherRoutes;
+                continue;
+            }
+            Bucket &b = buckets[std::size_t(a.at / width)];
+            ++b.offered;
+            if (pickBusiest)
+                ++offeredPerClient[a.client];
+            const Micros now = kEpochStart + a.at;
+            const limiter::Decision d
+                = limiter::decide(config, states[a.client], now, settings.cost);
+            if (d.allowed) {
+                ++b.allowed;
+                windowMax.admit(now, settings.cost);
+                if (d.delay > 0) {
+                    ++b.delayed;
+                    delays.add(d.delay);
+                }
+            } else {
+                ++b.denied;
+                ++denials[a.client];
+            }
+        }
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            result.cancelled = true;
+            break;
+        }
+        if (progress && chunk.back().at - progressed > settings.duration / 100) {
+            progressed = chunk.back().at;
+            progress(double(progressed) / double(settings.duration));
+        }
+    }
+
+    for (const Bucket &b : buckets) {
+        sum.offered += b.offered;
+        sum.allowed += b.allowed;
+        sum.denied += b.denied;
+        sum.delayed += b.delayed;
+    }
+    sum.acceptance = sum.offered ? double(sum.allowed) / double(sum.offered) : 0;
+    sum.maxAdmittedInWindow = windowMax.maximum();
+    sum.p50DelayUs = delays.percentile(50);
+    sum.p99DelayUs = delays.percentile(99);
+    if (sum.denied > 0) {
+        std::vector<std::uint32_t> sorted = denials;
+        const std::size_t top = std::max<std::size_t>(1, clients / 100);
+        std::partial_sort(
+            sorted.begin(), sorted.begin() + std::ptrdiff_t(top), sorted.end(), std::greater<>());
+        sum.topClientsDenialShare = double(std::accumulate(sorted.begin(),
+                                        sorted.begin() + std::ptrdiff_t(top), std::uint64_t(0)))
+            / double(sum.denied);
+    }
+    sum.trackedClient = settings.trackedClient.value_or(pickBusiest
+            ? std::uint32_t(std::max_element(offeredPerClient.begin(), offeredPerClient.end())
+                - offeredPerClient.begin())
+            : 0);
+
+    // Series in requests per second; the tracked client's remaining quota replayed per bucket.
+    const double perSecond = 1e6 / double(width);
+    std::vector<double> offered, allowed, denied, delayed;
+    for (const Bucket &b : buckets) {
+        offered.push_back(b.offered * perSecond);
+        allowed.push_back(b.allowed * perSecond);
+        denied.push_back(b.denied * perSecond);
+        delayed.push_back(b.delayed * perSecond);
+    }
+    result.series.push_back(downsample(
+        QStringLiteral("offered"), QStringLiteral("req/s"), offered, width, settings.maxPoints));
+    result.series.push_back(downsample(
+        QStringLiteral("allowed"), QStringLiteral("req/s"), allowed, width, settings.maxPoints));
+    result.series.push_back(downsample(
+        QStringLiteral("denied"), QStringLiteral("req/s"), denied, width, settings.maxPoints));
+    result.series.push_back(downsample(
+        QStringLiteral("delayed"), QStringLiteral("req/s"), delayed, width, settings.maxPoints));
+    return result;
+}
+
+// The remaining quota of one client at the end of every bucket: a second, cheap pass over the
+// same (deterministic) traffic with just that client's state.
+template <class Config>
+Series trackedRemaining(const Config &config, TrafficSource &source,
+    const std::vector<char> &lineMatches, const SimulationSettings &settings, std::uint32_t client,
+    std::int64_t cost)
+{
+    limiter::StateFor_t<Config> state{};
+    const Micros width = bucketWidthFor(settings.duration);
+    std::vector<double> remaining(std::size_t(settings.duration / width) + 1, 0);
+    std::vector<Arrival> chunk;
+    std::size_t filled = 0;
+    auto fillUntil = [&](std::size_t bucket) {
+        for (; filled < bucket && filled < remaining.size(); ++filled)
+            remaining[filled]
+                = double(limiter::peek(config, state, kEpochStart + Micros(filled + 1) * width - 1)
+                             .remaining);
+    };
+    while (true) {
+        chunk.clear();
+        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
+            break;
+        for (const Arrival &a : chunk) {
+            if (a.client != client || (!lineMatches.empty() && !lineMatches[a.request]))
+                continue;
+            fillUntil(std::size_t(a.at / width));
+            limiter::decide(config, state, kEpochStart + a.at, cost);
+        }
+    }
+    fillUntil(remaining.size());
+    return downsample(QStringLiteral("remaining"), QStringLiteral("requests"), remaining, width,
+        settings.maxPoints);
+}
+
+QString algorithmLabel(const limiter::AlgorithmConfig &config)
+{
+    return QString::fromLatin1(limiter::algorithmName(limiter::algorithmOf(config)).data());
+}
+
+} // namespace
+
+SimulationResult simulate(const Policy &policy, const Route &route,
+    const SimulationSettings &settings, const std::atomic<bool> *cancel,
+    const SimulationProgress &progress, const limiter::AlgorithmConfig *override)
+{
+    SimulationResult failed;
+    limiter::AlgorithmConfig config;
+    if (override) {
+        config = *override;
+    } else {
+        const auto converted = toAlgorithmConfig(route.limit);
+        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+            failed.error = QStringLiteral("route '%1': %2").arg(route.id, problem->message);
+            return failed;
+        }
+        config = std::get<limiter::AlgorithmConfig>(converted);
+    }
+    auto source
+        = makeTrafficSource(settings.traffic, settings.seed, settings.duration, &failed.error);
+    if (!source)
+        return failed;
+    // Replayed requests count only when they resolve to this route.
+    std::vector<char> lineMatches;
+    if (!source->requestLines().empty()) {
+        const RouteResolver resolver(policy);
+        for (const RequestLine &line : source->requestLines()) {
+            const auto index = resolver.resolve(line.method, line.target);
+            lineMatches.push_back(index && policy.routes[*index].id == route.id);
+        }
+    }
+    SimulationSettings effective = settings;
+    effective.cost = route.effectiveCost();
+    SimulationResult result = std::visit(
+        [&](const auto &c) {
+            return runTyped(c, *source, lineMatches, effective, cancel, progress);
+        },
+        config);
+    result.summary.algorithm = algorithmLabel(config);
+    result.skippedLines = source->skippedLines();
+    result.problems = source->problems();
+    if (!result.cancelled) {
+        QString ignored;
+        auto again
+            = makeTrafficSource(settings.traffic, settings.seed, settings.duration, &ignored);
+        result.series.push_back(std::visit(
+            [&](const auto &c) {
+                return trackedRemaining(c, *again, lineMatches, effective,
+                    result.summary.trackedClient, effective.cost);
+            },
+            config));
+        result.series.back().name = QStringLiteral("remaining (%1)")
+                                        .arg(source->clientName(result.summary.trackedClient));
+    }
+    return result;
+}
+
+} // namespace qs

@@ -1,0 +1,112 @@
+// HAProxy export: every example is accepted by the real `haproxy -c`; hostile names cannot add
+// configuration; what cannot be expressed is an error, approximations are warnings.
+#include "model/export/exporter.h"
+#include "model/policy/policyreader.h"
+#include "tests/support/testsupport.h"
+
+#include <QDir>
+#include <QFile>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace qs;
+
+namespace {
+
+std::string haproxyCheck(const std::string &haproxy, const ExportResult &result)
+{
+    const std::string dir = qs::test::makeTempDir("qs-haproxy-export-");
+    QFile out(QString::fromStdString(dir) + QStringLiteral("/haproxy.cfg"));
+    if (!out.open(QIODevice::WriteOnly))
+        return "cannot write";
+    out.write(result.files.at(0).content);
+    out.close();
+    std::string output;
+    const int status = qs::test::run(haproxy + " -c -q -f " + dir + "/haproxy.cfg", &output);
+    std::filesystem::remove_all(dir);
+    return status == 0 ? std::string() : output;
+}
+
+} // namespace
+
+TEST(HaproxyExport, EveryExampleIsAcceptedByHaproxy)
+{
+    const std::string haproxy = qs::test::requireTool("haproxy", QS_HAPROXY);
+    if (haproxy.empty())
+        GTEST_SKIP() << "haproxy missing";
+    const QDir dir(QStringLiteral(QS_EXAMPLES_DIR));
+    int exported = 0;
+    for (const QString &f : dir.entryList({QStringLiteral("*.yaml")})) {
+        const PolicyReadResult read = readPolicyFile(dir.filePath(f));
+        ASSERT_FALSE(hasErrors(read.diagnostics)) << f.toStdString();
+        const ExportResult result
+            = exporterById(QStringLiteral("haproxy"))->exportPolicy(read.policy);
+        if (hasErrors(result.diagnostics))
+            continue; // e.g. a combined key: refused with a reason, checked below
+        ++exported;
+        EXPECT_EQ(haproxyCheck(haproxy, result), "") << f.toStdString();
+    }
+    EXPECT_GE(exported, 8);
+}
+
+TEST(HaproxyExport, SlidingCounterMapsToHttpReqRateAndCombinedKeysAreRefused)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: t
+routes:
+  - id: search
+    match: { path: /v1/search/* }
+    key: header:X-Api-Key
+    limit: { algorithm: sliding_window_counter, limit: 100, window: 10s }
+)",
+        QStringLiteral("t.yaml"));
+    const ExportResult r = exporterById(QStringLiteral("haproxy"))->exportPolicy(read.policy);
+    const QString cfg = QString::fromUtf8(r.files.at(0).content);
+    EXPECT_TRUE(cfg.contains(QStringLiteral(
+        "stick-table type string len 128 size 100k expire 10s store http_req_rate(10s)")));
+    EXPECT_TRUE(
+        cfg.contains(QStringLiteral("http-request track-sc0 req.hdr(X-Api-Key) table st_search")));
+    EXPECT_TRUE(
+        cfg.contains(QStringLiteral("deny_status 429 if { var(txn.qs_route) -m str search } "
+                                    "{ sc_http_req_rate(0,st_search) gt 100 }")));
+    ASSERT_EQ(r.diagnostics.size(), 1);
+    EXPECT_TRUE(
+        r.diagnostics[0].message.contains(QStringLiteral("also counts the requests it denies")));
+
+    Policy combined = read.policy;
+    combined.routes[0].key = QList<KeySelector>{
+        {KeySelector::Kind::Ip, {}}, {KeySelector::Kind::Header, QStringLiteral("X-A")}};
+    const ExportResult refused = exporterById(QStringLiteral("haproxy"))->exportPolicy(combined);
+    EXPECT_TRUE(hasErrors(refused.diagnostics));
+    EXPECT_TRUE(refused.files.empty());
+}
+
+TEST(HaproxyExport, HostileNamesCannotAddConfiguration)
+{
+    const std::string haproxy = qs::test::requireTool("haproxy", QS_HAPROXY);
+    if (haproxy.empty())
+        GTEST_SKIP() << "haproxy missing";
+    Policy p;
+    p.name = QStringLiteral("evil\nbackend injected\n");
+    Route r;
+    r.id = QStringLiteral("x\nfrontend evil\n  bind 0.0.0.0:1");
+    r.path = QStringLiteral("/a.b/c");
+    r.limit.algorithm = limiter::Algorithm::Gcra;
+    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit.burst = 3;
+    p.routes.append(r);
+    const ExportResult ok = exporterById(QStringLiteral("haproxy"))->exportPolicy(p);
+    ASSERT_FALSE(hasErrors(ok.diagnostics));
+    const QString cfg = QString::fromUtf8(ok.files.at(0).content);
+    EXPECT_FALSE(cfg.contains(QStringLiteral("\nfrontend evil")));
+    EXPECT_FALSE(cfg.contains(QStringLiteral("\nbackend injected")));
+    EXPECT_FALSE(cfg.contains(QStringLiteral("0.0.0.0"))
+        && !cfg.contains(QStringLiteral("# route x?frontend evil?  bind 0.0.0.0:1")));
+    EXPECT_TRUE(cfg.contains(QStringLiteral("'^/a\\.b/c/?$'"))) << "regex escaped and quoted";
+    EXPECT_EQ(haproxyCheck(haproxy, ok), "");
+
+    p.routes[0].key = QList<KeySelector>{{KeySelector::Kind::Header, QStringLiteral("X#comment")}};
+    EXPECT_TRUE(hasErrors(exporterById(QStringLiteral("haproxy"))->exportPolicy(p).diagnostics));
+}

@@ -1,0 +1,137 @@
+// The exported Redis bundle, used the way its README tells an operator to: load each script
+// file into the real redis-server, check that Redis names it by the manifest's SHA-1, then
+// decide every route of every example through EVALSHA with the manifest's key and arguments.
+// The decisions must equal the embedded engine's on the same trace: the manifest is only
+// correct if it reproduces exactly what the simulator showed.
+#include "limiter/algorithm.h"
+#include "limiter/packeddoubles.h"
+#include "model/export/exporter.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyreader.h"
+#include "tests/support/redisprocess.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <hiredis/hiredis.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <random>
+
+using namespace qs;
+
+namespace {
+
+struct ContextDeleter {
+    void operator()(redisContext *c) const { redisFree(c); }
+};
+struct ReplyDeleter {
+    void operator()(redisReply *r) const { freeReplyObject(r); }
+};
+using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+
+Reply command(redisContext *c, const std::vector<std::string> &args)
+{
+    std::vector<const char *> argv;
+    std::vector<size_t> lengths;
+    for (const std::string &a : args) {
+        argv.push_back(a.data());
+        lengths.push_back(a.size());
+    }
+    return Reply(static_cast<redisReply *>(
+        redisCommandArgv(c, int(argv.size()), argv.data(), lengths.data())));
+}
+
+const ExportedFile *file(const ExportResult &r, const QString &name)
+{
+    for (const ExportedFile &f : r.files)
+        if (f.name == name)
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
+{
+    const int port = test::fixtureRedisPort();
+    ASSERT_GT(port, 0) << "run through ctest: the 'redis' fixture sets QS_TEST_REDIS_PORT";
+    std::unique_ptr<redisContext, ContextDeleter> c(
+        redisConnectWithTimeout("127.0.0.1", port, timeval{2, 0}));
+    ASSERT_TRUE(c && !c->err);
+
+    const QDir examples(QStringLiteral(QS_EXAMPLES_DIR));
+    int routesChecked = 0;
+    for (const QString &name : examples.entryList({QStringLiteral("*.yaml")}, QDir::Files)) {
+        const Policy policy = readPolicyFile(examples.filePath(name)).policy;
+        const ExportResult bundle
+            = exporterById(QStringLiteral("redis-bundle"))->exportPolicy(policy);
+        ASSERT_FALSE(hasErrors(bundle.diagnostics)) << name.toStdString();
+        const QJsonObject manifest
+            = QJsonDocument::fromJson(file(bundle, QStringLiteral("manifest.json"))->content)
+                  .object();
+
+        std::map<QString, std::string> shaByScript;
+        const QJsonObject scripts = manifest[QStringLiteral("scripts")].toObject();
+        for (const QString &script : scripts.keys()) {
+            const QJsonObject s = scripts[script].toObject();
+            const ExportedFile *lua = file(bundle, s[QStringLiteral("file")].toString());
+            ASSERT_TRUE(lua);
+            const Reply loaded = command(c.get(), {"SCRIPT", "LOAD", lua->content.toStdString()});
+            ASSERT_TRUE(loaded && loaded->type == REDIS_REPLY_STRING)
+                << (loaded ? loaded->str : c->errstr);
+            EXPECT_EQ(std::string(loaded->str, loaded->len),
+                s[QStringLiteral("sha1")].toString().toStdString())
+                << "Redis names the script by the manifest's SHA-1";
+            shaByScript[script] = std::string(loaded->str, loaded->len);
+        }
+
+        const QJsonArray routes = manifest[QStringLiteral("routes")].toArray();
+        ASSERT_EQ(routes.size(), policy.routes.size());
+        for (qsizetype i = 0; i < routes.size(); ++i) {
+            const QJsonObject route = routes[i].toObject();
+            const auto config
+                = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(policy.routes[i].limit));
+            const std::string prefix = route[QStringLiteral("key_prefix")].toString().toStdString()
+                + "bundle-test:" + std::to_string(::getpid()) + ":" + name.toStdString() + ":";
+            std::map<std::string, limiter::AlgorithmState> local;
+            std::mt19937_64 rng(std::uint64_t(i) + 1);
+            std::exponential_distribution<double> gap(1.0 / 80'000.0);
+            std::uniform_int_distribution<int> client(0, 2), cost(1, 3);
+            limiter::Micros now = 1'700'000'000'000'000;
+            for (int n = 0; n < 150; ++n) {
+                now += limiter::Micros(gap(rng));
+                const std::string key = prefix + "client-" + std::to_string(client(rng));
+                const std::int64_t units = cost(rng);
+                std::vector<std::string> args{"EVALSHA",
+                    shaByScript[route[QStringLiteral("script")].toString()], "1", key,
+                    std::to_string(units)};
+                for (const QJsonValue p : route[QStringLiteral("parameters")].toArray())
+                    args.push_back(std::to_string(p.toInteger()));
+                args.push_back(std::to_string(now));
+                args.push_back(route[QStringLiteral("metrics_prefix")].toString().toStdString());
+                const Reply reply = command(c.get(), args);
+                double fields[4]; // code, remaining, wait_us, reset_after_us
+                ASSERT_TRUE(reply && reply->type == REDIS_REPLY_STRING
+                    && limiter::unpackDoubles(std::string_view(reply->str, reply->len), fields))
+                    << name.toStdString() << " " << key << ": "
+                    << (reply && reply->type == REDIS_REPLY_ERROR ? reply->str : "bad reply");
+                auto [it, fresh] = local.try_emplace(key, limiter::freshState(config));
+                const limiter::Decision expected = limiter::decide(config, it->second, now, units);
+                ASSERT_EQ(fields[0] == 0, expected.allowed)
+                    << name.toStdString() << " route " << i << " request " << n;
+                ASSERT_EQ(std::int64_t(fields[1]), expected.remaining)
+                    << name.toStdString() << " route " << i << " request " << n;
+                ASSERT_EQ(std::int64_t(fields[3]), expected.resetAfter)
+                    << name.toStdString() << " route " << i << " request " << n;
+            }
+            ++routesChecked;
+        }
+    }
+    EXPECT_GE(routesChecked, 9) << "every example contributes its routes";
+}

@@ -1,0 +1,237 @@
+// Envoy export: parsed back with yaml-cpp and checked field by field against the structure
+// Envoy documents (v3 bootstrap, local_ratelimit per route, envoyproxy/ratelimit descriptors).
+#include "model/export/exporter.h"
+#include "model/policy/policyreader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <gtest/gtest.h>
+
+using namespace qs;
+
+namespace {
+
+struct EnvoyFiles {
+    YAML::Node bootstrap, service;
+    Diagnostics diagnostics;
+};
+
+EnvoyFiles exportEnvoy(const Policy &p)
+{
+    const ExportResult r = exporterById(QStringLiteral("envoy"))->exportPolicy(p);
+    EnvoyFiles f;
+    f.diagnostics = r.diagnostics;
+    for (const ExportedFile &file : r.files) {
+        const YAML::Node y = YAML::Load(file.content.toStdString());
+        (file.name == QLatin1String("envoy.yaml") ? f.bootstrap : f.service) = y;
+    }
+    return f;
+}
+
+Policy policy(const char *yaml)
+{
+    return readPolicy(yaml, QStringLiteral("t.yaml")).policy;
+}
+
+YAML::Node connectionManager(const YAML::Node &bootstrap)
+{
+    return bootstrap["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]
+                    ["typed_config"];
+}
+
+YAML::Node routeNamed(const YAML::Node &bootstrap, const std::string &name)
+{
+    for (const YAML::Node &r :
+        connectionManager(bootstrap)["route_config"]["virtual_hosts"][0]["routes"])
+        if (r["name"].as<std::string>() == name)
+            return r;
+    return {};
+}
+
+bool anyMessageContains(const Diagnostics &d, const char *text)
+{
+    for (const Diagnostic &x : d)
+        if (x.message.contains(QLatin1String(text)))
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST(EnvoyExport, TokenBucketBecomesAnEnabledAndEnforcedLocalLimitOnItsRoute)
+{
+    const EnvoyFiles f = exportEnvoy(policy(R"(quota_studio: 1
+name: shop
+defaults: { key: global }
+routes:
+  - id: login
+    match: { methods: [POST, PUT], path: /v1/login }
+    limit: { algorithm: token_bucket, capacity: 10, refill: 2/s }
+)"));
+    ASSERT_EQ(f.diagnostics.size(), 1) << "the local limit of a global token bucket is exact";
+    EXPECT_TRUE(f.diagnostics[0].message.contains(QStringLiteral(
+        "rate limit service: 2 per second in fixed windows aligned to the clock (designed: 2 per "
+        "1s, 10 at once)")))
+        << f.diagnostics[0].message.toStdString();
+    const YAML::Node hcm = connectionManager(f.bootstrap);
+    EXPECT_EQ(hcm["@type"].as<std::string>(),
+        "type.googleapis.com/"
+        "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager");
+    ASSERT_EQ(hcm["http_filters"].size(), 2u);
+    EXPECT_EQ(
+        hcm["http_filters"][0]["name"].as<std::string>(), "envoy.filters.http.local_ratelimit");
+    EXPECT_FALSE(hcm["http_filters"][0]["typed_config"]["token_bucket"])
+        << "no listener-wide bucket: only the routes are limited";
+    EXPECT_EQ(hcm["http_filters"][1]["name"].as<std::string>(), "envoy.filters.http.router")
+        << "the router must come last";
+
+    const YAML::Node route = routeNamed(f.bootstrap, "qs_login");
+    ASSERT_TRUE(route.IsMap());
+    EXPECT_EQ(route["match"]["safe_regex"]["regex"].as<std::string>(), "^/v1/login/?$");
+    EXPECT_EQ(route["match"]["headers"][0]["name"].as<std::string>(), ":method");
+    EXPECT_EQ(route["match"]["headers"][0]["string_match"]["safe_regex"]["regex"].as<std::string>(),
+        "^(POST|PUT)$");
+    EXPECT_EQ(route["route"]["cluster"].as<std::string>(), "qs_backend");
+    const YAML::Node local = route["typed_per_filter_config"]["envoy.filters.http.local_ratelimit"];
+    EXPECT_EQ(local["@type"].as<std::string>(),
+        "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit");
+    EXPECT_EQ(local["token_bucket"]["max_tokens"].as<int>(), 10);
+    EXPECT_EQ(local["token_bucket"]["tokens_per_fill"].as<int>(), 1);
+    EXPECT_EQ(local["token_bucket"]["fill_interval"].as<std::string>(), "0.5s");
+    // Both default to 0%, which turns the filter off: they must be there, at 100%.
+    EXPECT_EQ(local["filter_enabled"]["default_value"]["numerator"].as<int>(), 100);
+    EXPECT_EQ(local["filter_enabled"]["default_value"]["denominator"].as<std::string>(), "HUNDRED");
+    EXPECT_EQ(local["filter_enforced"]["default_value"]["numerator"].as<int>(), 100);
+    EXPECT_EQ(local["status"]["code"].as<int>(), 429);
+
+    const YAML::Node clusters = f.bootstrap["static_resources"]["clusters"];
+    EXPECT_EQ(clusters[0]["name"].as<std::string>(), "qs_backend");
+    EXPECT_EQ(clusters[0]["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]
+                      ["address"]["socket_address"]["address"]
+                          .as<std::string>(),
+        "127.0.0.1");
+
+    EXPECT_EQ(f.service["domain"].as<std::string>(), "shop");
+    const YAML::Node d = f.service["descriptors"][0];
+    EXPECT_EQ(d["key"].as<std::string>(), "qs_route");
+    EXPECT_EQ(d["value"].as<std::string>(), "login");
+    EXPECT_EQ(d["rate_limit"]["unit"].as<std::string>(), "second");
+    EXPECT_EQ(d["rate_limit"]["requests_per_unit"].as<int>(), 2);
+}
+
+TEST(EnvoyExport, FastRatesRefillInStepsOfAtLeastFiftyMilliseconds)
+{
+    const EnvoyFiles f = exportEnvoy(policy(R"(quota_studio: 1
+name: t
+defaults: { key: global }
+routes:
+  - id: fast
+    match: { path: /f }
+    limit: { algorithm: gcra, rate: 50/s, burst: 100 }
+  - id: odd
+    match: { path: /o }
+    limit: { algorithm: token_bucket, capacity: 5, refill: 3/s }
+)"));
+    const YAML::Node fast = routeNamed(f.bootstrap,
+        "qs_fast")["typed_per_filter_config"]["envoy.filters.http.local_ratelimit"]["token_bucket"];
+    EXPECT_EQ(fast["tokens_per_fill"].as<int>(), 3) << "50/s: 3 tokens every 60 ms";
+    EXPECT_EQ(fast["fill_interval"].as<std::string>(), "0.06s");
+    EXPECT_TRUE(
+        anyMessageContains(f.diagnostics, "3 tokens every 0.06 s instead of one every 0.02 s"));
+    const YAML::Node odd = routeNamed(f.bootstrap,
+        "qs_odd")["typed_per_filter_config"]["envoy.filters.http.local_ratelimit"]["token_bucket"];
+    EXPECT_EQ(odd["tokens_per_fill"].as<int>(), 3) << "1/3 s is no whole microsecond";
+    EXPECT_EQ(odd["fill_interval"].as<std::string>(), "1s");
+}
+
+TEST(EnvoyExport, PerClientKeysShadowAndWindowsAreWarnedAndExpressedInTheService)
+{
+    const EnvoyFiles f = exportEnvoy(policy(R"(quota_studio: 1
+name: t
+routes:
+  - id: api
+    match: { path: /v1/** }
+    key: [ip, header:X-Api-Key]
+    mode: shadow
+    limit: { algorithm: fixed_window, limit: 100, window: 1m }
+)"));
+    EXPECT_FALSE(hasErrors(f.diagnostics));
+    EXPECT_TRUE(anyMessageContains(f.diagnostics, "one bucket per route and Envoy instance"));
+    EXPECT_TRUE(anyMessageContains(f.diagnostics, "windows start when Envoy starts"));
+    const YAML::Node route = routeNamed(f.bootstrap, "qs_api");
+    const YAML::Node local = route["typed_per_filter_config"]["envoy.filters.http.local_ratelimit"];
+    EXPECT_EQ(local["filter_enabled"]["default_value"]["numerator"].as<int>(), 100);
+    EXPECT_EQ(local["filter_enforced"]["default_value"]["numerator"].as<int>(), 0)
+        << "shadow: counted, never enforced";
+    EXPECT_EQ(local["token_bucket"]["tokens_per_fill"].as<int>(), 100);
+    EXPECT_EQ(local["token_bucket"]["fill_interval"].as<std::string>(), "60s");
+
+    const YAML::Node actions = route["route"]["rate_limits"][0]["actions"];
+    ASSERT_EQ(actions.size(), 3u);
+    EXPECT_EQ(actions[0]["generic_key"]["descriptor_value"].as<std::string>(), "api");
+    EXPECT_TRUE(actions[1]["remote_address"].IsMap());
+    EXPECT_EQ(actions[2]["request_headers"]["header_name"].as<std::string>(), "x-api-key");
+
+    const YAML::Node d = f.service["descriptors"][0];
+    EXPECT_EQ(d["descriptors"][0]["key"].as<std::string>(), "remote_address");
+    const YAML::Node inner = d["descriptors"][0]["descriptors"][0];
+    EXPECT_EQ(inner["key"].as<std::string>(),
+        actions[2]["request_headers"]["descriptor_key"].as<std::string>());
+    EXPECT_EQ(inner["rate_limit"]["unit"].as<std::string>(), "minute");
+    EXPECT_EQ(inner["rate_limit"]["requests_per_unit"].as<int>(), 100);
+    EXPECT_TRUE(inner["shadow_mode"].as<bool>());
+    EXPECT_FALSE(anyMessageContains(f.diagnostics, "rate limit service:"))
+        << "a fixed window of one unit is exact in the rate limit service";
+}
+
+TEST(EnvoyExport, WhatEnvoyCannotNameIsAnError)
+{
+    const Policy p = policy(R"(quota_studio: 1
+name: t
+routes:
+  - id: q
+    match: { path: /q }
+    key: query:token
+    limit: { algorithm: gcra, rate: 1/s, burst: 1 }
+)");
+    const EnvoyFiles f = exportEnvoy(p);
+    EXPECT_TRUE(hasErrors(f.diagnostics));
+    EXPECT_TRUE(f.bootstrap.IsNull()) << "no file when the export has errors";
+
+    Policy header = p;
+    header.routes[0].key
+        = QList<KeySelector>{{KeySelector::Kind::Header, QStringLiteral("X Evil\n: 1")}};
+    EXPECT_TRUE(hasErrors(exportEnvoy(header).diagnostics));
+}
+
+TEST(EnvoyExport, HostileRouteIdsStayValues)
+{
+    Policy p;
+    p.name = QStringLiteral("n\n  evil: 1");
+    Route r;
+    r.id = QStringLiteral("x\"\n      injected: {a: 1}");
+    r.path = QStringLiteral("/a");
+    r.key = QList<KeySelector>{{KeySelector::Kind::Global, {}}};
+    r.limit.algorithm = limiter::Algorithm::Gcra;
+    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit.burst = 1;
+    p.routes.append(r);
+    Route unlimited = r;
+    unlimited.id = QStringLiteral("unlimited");
+    unlimited.path = QStringLiteral("/b");
+    p.routes.append(unlimited);
+    const EnvoyFiles f = exportEnvoy(p);
+    ASSERT_TRUE(f.bootstrap.IsMap());
+    const YAML::Node routes
+        = connectionManager(f.bootstrap)["route_config"]["virtual_hosts"][0]["routes"];
+    ASSERT_EQ(routes.size(), 3u);
+    std::set<std::string> names;
+    for (const YAML::Node &route : routes) {
+        names.insert(route["name"].as<std::string>());
+        EXPECT_FALSE(route["injected"]);
+    }
+    EXPECT_EQ(names.size(), 3u) << "a route called 'unlimited' does not collide with the catch-all";
+    EXPECT_EQ(f.service["descriptors"][0]["value"].as<std::string>(), r.id.toStdString());
+    EXPECT_EQ(f.service["domain"].as<std::string>().find('\n'), std::string::npos);
+    EXPECT_FALSE(f.service["evil"]);
+}

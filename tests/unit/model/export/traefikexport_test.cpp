@@ -1,0 +1,112 @@
+// Traefik export: parsed back with yaml-cpp and checked against the structure Traefik
+// documents (http.routers / http.middlewares.<name>.rateLimit); hostile names stay values.
+#include "model/export/exporter.h"
+#include "model/policy/policyreader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <gtest/gtest.h>
+
+using namespace qs;
+
+namespace {
+
+YAML::Node exportYaml(const Policy &p, Diagnostics *diagnostics = nullptr)
+{
+    const ExportResult r = exporterById(QStringLiteral("traefik"))->exportPolicy(p);
+    if (diagnostics)
+        *diagnostics = r.diagnostics;
+    if (r.files.empty())
+        return {};
+    return YAML::Load(r.files.front().content.toStdString());
+}
+
+} // namespace
+
+TEST(TraefikExport, TokenBucketBecomesARateLimitMiddlewareOnItsRouter)
+{
+    const Policy p = readPolicy(R"(quota_studio: 1
+name: t
+routes:
+  - id: login
+    match: { methods: [POST, PUT], path: /v1/login }
+    limit: { algorithm: token_bucket, capacity: 10, refill: 2/s }
+  - id: api
+    match: { path: /v1/** }
+    key: header:X-Api-Key
+    limit: { algorithm: gcra, rate: 100/min, burst: 20 }
+)",
+        QStringLiteral("t.yaml"))
+                         .policy;
+    Diagnostics d;
+    const YAML::Node y = exportYaml(p, &d);
+    EXPECT_TRUE(d.isEmpty()) << "token bucket and GCRA are exact in Traefik";
+    const YAML::Node login = y["http"]["routers"]["qs-login"];
+    EXPECT_EQ(login["rule"].as<std::string>(),
+        "PathRegexp(`^/v1/login/?$`) && (Method(`POST`) || Method(`PUT`))");
+    EXPECT_EQ(login["service"].as<std::string>(), "qs-backend");
+    EXPECT_EQ(login["middlewares"][0].as<std::string>(), "qs-login-ratelimit");
+    EXPECT_GT(login["priority"].as<int>(), y["http"]["routers"]["qs-api"]["priority"].as<int>())
+        << "the more specific route is tried first";
+    const YAML::Node rl = y["http"]["middlewares"]["qs-login-ratelimit"]["rateLimit"];
+    EXPECT_EQ(rl["average"].as<int>(), 2);
+    EXPECT_EQ(rl["period"].as<std::string>(), "1s");
+    EXPECT_EQ(rl["burst"].as<int>(), 10);
+    EXPECT_EQ(rl["sourceCriterion"]["ipStrategy"]["depth"].as<int>(), 0);
+    const YAML::Node api = y["http"]["middlewares"]["qs-api-ratelimit"]["rateLimit"];
+    EXPECT_EQ(api["average"].as<int>(), 100);
+    EXPECT_EQ(api["period"].as<std::string>(), "1m");
+    EXPECT_EQ(api["sourceCriterion"]["requestHeaderName"].as<std::string>(), "X-Api-Key");
+    EXPECT_EQ(
+        y["http"]["services"]["qs-backend"]["loadBalancer"]["servers"][0]["url"].as<std::string>(),
+        "http://127.0.0.1:8081");
+}
+
+TEST(TraefikExport, WhatTraefikCannotExpressIsNeverSilentlyDropped)
+{
+    const Policy p = readPolicy(R"(quota_studio: 1
+name: t
+routes:
+  - id: shadowed
+    match: { path: /a }
+    mode: shadow
+    limit: { algorithm: leaky_bucket, rate: 5/s, queue: 10, mode: shape }
+)",
+        QStringLiteral("t.yaml"))
+                         .policy;
+    Diagnostics d;
+    const YAML::Node y = exportYaml(p, &d);
+    ASSERT_EQ(d.size(), 2);
+    EXPECT_TRUE(d[0].message.contains(QStringLiteral("no dry-run"))
+        || d[1].message.contains(QStringLiteral("no dry-run")));
+    EXPECT_TRUE(d[0].message.contains(QStringLiteral("does not shape"))
+        || d[1].message.contains(QStringLiteral("does not shape")));
+    EXPECT_FALSE(y["http"]["routers"]["qs-shadowed"]["middlewares"])
+        << "a shadow route must never reject";
+
+    Policy query = p;
+    query.routes[0].mode.reset();
+    query.routes[0].key = QList<KeySelector>{{KeySelector::Kind::Query, QStringLiteral("token")}};
+    exportYaml(query, &d);
+    EXPECT_TRUE(hasErrors(d));
+}
+
+TEST(TraefikExport, HostileNamesStayValues)
+{
+    Policy p;
+    p.name = QStringLiteral("n");
+    Route r;
+    r.id = QStringLiteral("x:\n  evil: {injected: true}");
+    r.path = QStringLiteral("/a");
+    r.key = QList<KeySelector>{{KeySelector::Kind::Header, QStringLiteral("X-Key")}};
+    r.limit.algorithm = limiter::Algorithm::Gcra;
+    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit.burst = 1;
+    p.routes.append(r);
+    const YAML::Node y = exportYaml(p);
+    ASSERT_TRUE(y["http"]["routers"].IsMap());
+    EXPECT_EQ(y["http"]["routers"].size(), 1u);
+    EXPECT_FALSE(y["http"]["evil"]);
+    for (auto it = y["http"]["routers"].begin(); it != y["http"]["routers"].end(); ++it)
+        EXPECT_EQ(it->first.as<std::string>().find('\n'), std::string::npos);
+}

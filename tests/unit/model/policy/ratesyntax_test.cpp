@@ -1,0 +1,69 @@
+#include "model/policy/keyselectorsyntax.h"
+#include "model/policy/policy.h"
+#include "model/policy/ratesyntax.h"
+
+#include <gtest/gtest.h>
+
+using namespace qs;
+using namespace qs::limiter;
+
+TEST(RateSyntax, ParsesTheDocumentedForms)
+{
+    const auto rate = [](const char *t) { return std::get<Rate>(parseRate(QLatin1String(t))); };
+    EXPECT_EQ(rate("2/s").count, 2);
+    EXPECT_EQ(rate("2/s").period, kMicrosPerSecond);
+    EXPECT_EQ(rate("100/min").period, kMicrosPerMinute);
+    EXPECT_EQ(rate("1000/h").period, kMicrosPerHour);
+    EXPECT_EQ(rate("5/250ms").period, 250 * kMicrosPerMilli);
+    EXPECT_EQ(rate("10 / 1m").period, kMicrosPerMinute);
+    EXPECT_EQ(rate("7/day").period, kMicrosPerDay);
+    const auto duration
+        = [](const char *t) { return std::get<Micros>(parseDuration(QLatin1String(t))); };
+    EXPECT_EQ(duration("250ms"), 250'000);
+    EXPECT_EQ(duration("10s"), 10 * kMicrosPerSecond);
+    EXPECT_EQ(duration("1d"), kMicrosPerDay);
+}
+
+TEST(RateSyntax, RejectsWithAReason)
+{
+    for (const char *bad : {"2", "x/s", "2/", "2/fortnight", "-1/s", "0/s", "2/0s", "1.5/s"})
+        EXPECT_TRUE(std::holds_alternative<QString>(parseRate(QLatin1String(bad)))) << bad;
+    for (const char *bad : {"10", "1.5m", "0s", "-3s", "5 parsecs", "400d"})
+        EXPECT_TRUE(std::holds_alternative<QString>(parseDuration(QLatin1String(bad)))) << bad;
+}
+
+TEST(RateSyntax, FormatsCanonically)
+{
+    EXPECT_EQ(formatRate(Rate{2, kMicrosPerSecond}), QStringLiteral("2/s"));
+    EXPECT_EQ(formatRate(Rate{5, 250 * kMicrosPerMilli}), QStringLiteral("5/250ms"));
+    EXPECT_EQ(formatRate(Rate{100, kMicrosPerMinute}), QStringLiteral("100/m"));
+    EXPECT_EQ(formatDuration(90 * kMicrosPerSecond), QStringLiteral("90s"));
+    for (const char *t : {"2/s", "5/250ms", "100/m", "3/2h"})
+        EXPECT_EQ(formatRate(std::get<Rate>(parseRate(QLatin1String(t)))), QLatin1String(t));
+}
+
+// The editor's key-list form: commas between selectors, the first problem reported, and the
+// same text back.
+TEST(KeySelectorList, ParsesFormatsAndReportsTheFirstProblem)
+{
+    const auto keys = qs::parseKeySelectorList(QStringLiteral(" header:X-Api-Key ,ip"));
+    ASSERT_TRUE(std::holds_alternative<QList<qs::KeySelector>>(keys));
+    const auto &list = std::get<QList<qs::KeySelector>>(keys);
+    ASSERT_EQ(list.size(), 2);
+    EXPECT_EQ(list[0].kind, qs::KeySelector::Kind::Header);
+    EXPECT_EQ(qs::formatKeySelectorList(list), QStringLiteral("header:X-Api-Key, ip"));
+    const auto bad = qs::parseKeySelectorList(QStringLiteral("ip, header:, query:q"));
+    ASSERT_TRUE(std::holds_alternative<QString>(bad));
+    EXPECT_TRUE(std::get<QString>(bad).contains(QStringLiteral("header name")));
+    EXPECT_TRUE(std::get<QList<qs::KeySelector>>(qs::parseKeySelectorList(QString())).isEmpty());
+}
+
+TEST(FieldOrder, ANewFieldGoesWhereAskedAndAnOldOneStays)
+{
+    QStringList order{QStringLiteral("id"), QStringLiteral("match"), QStringLiteral("limit")};
+    qs::rememberField(order, QStringLiteral("key"), order.indexOf(QStringLiteral("limit")));
+    qs::rememberField(order, QStringLiteral("cost"));
+    qs::rememberField(order, QStringLiteral("id"), 2);
+    qs::rememberField(order, QStringLiteral("mode"), -1);
+    EXPECT_EQ(order, (QStringList{"id", "match", "key", "limit", "cost", "mode"}));
+}

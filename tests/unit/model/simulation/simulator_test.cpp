@@ -1,0 +1,153 @@
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyreader.h"
+#include "model/simulation/simulator.h"
+
+#include <gtest/gtest.h>
+
+using namespace qs;
+using limiter::kMicrosPerMinute;
+using limiter::kMicrosPerSecond;
+
+namespace {
+
+Policy policyWith(const char *limit, const char *path = "/api/**")
+{
+    const QByteArray text
+        = QByteArray("quota_studio: 1\nname: sim\nroutes:\n  - id: r\n    match: { path: ") + path
+        + " }\n    limit: " + limit + "\n";
+    const PolicyReadResult r = readPolicy(text, QStringLiteral("sim.yaml"));
+    EXPECT_FALSE(hasErrors(r.diagnostics)) << r.diagnostics.value(0).toString().toStdString();
+    return r.policy;
+}
+
+SimulationSettings settings(const char *traffic, limiter::Micros duration)
+{
+    SimulationSettings s;
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QLatin1String(traffic)));
+    s.duration = duration;
+    return s;
+}
+
+double seriesMax(const Series &s)
+{
+    double m = 0;
+    for (double v : s.max)
+        m = std::max(m, v);
+    return m;
+}
+
+} // namespace
+
+TEST(Simulator, BoundarySpikeShowsTwiceTheLimitForFixedWindowOnlyOnceForSlidingLog)
+{
+    const auto s = settings("spike:100,window=1m", 3 * kMicrosPerMinute);
+    const Policy fixed = policyWith("{ algorithm: fixed_window, limit: 100, window: 1m }");
+    const Policy log = policyWith("{ algorithm: sliding_window_log, limit: 100, window: 1m }");
+    const SimulationResult f = simulate(fixed, fixed.routes[0], s);
+    const SimulationResult l = simulate(log, log.routes[0], s);
+    ASSERT_TRUE(f.error.isEmpty()) << f.error.toStdString();
+    EXPECT_EQ(f.summary.offered, 500u); // 100 each side of the 1m and 2m edges, 100 before 3m
+    EXPECT_EQ(f.summary.maxAdmittedInWindow, 200);
+    EXPECT_LE(l.summary.maxAdmittedInWindow, 100);
+    EXPECT_EQ(l.summary.window, kMicrosPerMinute);
+}
+
+TEST(Simulator, SteadyTrafficBelowTheLimitIsFullyAdmittedByEveryAlgorithm)
+{
+    const Policy p = policyWith("{ algorithm: token_bucket, capacity: 20, refill: 10/s }");
+    const auto config = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(p.routes[0].limit));
+    const auto s = settings("steady:8/s,clients=3", 2 * kMicrosPerMinute);
+    const auto configs = comparableConfigs(config);
+    ASSERT_EQ(configs.size(), 6u);
+    for (const auto &c : configs) {
+        const SimulationResult r = simulate(p, p.routes[0], s, nullptr, {}, &c);
+        EXPECT_EQ(r.summary.offered, 960u) << r.summary.algorithm.toStdString();
+        EXPECT_EQ(r.summary.allowed, r.summary.offered) << r.summary.algorithm.toStdString();
+        EXPECT_DOUBLE_EQ(r.summary.acceptance, 1.0);
+    }
+}
+
+TEST(Simulator, ComparableConfigsShareRateAndBurst)
+{
+    const auto configs
+        = comparableConfigs(limiter::GcraConfig{limiter::Rate{5, kMicrosPerSecond}, 10});
+    // Over a long flood every algorithm settles at about 5/s (windows: 10 per 2 s). The sliding
+    // window counter settles at 9 per window (4.5/s): the previous window's weight reaches zero
+    // only at the boundary, so the 10th request never fits (docs/simulation.md).
+    const Policy p = policyWith("{ algorithm: gcra, rate: 5/s, burst: 10 }");
+    for (const auto &c : configs) {
+        const SimulationResult r = simulate(
+            p, p.routes[0], settings("steady:100/s", 10 * kMicrosPerMinute), nullptr, {}, &c);
+        const double perSecond = double(r.summary.allowed) / 600.0;
+        const bool counter = limiter::algorithmOf(c) == limiter::Algorithm::SlidingWindowCounter;
+        EXPECT_NEAR(perSecond, counter ? 4.5 : 5.0, 0.1) << r.summary.algorithm.toStdString();
+    }
+}
+
+TEST(Simulator, LeakyShapingReportsDelays)
+{
+    const Policy p = policyWith("{ algorithm: leaky_bucket, rate: 5/s, queue: 20, mode: shape }");
+    const SimulationResult r
+        = simulate(p, p.routes[0], settings("bursts:50/s,on=1s,off=9s", kMicrosPerMinute));
+    EXPECT_GT(r.summary.delayed, 0u);
+    EXPECT_GT(r.summary.p99DelayUs, r.summary.p50DelayUs);
+    EXPECT_LE(r.summary.p99DelayUs, 4.3e6); // never beyond the queue: 20 waiting at 200 ms
+}
+
+TEST(Simulator, SameSeedSameResultOtherSeedOtherResult)
+{
+    const Policy p = policyWith("{ algorithm: gcra, rate: 10/s, burst: 5 }");
+    auto s = settings("zipf:200/s,clients=500", kMicrosPerMinute);
+    const SimulationResult a = simulate(p, p.routes[0], s);
+    const SimulationResult b = simulate(p, p.routes[0], s);
+    EXPECT_EQ(a.summary.allowed, b.summary.allowed);
+    EXPECT_EQ(a.summary.offered, b.summary.offered);
+    EXPECT_EQ(a.series[1].value, b.series[1].value);
+    s.seed = 2;
+    const SimulationResult c = simulate(p, p.routes[0], s);
+    EXPECT_NE(a.summary.offered, c.summary.offered);
+}
+
+TEST(Simulator, ReplaysACommittedAccessLogAndReportsMalformedLines)
+{
+    const Policy p
+        = policyWith("{ algorithm: token_bucket, capacity: 2, refill: 1/min }", "/v1/login");
+    SimulationSettings s
+        = settings("replay:" QS_TEST_DATA_DIR "/access.log", 10 * kMicrosPerMinute);
+    const SimulationResult r = simulate(p, p.routes[0], s);
+    ASSERT_TRUE(r.error.isEmpty()) << r.error.toStdString();
+    EXPECT_EQ(r.summary.offered, 5u); // five login lines readable (one is a search)
+    EXPECT_EQ(r.summary.otherRoutes, 1u); // the search
+    EXPECT_EQ(r.summary.allowed, 4u); // 2 for .7 (third denied), 2 for .8
+    EXPECT_EQ(r.skippedLines, 3);
+    ASSERT_EQ(r.problems.size(), 3u);
+    EXPECT_EQ(r.problems[0].line, 4);
+    EXPECT_EQ(r.problems[1].line, 6);
+    EXPECT_EQ(r.problems[2].line, 9);
+}
+
+TEST(Simulator, DownsamplingKeepsPeaksAndCancelStops)
+{
+    const Policy p = policyWith("{ algorithm: gcra, rate: 1000/s, burst: 1000 }");
+    // 10 minutes: raw buckets of 100 ms; 50 points: 120 raw buckets per point, one of them
+    // holding the burst. A mean would show 4 req/s; the kept maximum shows 500.
+    SimulationSettings s = settings("bursts:500/s,on=100ms,off=59900ms", 10 * kMicrosPerMinute);
+    s.maxPoints = 50;
+    const SimulationResult r = simulate(p, p.routes[0], s);
+    const Series &offered = r.series[0];
+    EXPECT_LE(offered.t.size(), 50u);
+    EXPECT_NEAR(seriesMax(offered), 500.0, 1.0) << "the 100 ms burst survives downsampling";
+    EXPECT_LT(*std::max_element(offered.value.begin(), offered.value.end()), 10.0);
+    std::atomic<bool> cancel{true};
+    EXPECT_TRUE(simulate(p, p.routes[0], s, &cancel).cancelled);
+}
+
+TEST(TrafficSpec, ExplainsBadSpecs)
+{
+    for (const char *bad : {"steady", "steady:fast", "bursts:10/s", "spike:10", "ramp:1/s",
+             "zipf:10/s", "warp:10/s", "steady:10/s,clients=0", "poisson:10/s,on=1s"})
+        EXPECT_TRUE(std::holds_alternative<QString>(parseTrafficSpec(QLatin1String(bad)))) << bad;
+    const auto ok = parseTrafficSpec(QStringLiteral("ramp:10/s..1000/s,clients=4"));
+    ASSERT_TRUE(std::holds_alternative<TrafficSpec>(ok));
+    EXPECT_EQ(std::get<TrafficSpec>(ok).rateTo.count, 1000);
+}

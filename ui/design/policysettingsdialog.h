@@ -1,0 +1,39 @@
+#pragma once
+// The policy's own fields: name, description, the defaults every route inherits (key, status,
+// what to do when Redis cannot answer, which rate-limit headers to send) and the Redis key
+// prefix and metrics. OK applies everything as one undo step.
+#include "model/policy/policy.h"
+
+#include <QDialog>
+
+class QCheckBox;
+class QComboBox;
+class QDialogButtonBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace qs {
+
+class PolicySettingsDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit PolicySettingsDialog(const Policy &policy, QWidget *parent = nullptr);
+
+    // The policy with the dialog's values (routes untouched); only valid when accepted.
+    Policy result() const { return m_result; }
+    void accept() override; // applies the fields to result()
+
+private:
+    void validate();
+
+    Policy m_result;
+    QLineEdit *m_name, *m_description, *m_key, *m_prefix;
+    QSpinBox *m_status;
+    QComboBox *m_storeError, *m_headers;
+    QCheckBox *m_metrics;
+    QLabel *m_problem;
+    QDialogButtonBox *m_buttons;
+};
+
+} // namespace qs

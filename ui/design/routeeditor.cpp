@@ -1,0 +1,494 @@
+#include "ui/design/routeeditor.h"
+
+#include "model/policy/keyselectorsyntax.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/pathpattern.h"
+#include "model/policy/routeresolver.h"
+#include "ui/document/policydocument.h"
+#include "ui/design/quantityedit.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace qs {
+
+namespace {
+
+const QStringList kMethods{QStringLiteral("GET"), QStringLiteral("POST"), QStringLiteral("PUT"),
+    QStringLiteral("PATCH"), QStringLiteral("DELETE"), QStringLiteral("HEAD"),
+    QStringLiteral("OPTIONS")};
+
+// The limit fields each algorithm shows, as field paths below the route.
+QStringList limitFieldPaths(limiter::Algorithm algorithm)
+{
+    QStringList out;
+    for (const QString &f : limitFields(algorithm))
+        out << QStringLiteral("limit.") + f;
+    return out;
+}
+
+void setTextKeepingCursor(QLineEdit *edit, const QString &text)
+{
+    if (edit->text() != text) {
+        const QSignalBlocker block(edit);
+        edit->setText(text);
+    }
+}
+
+QSpinBox *makeSpin(int minimum, int maximum)
+{
+    auto *spin = new QSpinBox;
+    spin->setRange(minimum, maximum);
+    spin->setAccelerated(true);
+    return spin;
+}
+
+} // namespace
+
+RouteEditor::RouteEditor(PolicyDocument *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    build();
+    connect(doc, &PolicyDocument::routeChanged, this, [this](qsizetype i) {
+        if (i == m_index)
+            load();
+    });
+    connect(doc, &PolicyDocument::diagnosticsChanged, this, &RouteEditor::showMessages);
+    connect(doc, &PolicyDocument::diagnosticsChanged, this, &RouteEditor::updatePathTest);
+    setRouteIndex(-1);
+}
+
+QWidget *RouteEditor::withMessage(const QString &field, QWidget *editor, const QString &tooltip)
+{
+    auto *row = new QWidget;
+    auto *box = new QVBoxLayout(row);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->setSpacing(2);
+    box->addWidget(editor);
+    auto *message = new QLabel;
+    message->setWordWrap(true);
+    message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    message->setVisible(false);
+    box->addWidget(message);
+    editor->setToolTip(tooltip);
+    m_fields.insert(field, editor);
+    m_rows.insert(field, row);
+    m_messages.insert(field, message);
+    return row;
+}
+
+void RouteEditor::build()
+{
+    m_form = new QFormLayout(this);
+    m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+
+    m_id = new QLineEdit;
+    m_form->addRow(tr("&Id:"),
+        withMessage(QStringLiteral("id"), m_id,
+            tr("Unique name of the route: 1-64 letters, digits, '_', '.', '-'. It becomes zone, "
+               "table and Redis key names in exported configs.")));
+    m_description = new QLineEdit;
+    m_description->setPlaceholderText(tr("Why this limit exists (optional)"));
+    m_form->addRow(tr("Desc&ription:"),
+        withMessage(QStringLiteral("description"), m_description,
+            tr("Free text for the people who read the policy.")));
+
+    auto *methods = new QWidget;
+    auto *methodsLayout = new QGridLayout(methods); // two rows: fits a narrow editor column
+    methodsLayout->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < kMethods.size(); ++i) {
+        auto *box = new QCheckBox(kMethods[i]);
+        m_methods << box;
+        methodsLayout->addWidget(box, i / 4, i % 4);
+        connect(box, &QCheckBox::toggled, this, &RouteEditor::onMethodsEdited);
+    }
+    methodsLayout->setColumnStretch(4, 1);
+    m_form->addRow(tr("Methods:"),
+        withMessage(QStringLiteral("match.methods"), methods,
+            tr("Which HTTP methods the route limits. None checked: every method.")));
+
+    m_path = new QLineEdit;
+    m_path->setPlaceholderText(QStringLiteral("/v1/orders/{id}"));
+    m_form->addRow(tr("&Path:"),
+        withMessage(QStringLiteral("match.path"), m_path,
+            tr("Path pattern: literal segments, {name} or * for one segment, ** for any rest. "
+               "When several routes match, the most specific wins.")));
+
+    auto *tester = new QWidget;
+    auto *testerLayout = new QHBoxLayout(tester);
+    testerLayout->setContentsMargins(0, 0, 0, 0);
+    m_pathTest = new QLineEdit(QStringLiteral("/v1/users/42"));
+    m_pathTest->setToolTip(tr("Type a request path to see whether this route would limit it."));
+    m_pathTestResult = new QLabel;
+    m_pathTestResult->setWordWrap(true);
+    testerLayout->addWidget(m_pathTest, 1);
+    testerLayout->addWidget(m_pathTestResult, 2);
+    m_form->addRow(tr("Does &this match?"), tester);
+    connect(m_pathTest, &QLineEdit::textChanged, this, &RouteEditor::updatePathTest);
+
+    m_key = new QLineEdit;
+    m_form->addRow(tr("&Key:"),
+        withMessage(QStringLiteral("key"), m_key,
+            tr("Who the limit counts: ip, header:<Name>, query:<name> or global; several, "
+               "separated by commas, count each combination. Empty: the policy's default.")));
+
+    m_algorithm = new QComboBox;
+    for (const limiter::Algorithm a : limiter::kAllAlgorithms)
+        m_algorithm->addItem(algorithmDisplayName(a), int(a));
+    m_form->addRow(tr("&Algorithm:"),
+        withMessage(QStringLiteral("limit.algorithm"), m_algorithm,
+            tr("Switching keeps the long-run rate and the burst where it can. The panel on the "
+               "right explains the trade-offs.")));
+
+    m_capacity = makeSpin(0, 1'000'000'000);
+    m_form->addRow(tr("Ca&pacity:"),
+        withMessage(QStringLiteral("limit.capacity"), m_capacity,
+            tr("The most requests a client can send at once after being idle. Larger: kinder to "
+               "bursty clients, weaker protection against a sudden flood.")));
+    m_refill = new QuantityEdit(QuantityEdit::Kind::Rate);
+    m_form->addRow(tr("&Refill:"),
+        withMessage(QStringLiteral("limit.refill"), m_refill,
+            tr("Tokens added back over time: the long-run rate a client can sustain.")));
+    m_rate = new QuantityEdit(QuantityEdit::Kind::Rate);
+    m_form->addRow(tr("Ra&te:"),
+        withMessage(QStringLiteral("limit.rate"), m_rate,
+            tr("The sustained rate: one request per 1/rate.")));
+    m_queue = makeSpin(0, 1'000'000'000);
+    m_form->addRow(tr("&Queue:"),
+        withMessage(QStringLiteral("limit.queue"), m_queue,
+            tr("How many requests may wait (shape) or be absorbed (police) beyond the one in "
+               "service. Larger queues mean longer delays in shape mode.")));
+    m_leakMode = new QComboBox;
+    m_leakMode->addItem(tr("police: reject what does not fit"), int(limiter::LeakMode::Police));
+    m_leakMode->addItem(tr("shape: delay until its turn"), int(limiter::LeakMode::Shape));
+    m_form->addRow(tr("Leak &mode:"),
+        withMessage(QStringLiteral("limit.mode"), m_leakMode,
+            tr("Shape smooths traffic for the upstream but holds connections open; police "
+               "answers at once. Most gateways can only police.")));
+    m_limit = makeSpin(0, 1'000'000'000);
+    m_form->addRow(tr("&Limit:"),
+        withMessage(QStringLiteral("limit.limit"), m_limit, tr("Requests allowed per window.")));
+    m_window = new QuantityEdit(QuantityEdit::Kind::Duration);
+    m_form->addRow(tr("&Window:"),
+        withMessage(QStringLiteral("limit.window"), m_window,
+            tr("The window length. Long windows make quotas people can read on an invoice; "
+               "short ones react faster.")));
+    m_burst = makeSpin(0, 1'000'000'000);
+    m_form->addRow(tr("&Burst:"),
+        withMessage(QStringLiteral("limit.burst"), m_burst,
+            tr("How many requests may arrive back to back.")));
+
+    m_cost = makeSpin(1, 1'000'000);
+    m_form->addRow(tr("&Cost:"),
+        withMessage(QStringLiteral("cost"), m_cost,
+            tr("Units one request takes from the quota: weigh expensive endpoints higher. "
+               "Most gateways count requests only (the export warns).")));
+    m_mode = new QComboBox;
+    m_mode->addItem(tr("enforce: reject over the limit"), int(RouteMode::Enforce));
+    m_mode->addItem(tr("shadow: count and report, never reject"), int(RouteMode::Shadow));
+    m_form->addRow(tr("M&ode:"),
+        withMessage(QStringLiteral("mode"), m_mode,
+            tr("Shadow mode lets you watch a new limit in production before it bites.")));
+
+    connect(m_id, &QLineEdit::textEdited, this, &RouteEditor::onIdEdited);
+    connect(m_description, &QLineEdit::textEdited, this, &RouteEditor::onDescriptionEdited);
+    connect(m_path, &QLineEdit::textEdited, this, &RouteEditor::onPathEdited);
+    connect(m_key, &QLineEdit::textEdited, this, &RouteEditor::onKeyEdited);
+    connect(m_algorithm, &QComboBox::activated, this, &RouteEditor::onAlgorithmChosen);
+    connect(m_capacity, &QSpinBox::valueChanged, this,
+        [this] { onLimitEdited(QStringLiteral("capacity")); });
+    connect(
+        m_refill, &QuantityEdit::edited, this, [this] { onLimitEdited(QStringLiteral("refill")); });
+    connect(m_rate, &QuantityEdit::edited, this, [this] { onLimitEdited(QStringLiteral("rate")); });
+    connect(
+        m_queue, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("queue")); });
+    connect(
+        m_leakMode, &QComboBox::activated, this, [this] { onLimitEdited(QStringLiteral("mode")); });
+    connect(
+        m_limit, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("limit")); });
+    connect(
+        m_window, &QuantityEdit::edited, this, [this] { onLimitEdited(QStringLiteral("window")); });
+    connect(
+        m_burst, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("burst")); });
+    connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
+    connect(m_mode, &QComboBox::activated, this, &RouteEditor::onModeChosen);
+}
+
+const Route *RouteEditor::route() const
+{
+    const auto &routes = m_doc->policy().routes;
+    return m_index >= 0 && m_index < routes.size() ? &routes[m_index] : nullptr;
+}
+
+void RouteEditor::setRouteIndex(qsizetype index)
+{
+    m_index = index;
+    m_keyProblem.clear();
+    setEnabled(route() != nullptr);
+    load();
+}
+
+void RouteEditor::load()
+{
+    const Route *r = route();
+    const Route empty;
+    if (!r)
+        r = &empty;
+    setTextKeepingCursor(m_id, r->id);
+    setTextKeepingCursor(m_description, r->description);
+    for (QCheckBox *box : m_methods) {
+        const QSignalBlocker block(box);
+        box->setChecked(r->methods.contains(box->text()));
+    }
+    setTextKeepingCursor(m_path, r->path);
+    if (m_keyProblem.isEmpty()) // keep what the operator is typing until it parses
+        setTextKeepingCursor(m_key, r->key ? formatKeySelectorList(*r->key) : QString());
+    m_key->setPlaceholderText(
+        tr("policy default: %1").arg(formatKeySelectorList(m_doc->policy().keyOf(Route{}))));
+    {
+        const QSignalBlocker block(m_algorithm);
+        m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit.algorithm)));
+    }
+    const LimitSpec &l = r->limit;
+    const auto setSpin = [](QSpinBox *spin, const std::optional<qint64> &v) {
+        const QSignalBlocker block(spin);
+        spin->setValue(int(v.value_or(0)));
+    };
+    setSpin(m_capacity, l.capacity);
+    setSpin(m_queue, l.queue);
+    setSpin(m_limit, l.limit);
+    setSpin(m_burst, l.burst);
+    if (l.refill)
+        m_refill->setValue(l.refill->rate.count, l.refill->rate.period);
+    if (l.rate)
+        m_rate->setValue(l.rate->rate.count, l.rate->rate.period);
+    if (l.window)
+        m_window->setValue(1, l.window->micros);
+    {
+        const QSignalBlocker block(m_leakMode);
+        m_leakMode->setCurrentIndex(
+            l.mode.value_or(limiter::LeakMode::Police) == limiter::LeakMode::Shape);
+    }
+    setSpin(m_cost, r->effectiveCost());
+    {
+        const QSignalBlocker block(m_mode);
+        m_mode->setCurrentIndex(r->effectiveMode() == RouteMode::Shadow);
+    }
+    updateParameterRows();
+    showMessages();
+    updatePathTest();
+}
+
+void RouteEditor::updateParameterRows()
+{
+    const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
+    const QStringList shown = limitFieldPaths(algorithm);
+    for (const QString &f : {QStringLiteral("limit.capacity"), QStringLiteral("limit.refill"),
+             QStringLiteral("limit.rate"), QStringLiteral("limit.queue"),
+             QStringLiteral("limit.mode"), QStringLiteral("limit.limit"),
+             QStringLiteral("limit.window"), QStringLiteral("limit.burst")})
+        m_form->setRowVisible(m_rows.value(f), shown.contains(f));
+}
+
+void RouteEditor::showMessages()
+{
+    QHash<QString, QStringList> errors, warnings;
+    if (route()) {
+        const QString prefix = QStringLiteral("routes[%1]").arg(m_index);
+        for (const Diagnostic &d : m_doc->diagnosticsAt(prefix)) {
+            QString field = d.path.mid(prefix.size() + 1);
+            if (field.isEmpty())
+                field = QStringLiteral("id");
+            else if (field == QLatin1String("limit") || field == QLatin1String("match"))
+                field = field == QLatin1String("limit") ? QStringLiteral("limit.algorithm")
+                                                        : QStringLiteral("match.path");
+            while (!m_messages.contains(field) && field.contains(QLatin1Char('.')))
+                field.truncate(field.lastIndexOf(QLatin1Char('.')));
+            if (!m_messages.contains(field))
+                field = QStringLiteral("id");
+            (d.severity == Diagnostic::Severity::Error ? errors : warnings)[field] << d.message;
+        }
+    }
+    if (!m_keyProblem.isEmpty())
+        errors[QStringLiteral("key")].prepend(m_keyProblem);
+    const QColor errorColor = palette().color(QPalette::Active, QPalette::Text).lightness() > 128
+        ? QColor(0xff, 0x80, 0x80)
+        : QColor(0xb0, 0x20, 0x20);
+    const QColor warningColor = palette().color(QPalette::Active, QPalette::Text).lightness() > 128
+        ? QColor(0xf0, 0xc0, 0x60)
+        : QColor(0x8a, 0x5a, 0x00);
+    for (auto it = m_messages.begin(); it != m_messages.end(); ++it) {
+        const QStringList e = errors.value(it.key()), w = warnings.value(it.key());
+        QLabel *label = it.value();
+        label->setVisible(!e.isEmpty() || !w.isEmpty());
+        const bool isError = !e.isEmpty();
+        label->setText((isError ? e : w).join(QLatin1Char('\n')));
+        QPalette p = label->palette();
+        p.setColor(QPalette::WindowText, isError ? errorColor : warningColor);
+        label->setPalette(p);
+        label->setAccessibleDescription(isError ? tr("error") : tr("warning"));
+    }
+}
+
+void RouteEditor::updatePathTest()
+{
+    const Route *r = route();
+    if (!r) {
+        m_pathTestResult->clear();
+        return;
+    }
+    const auto parsed = PathPattern::parse(r->path);
+    if (std::holds_alternative<QString>(parsed)) {
+        m_pathTestResult->setText(tr("(fix the pattern first)"));
+        return;
+    }
+    const QString target = m_pathTest->text();
+    const bool matches = std::get<PathPattern>(parsed).matches(normalizeRequestPath(target));
+    if (!matches) {
+        m_pathTestResult->setText(tr("✗ not limited by this route"));
+        return;
+    }
+    const QString method = r->methods.isEmpty() ? QStringLiteral("GET") : r->methods.first();
+    const auto winner = RouteResolver(m_doc->policy()).resolve(method, target);
+    if (winner && *winner != m_index)
+        m_pathTestResult->setText(tr("matches, but route '%1' is more specific and takes it")
+                                      .arg(m_doc->policy().routes[*winner].id));
+    else
+        m_pathTestResult->setText(tr("✓ %1 %2 is limited by this route").arg(method, target));
+}
+
+bool RouteEditor::focusField(const QString &path)
+{
+    const QString prefix = QStringLiteral("routes[%1].").arg(m_index);
+    if (!path.startsWith(prefix))
+        return false;
+    QString field = path.mid(prefix.size());
+    while (!m_fields.contains(field) && field.contains(QLatin1Char('.')))
+        field.truncate(field.lastIndexOf(QLatin1Char('.')));
+    if (field == QLatin1String("limit"))
+        field = QStringLiteral("limit.algorithm");
+    QWidget *w = m_fields.value(field, m_id);
+    w->setFocus(Qt::OtherFocusReason);
+    return true;
+}
+
+void RouteEditor::commit(const Route &after, const QString &text, const QString &field)
+{
+    m_doc->replaceRoute(
+        m_index, after, text, QStringLiteral("routes[%1].%2").arg(m_index).arg(field));
+}
+
+void RouteEditor::onIdEdited()
+{
+    edit(tr("Edit route id"), QStringLiteral("id"), [&](Route &r) { r.id = m_id->text(); });
+}
+
+void RouteEditor::onDescriptionEdited()
+{
+    edit(tr("Edit description"), QStringLiteral("description"), [&](Route &r) {
+        r.description = m_description->text();
+        rememberField(r.fieldOrder, QStringLiteral("description"), 1); // right after the id
+    });
+}
+
+void RouteEditor::onMethodsEdited()
+{
+    // Each click is its own step: no merge key.
+    edit(tr("Change methods"), QString(), [&](Route &r) {
+        r.methods.clear();
+        for (QCheckBox *box : m_methods)
+            if (box->isChecked())
+                r.methods << box->text();
+        rememberField(r.matchFieldOrder, QStringLiteral("methods"), 0);
+    });
+}
+
+void RouteEditor::onPathEdited()
+{
+    edit(tr("Edit path"), QStringLiteral("match.path"), [&](Route &r) { r.path = m_path->text(); });
+}
+
+void RouteEditor::onKeyEdited()
+{
+    const Route *r = route();
+    if (!r)
+        return;
+    Route after = *r;
+    m_keyProblem.clear();
+    const QString text = m_key->text().trimmed();
+    if (text.isEmpty()) {
+        after.key.reset();
+    } else {
+        const auto parsed = parseKeySelectorList(text);
+        if (const auto *problem = std::get_if<QString>(&parsed)) {
+            m_keyProblem = *problem;
+            showMessages(); // not committed: the file can only hold valid selectors
+            return;
+        }
+        after.key = std::get<QList<KeySelector>>(parsed);
+        if (after.key->isEmpty()) // only commas: as good as empty
+            after.key.reset();
+        else // before the limit, where it reads best (at the end when there is none)
+            rememberField(after.fieldOrder, QStringLiteral("key"),
+                after.fieldOrder.indexOf(QStringLiteral("limit")));
+    }
+    commit(after, tr("Edit key"), QStringLiteral("key"));
+    showMessages();
+}
+
+void RouteEditor::onAlgorithmChosen()
+{
+    const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
+    edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(),
+        [&](Route &r) { r.limit = switchAlgorithm(r.limit, algorithm); });
+    emit algorithmChanged(algorithm);
+}
+
+void RouteEditor::onLimitEdited(const QString &field)
+{
+    edit(tr("Edit %1").arg(field), QStringLiteral("limit.") + field, [&](Route &r) {
+        LimitSpec &l = r.limit;
+        if (field == QLatin1String("capacity"))
+            l.capacity = m_capacity->value();
+        else if (field == QLatin1String("queue"))
+            l.queue = m_queue->value();
+        else if (field == QLatin1String("limit"))
+            l.limit = m_limit->value();
+        else if (field == QLatin1String("burst"))
+            l.burst = m_burst->value();
+        else if (field == QLatin1String("mode"))
+            l.mode = limiter::LeakMode(m_leakMode->currentData().toInt());
+        else if (field == QLatin1String("refill"))
+            l.refill = RateValue{m_refill->text(), {m_refill->count(), m_refill->unit()}};
+        else if (field == QLatin1String("rate"))
+            l.rate = RateValue{m_rate->text(), {m_rate->count(), m_rate->unit()}};
+        else if (field == QLatin1String("window"))
+            l.window = DurationValue{m_window->text(), m_window->count() * m_window->unit()};
+        rememberField(l.fieldOrder, field);
+    });
+}
+
+void RouteEditor::onCostEdited()
+{
+    edit(tr("Edit cost"), QStringLiteral("cost"), [&](Route &r) {
+        r.cost = m_cost->value();
+        rememberField(r.fieldOrder, QStringLiteral("cost"));
+    });
+}
+
+void RouteEditor::onModeChosen()
+{
+    edit(tr("Change mode"), QString(), [&](Route &r) {
+        r.mode = RouteMode(m_mode->currentData().toInt());
+        rememberField(r.fieldOrder, QStringLiteral("mode"));
+    });
+}
+
+} // namespace qs

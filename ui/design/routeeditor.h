@@ -1,0 +1,87 @@
+#pragma once
+// The form for one route. Every widget edit becomes one undo command on the document (typing
+// into one field merges into one step); every document change (including undo) is reflected
+// back into the widgets. Validation messages from the document appear beside their field.
+#include "model/policy/policy.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace qs {
+
+class PolicyDocument;
+class QuantityEdit;
+
+class RouteEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit RouteEditor(PolicyDocument *doc, QWidget *parent = nullptr);
+
+    void setRouteIndex(qsizetype index); // -1: nothing to edit
+    qsizetype routeIndex() const { return m_index; }
+    // Moves the keyboard focus to the widget of a diagnostic path (routes[2].limit.capacity).
+    bool focusField(const QString &path);
+
+    // For tests and the explanation panel.
+    QWidget *fieldWidget(const QString &field) const { return m_fields.value(field); }
+    QLabel *messageLabel(const QString &field) const { return m_messages.value(field); }
+
+signals:
+    void algorithmChanged(limiter::Algorithm algorithm);
+
+private:
+    void build();
+    QWidget *withMessage(const QString &field, QWidget *editor, const QString &tooltip);
+    void load(); // route → widgets
+    void showMessages();
+    void updateParameterRows();
+    void updatePathTest();
+    void commit(const Route &after, const QString &text, const QString &field);
+    // Applies `change` to a copy of the current route and commits it as one undo step;
+    // `mergeField` (empty: never merged) lets typing into one field become one step.
+    template <class Change>
+    void edit(const QString &text, const QString &mergeField, Change &&change)
+    {
+        if (const Route *r = route()) {
+            Route after = *r;
+            change(after);
+            commit(after, text, mergeField);
+        }
+    }
+    const Route *route() const;
+
+    void onIdEdited();
+    void onDescriptionEdited();
+    void onMethodsEdited();
+    void onPathEdited();
+    void onKeyEdited();
+    void onAlgorithmChosen();
+    void onLimitEdited(const QString &field);
+    void onCostEdited();
+    void onModeChosen();
+
+    PolicyDocument *m_doc;
+    qsizetype m_index = -1;
+    QFormLayout *m_form = nullptr;
+    QLineEdit *m_id = nullptr, *m_description = nullptr, *m_path = nullptr, *m_key = nullptr;
+    QList<QCheckBox *> m_methods;
+    QLineEdit *m_pathTest = nullptr;
+    QLabel *m_pathTestResult = nullptr;
+    QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr;
+    QSpinBox *m_capacity = nullptr, *m_queue = nullptr, *m_limit = nullptr, *m_burst = nullptr,
+             *m_cost = nullptr;
+    QuantityEdit *m_refill = nullptr, *m_rate = nullptr, *m_window = nullptr;
+    QHash<QString, QWidget *> m_fields; // field path below the route ("limit.capacity") → editor
+    QHash<QString, QWidget *> m_rows; // field → the row widget (editor + message)
+    QHash<QString, QLabel *> m_messages;
+    QString m_keyProblem; // a key text that does not parse is never committed
+};
+
+} // namespace qs

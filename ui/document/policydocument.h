@@ -1,0 +1,77 @@
+#pragma once
+// The open policy: its content, its file, its undo history and its diagnostics. Every edit
+// goes through an undo command (policycommands.h), so the modified state is simply "the undo
+// stack is not at its clean index", and Undo after Save marks the file modified again.
+#include "model/policy/diagnostic.h"
+#include "model/policy/policy.h"
+
+#include <QObject>
+#include <QUndoStack>
+
+namespace qs {
+
+class PolicyDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit PolicyDocument(QObject *parent = nullptr);
+    ~PolicyDocument() override;
+
+    const Policy &policy() const { return m_policy; }
+    const QString &filePath() const { return m_filePath; }
+    QString displayName() const; // file name, or "untitled"
+    QUndoStack *undoStack() { return &m_undo; }
+    bool isModified() const { return !m_undo.isClean(); }
+
+    // Reader and validator findings for the current content, sorted by place.
+    const Diagnostics &diagnostics() const { return m_diagnostics; }
+    Diagnostics diagnosticsAt(const QString &pathPrefix) const;
+    int errorCount() const;
+    int warningCount() const;
+
+    // A fresh policy with one example route.
+    void newPolicy();
+    // Opens what can be shown even when the file has errors; false only when nothing could be
+    // read (then the current policy stays). `error` gets the first problem in that case.
+    bool load(const QString &path, QString *error = nullptr);
+    // A crash-recovery copy (recoverystore.h): its content, belonging to `originalPath` (empty:
+    // never saved), marked modified so that Save writes it where it belongs.
+    bool loadRecovered(
+        const QString &copyPath, const QString &originalPath, QString *error = nullptr);
+    // Atomic save; empty string on success, else what went wrong.
+    QString save(const QString &path);
+
+    // Edits (each one undo step). `mergeKey` lets typing into one field become one step.
+    void replaceRoute(qsizetype index, const Route &route, const QString &text,
+        const QString &mergeKey = QString());
+    void replaceRoutes(const QList<Route> &routes, const QString &text);
+    void setPolicyField(const Policy &after, const QString &text, const QString &mergeKey);
+
+    // Used by the undo commands only.
+    void applyRoute(qsizetype index, const Route &route);
+    void applyRoutes(const QList<Route> &routes);
+    void applyPolicy(const Policy &policy);
+
+signals:
+    void reset(); // a new or loaded policy: everything may have changed
+    void routesChanged(); // routes added, removed or reordered
+    void routeChanged(qsizetype index);
+    void policyFieldsChanged();
+    void diagnosticsChanged();
+    void filePathChanged(const QString &path);
+    void modifiedChanged(bool modified);
+
+private:
+    void revalidate();
+    void setFilePath(const QString &path);
+
+    Policy m_policy;
+    QString m_filePath;
+    Diagnostics m_readDiagnostics; // from the last load; dropped once the content changes
+    Diagnostics m_diagnostics;
+    QUndoStack m_undo;
+};
+
+// A new route with every field a valid route needs, its id unique in `policy`.
+Route makeNewRoute(const Policy &policy);
+
+} // namespace qs

@@ -1,0 +1,479 @@
+#include "ui/simulate/simulatepage.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/export/limitshape.h"
+#include "model/policy/ratesyntax.h"
+#include "ui/common/chartfiles.h"
+#include "ui/common/charts.h"
+#include "ui/common/icons.h"
+#include "ui/document/policydocument.h"
+#include "ui/design/quantityedit.h"
+
+#include <QChartView>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace qs {
+
+namespace {
+
+const ChartLabels kTrafficLabels{QObject::tr("Requests per time bucket"), QObject::tr("time (s)"),
+    QObject::tr("requests per second (req/s)")};
+const ChartLabels kKeyLabels{QObject::tr("Hottest key: quota left"), QObject::tr("time (s)"),
+    QObject::tr("remaining (requests)")};
+const ChartLabels kCompareLabels{QObject::tr("Admitted per second, by algorithm"),
+    QObject::tr("time (s)"), QObject::tr("admitted (req/s)")};
+
+// The work a run does, on a worker thread: only values cross threads.
+SimulationRun simulateRun(Policy policy, qsizetype routeIndex, SimulationSettings settings,
+    bool compare, std::shared_ptr<std::atomic<bool>> cancel,
+    std::shared_ptr<std::atomic<int>> permille)
+{
+    SimulationRun run;
+    run.comparison = compare;
+    const Route &route = policy.routes[routeIndex];
+    std::vector<limiter::AlgorithmConfig> configs;
+    const auto converted = toAlgorithmConfig(route.limit);
+    if (compare && std::holds_alternative<limiter::AlgorithmConfig>(converted))
+        configs = comparableConfigs(std::get<limiter::AlgorithmConfig>(converted));
+    const std::size_t parts = std::max<std::size_t>(1, configs.size());
+    for (std::size_t i = 0; i < parts; ++i) {
+        const auto progress = [&, i](double f) {
+            permille->store(
+                int(1000.0 * (double(i) + f) / double(parts)), std::memory_order_relaxed);
+        };
+        run.results.push_back(simulate(policy, route, settings, cancel.get(), progress,
+            configs.empty() ? nullptr : &configs[i]));
+        if (run.results.back().cancelled || !run.results.back().error.isEmpty())
+            break;
+    }
+    return run;
+}
+
+QString percent(double fraction)
+{
+    return QStringLiteral("%1 %").arg(100.0 * fraction, 0, 'f', 1);
+}
+
+} // namespace
+
+SimulatePage::SimulatePage(PolicyDocument *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    build();
+    connect(doc, &PolicyDocument::reset, this, &SimulatePage::refreshRoutes);
+    connect(doc, &PolicyDocument::routesChanged, this, &SimulatePage::refreshRoutes);
+    connect(doc, &PolicyDocument::routeChanged, this, &SimulatePage::refreshRoutes);
+    connect(&m_watcher, &QFutureWatcher<SimulationRun>::finished, this, &SimulatePage::onFinished);
+    refreshRoutes();
+}
+
+SimulatePage::~SimulatePage()
+{
+    cancel();
+    m_watcher.waitForFinished(); // the worker only holds copies; this returns within a bucket
+}
+
+QList<QSplitter *> SimulatePage::splitters() const
+{
+    return {m_split};
+}
+
+void SimulatePage::build()
+{
+    auto *settings = new QWidget;
+    auto *form = new QFormLayout(settings);
+    m_route = new QComboBox;
+    m_route->setToolTip(tr("The route whose limit the traffic goes through."));
+    form->addRow(tr("&Route:"), m_route);
+    m_preset = new QComboBox;
+    m_preset->addItems({tr("steady"), tr("poisson"), tr("bursts"), tr("spike (window edges)"),
+        tr("ramp"), tr("zipf (many clients)"), tr("replay a log…")});
+    m_preset->setToolTip(tr("A starting point for the traffic spec below, sized from the route's "
+                            "limit (twice its rate)."));
+    form->addRow(tr("&Pattern:"), m_preset);
+    m_traffic = new QLineEdit;
+    m_traffic->setToolTip(
+        tr("steady:RATE[,clients=N] · poisson:RATE · bursts:RATE,on=DUR,off=DUR · "
+           "spike:N,window=DUR · ramp:RATE..RATE · zipf:RATE,clients=N[,s=EXP] · "
+           "replay:FILE (NGINX/Apache combined log or CSV). See docs/simulation.md."));
+    form->addRow(tr("&Traffic:"), m_traffic);
+    m_trafficProblem = new QLabel;
+    m_trafficProblem->setWordWrap(true);
+    m_trafficProblem->setVisible(false);
+    form->addRow(QString(), m_trafficProblem);
+    m_duration = new QuantityEdit(QuantityEdit::Kind::Duration);
+    m_duration->setValue(60, limiter::kMicrosPerSecond);
+    m_duration->setToolTip(
+        tr("Simulated time, not wall-clock time: an hour takes well under a second."));
+    form->addRow(tr("&Duration:"), m_duration);
+    m_seed = new QSpinBox;
+    m_seed->setRange(1, 1'000'000);
+    m_seed->setToolTip(tr("Same seed, same traffic: change it to see another random draw."));
+    form->addRow(tr("S&eed:"), m_seed);
+
+    m_run = new QPushButton(icon(QStringLiteral("run")), tr("&Run"));
+    m_run->setShortcut(QKeySequence(Qt::Key_F5));
+    m_run->setToolTip(tr("Run the simulation (F5)"));
+    m_compare = new QPushButton(icon(QStringLiteral("compare")), tr("&Compare algorithms"));
+    m_compare->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    m_compare->setToolTip(
+        tr("Run the same traffic through all six algorithms with the same long-run "
+           "rate and burst (Shift+F5)"));
+    m_cancel = new QPushButton(icon(QStringLiteral("cancel")), tr("Cancel"));
+    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancel->setEnabled(false);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_compare);
+    buttons->addWidget(m_cancel);
+    form->addRow(buttons);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(true);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    form->addRow(tr("Progress:"), m_progress);
+    m_status = new QLabel;
+    m_status->setWordWrap(true);
+    form->addRow(m_status);
+
+    m_summary = new QTableWidget(0, 2);
+    m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
+    m_summary->horizontalHeader()->setStretchLastSection(true);
+    m_summary->verticalHeader()->hide();
+    m_summary->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_summary->setAlternatingRowColors(true);
+    m_summary->setAccessibleName(tr("Simulation summary"));
+
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(settings);
+    leftLayout->addWidget(m_summary, 1);
+    m_savePng = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
+    m_savePng->setToolTip(tr("Save the visible chart as PNG or SVG"));
+    m_saveCsv = new QPushButton(icon(QStringLiteral("table")), tr("Save C&SV…"));
+    m_saveCsv->setToolTip(tr("Save the series (per point: mean, min and max) as CSV"));
+    auto *saveRow = new QHBoxLayout;
+    saveRow->addWidget(m_savePng);
+    saveRow->addWidget(m_saveCsv);
+    leftLayout->addLayout(saveRow);
+
+    m_charts = new QTabWidget;
+    const auto makeView = [](const ChartLabels &labels, const QString &hint) {
+        auto *view = new QChartView;
+        view->setRenderHint(QPainter::Antialiasing);
+        showEmptyChart(view, labels, hint);
+        return view;
+    };
+    m_trafficChart = makeView(kTrafficLabels, tr("press Run"));
+    m_keyChart = makeView(kKeyLabels, tr("press Run"));
+    m_compareChart = makeView(kCompareLabels, tr("press Compare algorithms"));
+    m_charts->addTab(m_trafficChart, icon(QStringLiteral("simulate")), tr("Traffic"));
+    m_charts->addTab(m_keyChart, icon(QStringLiteral("clock")), tr("Hottest key"));
+    m_charts->addTab(m_compareChart, icon(QStringLiteral("compare")), tr("Comparison"));
+
+    m_split = new QSplitter(Qt::Horizontal);
+    m_split->setObjectName(QStringLiteral("simulateSplit"));
+    m_split->addWidget(left);
+    m_split->addWidget(m_charts);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 5);
+    m_split->setSizes({3000, 7000}); // proportions
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_split);
+
+    connect(m_run, &QPushButton::clicked, this, [this] { run(false); });
+    connect(m_compare, &QPushButton::clicked, this, [this] { run(true); });
+    connect(m_cancel, &QPushButton::clicked, this, &SimulatePage::cancel);
+    connect(m_preset, &QComboBox::activated, this, &SimulatePage::suggestTraffic);
+    connect(m_route, &QComboBox::activated, this, &SimulatePage::suggestTraffic);
+    connect(m_savePng, &QPushButton::clicked, this, &SimulatePage::saveChart);
+    connect(m_saveCsv, &QPushButton::clicked, this, &SimulatePage::saveCsv);
+    connect(m_traffic, &QLineEdit::textChanged, this, [this](const QString &text) {
+        const auto parsed = parseTrafficSpec(text);
+        const auto *problem = std::get_if<QString>(&parsed);
+        m_trafficProblem->setVisible(problem);
+        m_trafficProblem->setText(problem ? *problem : QString());
+    });
+    auto *poll = new QTimer(this);
+    poll->setInterval(50);
+    connect(poll, &QTimer::timeout, this, [this] {
+        if (m_progressPermille)
+            m_progress->setValue(m_progressPermille->load(std::memory_order_relaxed));
+    });
+    poll->start();
+}
+
+void SimulatePage::refreshRoutes()
+{
+    const QString current = m_route->currentText();
+    const QSignalBlocker block(m_route);
+    m_route->clear();
+    for (const Route &r : m_doc->policy().routes)
+        m_route->addItem(r.id);
+    const int again = m_route->findText(current);
+    m_route->setCurrentIndex(again >= 0 ? again : 0);
+    if (m_traffic->text().isEmpty() || again < 0)
+        suggestTraffic();
+}
+
+void SimulatePage::suggestTraffic()
+{
+    const int i = m_route->currentIndex();
+    if (i < 0 || i >= m_doc->policy().routes.size())
+        return;
+    const auto converted = toAlgorithmConfig(m_doc->policy().routes[i].limit);
+    limiter::Rate rate{20, limiter::kMicrosPerSecond};
+    qint64 burst = 10;
+    if (const auto *config = std::get_if<limiter::AlgorithmConfig>(&converted)) {
+        const LimitShape shape = limitShape(*config);
+        rate = {2 * shape.count, shape.period}; // twice the limit: something to deny
+        burst = shape.burst;
+    }
+    const QString r = formatRate(rate);
+    switch (m_preset->currentIndex()) {
+    case 0:
+        m_traffic->setText(QStringLiteral("steady:%1").arg(r));
+        break;
+    case 1:
+        m_traffic->setText(QStringLiteral("poisson:%1,clients=5").arg(r));
+        break;
+    case 2:
+        m_traffic->setText(QStringLiteral("bursts:%1,on=5s,off=10s")
+                               .arg(formatRate({rate.count * 3, rate.period})));
+        break;
+    case 3:
+        m_traffic->setText(
+            QStringLiteral("spike:%1,window=%2").arg(burst).arg(formatDuration(rate.period)));
+        break;
+    case 4:
+        m_traffic->setText(QStringLiteral("ramp:%1..%2")
+                               .arg(formatRate({std::max<qint64>(1, rate.count / 4), rate.period}),
+                                   formatRate({rate.count * 2, rate.period})));
+        break;
+    case 5:
+        m_traffic->setText(
+            QStringLiteral("zipf:%1,clients=1000").arg(formatRate({rate.count * 50, rate.period})));
+        break;
+    case 6: {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Replay an access log"),
+            QString(), tr("Access logs (*.log *.csv *.txt);;All files (*)"));
+        if (!file.isEmpty())
+            m_traffic->setText(QStringLiteral("replay:%1").arg(file));
+        break;
+    }
+    }
+}
+
+bool SimulatePage::isRunning() const
+{
+    return m_watcher.isRunning();
+}
+
+void SimulatePage::run(bool compare)
+{
+    if (isRunning())
+        return;
+    const int routeIndex = m_route->currentIndex();
+    if (routeIndex < 0) {
+        m_status->setText(tr("The policy has no route to simulate."));
+        return;
+    }
+    const auto spec = parseTrafficSpec(m_traffic->text());
+    if (const auto *problem = std::get_if<QString>(&spec)) {
+        m_status->setText(tr("Traffic: %1").arg(*problem));
+        m_traffic->setFocus();
+        return;
+    }
+    const auto converted = toAlgorithmConfig(m_doc->policy().routes[routeIndex].limit);
+    if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+        m_status->setText(tr("Route '%1': %2").arg(m_route->currentText(), problem->message));
+        return;
+    }
+    SimulationSettings settings;
+    settings.traffic = std::get<TrafficSpec>(spec);
+    settings.seed = std::uint64_t(m_seed->value());
+    settings.duration = m_duration->count() * m_duration->unit();
+    // About one point per second up to 600 points: finer points at low rates hold 0 or 1
+    // request each and the mean per point jumps between 0 and the bucket's full rate.
+    settings.maxPoints
+        = int(std::clamp<limiter::Micros>(settings.duration / limiter::kMicrosPerSecond, 60, 600));
+    m_cancelFlag = std::make_shared<std::atomic<bool>>(false);
+    m_progressPermille = std::make_shared<std::atomic<int>>(0);
+    setRunning(true);
+    m_status->setText(compare ? tr("Comparing six algorithms…") : tr("Simulating…"));
+    m_watcher.setFuture(QtConcurrent::run(simulateRun, m_doc->policy(), qsizetype(routeIndex),
+        settings, compare, m_cancelFlag, m_progressPermille));
+}
+
+void SimulatePage::cancel()
+{
+    if (m_cancelFlag)
+        m_cancelFlag->store(true);
+}
+
+void SimulatePage::setRunning(bool running)
+{
+    m_run->setEnabled(!running);
+    m_compare->setEnabled(!running);
+    m_cancel->setEnabled(running);
+    m_route->setEnabled(!running);
+    if (running)
+        m_progress->setValue(0);
+}
+
+void SimulatePage::onFinished()
+{
+    SimulationRun run = m_watcher.result();
+    setRunning(false);
+    if (run.results.empty())
+        return;
+    const SimulationResult &last = run.results.back();
+    m_progressPermille.reset(); // the poll timer must not overwrite the final value
+    if (last.cancelled) {
+        m_status->setText(tr("Cancelled. The previous results stay on screen."));
+        emit finished();
+        return;
+    }
+    if (!last.error.isEmpty()) {
+        m_status->setText(last.error);
+        emit finished();
+        return;
+    }
+    m_progress->setValue(1000);
+    m_last = std::move(run);
+    if (m_last.comparison)
+        showComparison(m_last.results);
+    else
+        showResult(m_last.results.front());
+    emit finished();
+}
+
+void SimulatePage::showResult(const SimulationResult &r)
+{
+    std::vector<const Series *> traffic, key;
+    for (const Series &s : r.series)
+        (s.unit == QLatin1String("req/s") ? traffic : key).push_back(&s);
+    if (r.summary.delayed == 0 && traffic.size() == 4)
+        traffic.pop_back(); // no shaping: an all-zero "delayed" line only adds noise
+    ChartLabels labels = kTrafficLabels;
+    if (!traffic.empty() && traffic.front()->t.size() > 1)
+        labels.title = tr("Requests per second, averaged over %1 s")
+                           .arg(traffic.front()->t[1] - traffic.front()->t[0], 0, 'g', 3);
+    showSeries(m_trafficChart, labels, traffic);
+    showSeries(m_keyChart, kKeyLabels, key);
+    const SimulationSummary &s = r.summary;
+    const QList<QPair<QString, QString>> rows{
+        {tr("Algorithm"), s.algorithm},
+        {tr("Requests offered"), QString::number(s.offered)},
+        {tr("Allowed"), QString::number(s.allowed)},
+        {tr("Denied"), QString::number(s.denied)},
+        {tr("Delayed (shaped)"), QString::number(s.delayed)},
+        {tr("Acceptance"), percent(s.acceptance)},
+        {tr("Most admitted in any %1").arg(formatDuration(s.window)),
+            QString::number(s.maxAdmittedInWindow)},
+        {tr("Delay p50 / p99"),
+            QStringLiteral("%1 ms / %2 ms")
+                .arg(s.p50DelayUs / 1000, 0, 'f', 1)
+                .arg(s.p99DelayUs / 1000, 0, 'f', 1)},
+        {tr("Denials taken by the top 1% of clients"), percent(s.topClientsDenialShare)},
+        {tr("Clients"), QString::number(s.clients)},
+        {tr("Requests for other routes"), QString::number(s.otherRoutes)},
+    };
+    m_summary->setColumnCount(2);
+    m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
+    m_summary->setRowCount(int(rows.size()));
+    for (int i = 0; i < rows.size(); ++i) {
+        m_summary->setItem(i, 0, new QTableWidgetItem(rows[i].first));
+        m_summary->setItem(i, 1, new QTableWidgetItem(rows[i].second));
+    }
+    m_summary->resizeColumnToContents(0);
+    m_status->setText(
+        tr("%1 requests simulated: %2 allowed.").arg(s.offered).arg(percent(s.acceptance)));
+    if (r.skippedLines > 0)
+        m_status->setText(m_status->text()
+            + tr(" %1 log lines skipped (first: line %2: %3).")
+                  .arg(r.skippedLines)
+                  .arg(r.problems.empty() ? 0 : r.problems.front().line)
+                  .arg(r.problems.empty() ? QString() : r.problems.front().message));
+}
+
+void SimulatePage::showComparison(const std::vector<SimulationResult> &results)
+{
+    std::vector<Series> allowed;
+    for (const SimulationResult &r : results) {
+        if (r.series.size() < 2)
+            continue;
+        Series s = r.series[1]; // allowed
+        s.name = r.summary.algorithm;
+        allowed.push_back(std::move(s));
+    }
+    std::vector<const Series *> lines;
+    for (const Series &s : allowed)
+        lines.push_back(&s);
+    showSeries(m_compareChart, kCompareLabels, lines);
+    m_charts->setCurrentWidget(m_compareChart);
+    const QStringList headers{
+        tr("Algorithm"), tr("Allowed"), tr("Denied"), tr("Acceptance"), tr("Max/window")};
+    m_summary->setColumnCount(int(headers.size()));
+    m_summary->setHorizontalHeaderLabels(headers);
+    m_summary->setRowCount(int(results.size()));
+    for (int i = 0; i < int(results.size()); ++i) {
+        const SimulationSummary &s = results[std::size_t(i)].summary;
+        const QStringList cells{s.algorithm, QString::number(s.allowed), QString::number(s.denied),
+            percent(s.acceptance), QString::number(s.maxAdmittedInWindow)};
+        for (int c = 0; c < cells.size(); ++c)
+            m_summary->setItem(i, c, new QTableWidgetItem(cells[c]));
+    }
+    m_summary->resizeColumnsToContents();
+    m_status->setText(tr("Six algorithms, same long-run rate and burst, same traffic."));
+}
+
+void SimulatePage::saveChart()
+{
+    auto *view = qobject_cast<QChartView *>(m_charts->currentWidget());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"),
+        QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty() || !view)
+        return;
+    if (const QString problem = saveChartImage(view, path); !problem.isEmpty())
+        QMessageBox::warning(this, tr("Save chart"), problem);
+}
+
+void SimulatePage::saveCsv()
+{
+    if (m_last.results.empty()) {
+        m_status->setText(tr("Run a simulation first."));
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save series"), QStringLiteral("simulation.csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    std::vector<Series> series;
+    for (const SimulationResult &r : m_last.results)
+        for (Series s : r.series) {
+            if (m_last.comparison)
+                s.name = r.summary.algorithm + QLatin1Char(' ') + s.name;
+            series.push_back(std::move(s));
+        }
+    if (const QString problem = saveSeriesCsv(series, path); !problem.isEmpty())
+        QMessageBox::warning(this, tr("Save series"), problem);
+}
+
+} // namespace qs
