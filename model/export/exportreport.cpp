@@ -21,7 +21,20 @@ std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
         note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"), *problem);
         return std::nullopt;
     }
-    return std::get<PathPattern>(std::move(parsed));
+    // Defence in depth: whatever PathPattern::parse lets through, no exporter writes a path
+    // that could be read as syntax in any target's file (a quote, a space, a control, `;`, `#`,
+    // `$` other than the regex anchor, a brace or a backtick).
+    const PathPattern pattern = std::get<PathPattern>(std::move(parsed));
+    static const QRegularExpression configSafe(
+        QStringLiteral("^\\^[A-Za-z0-9._~:@!+,=/%^\\\\()?|\\[\\]*-]*\\$$"));
+    if (!configSafe.match(pattern.toRegex()).hasMatch()) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"),
+            QStringLiteral("path '%1' holds characters this target's configuration could read as "
+                           "syntax; it is not exported")
+                .arg(commentSafe(m_policy.routes[route].path)));
+        return std::nullopt;
+    }
+    return pattern;
 }
 
 std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype route)

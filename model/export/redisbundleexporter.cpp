@@ -149,8 +149,10 @@ public:
                                        "| --- | --- | --- | --- |\n");
         for (qsizetype i = 0; i < m_policy.routes.size(); ++i) {
             const Route &r = m_policy.routes[i];
+            // The middleware matches the pattern in manifest.json: the same rule as every
+            // gateway, so a path no gateway would accept is not handed to it either.
             const auto config = m_report.algorithmConfig(i);
-            if (!config)
+            if (!m_report.pathPattern(i) || !config)
                 continue;
             const QJsonObject route = describe(r, *config);
             routes.append(route);

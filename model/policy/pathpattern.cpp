@@ -70,13 +70,39 @@ const QString kPatternHelp = QStringLiteral(
     "patterns start with '/' and use literal segments, '*' (one segment), '{name}' (one named "
     "segment) or a final '**' (any rest)");
 
+const QString kLiteralRule = QStringLiteral(
+    "literal segments hold letters, digits and - . _ ~ : @ ! + , = only, written plainly or as "
+    "%XX escapes of those (quotes, spaces, controls, '%', '/', ';', '$' and non-ASCII are refused "
+    "because gateways disagree on them or read them as syntax)");
+
+// "a space", "a newline", "'\''" ... for messages about one character.
+QString describeChar(QChar c)
+{
+    switch (c.unicode()) {
+    case u' ':
+        return QStringLiteral("a space");
+    case u'\n':
+        return QStringLiteral("a newline");
+    case u'\r':
+        return QStringLiteral("a carriage return");
+    case u'\t':
+        return QStringLiteral("a tab");
+    case 0:
+        return QStringLiteral("a NUL byte");
+    default:
+        break;
+    }
+    if (!c.isPrint())
+        return QStringLiteral("control character U+%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+    return QStringLiteral("'%1'").arg(c);
+}
+
 } // namespace
 
 std::variant<PathPattern, QString> PathPattern::parse(const QString &text)
 {
     if (!text.startsWith(QLatin1Char('/')))
         return QStringLiteral("path '%1' must start with '/': %2").arg(text, kPatternHelp);
-    static const QRegularExpression forbidden(QStringLiteral("[\\s?#;\"'`\\\\{}]"));
     static const QRegularExpression param(QStringLiteral("^\\{([A-Za-z_][A-Za-z0-9_]*)\\}$"));
     PathPattern pattern;
     pattern.m_text = text;
@@ -96,22 +122,81 @@ std::variant<PathPattern, QString> PathPattern::parse(const QString &text)
         } else if (part.contains(QLatin1Char('*'))) {
             return QStringLiteral("segment '%1' of '%2' mixes '*' with text: %3")
                 .arg(part, text, kPatternHelp);
-        } else if (part.contains(forbidden)) {
-            return QStringLiteral("segment '%1' of '%2' contains a character a request path "
-                                  "cannot carry unencoded (space, ?, #, ;, quotes, \\, {, }): "
-                                  "this route could never match")
-                .arg(part, text);
-        } else if (part == QLatin1String(".") || part == QLatin1String("..")) {
-            return QStringLiteral("segment '%1' of '%2': request paths are normalised, so a "
-                                  "pattern with '.' or '..' could never match")
-                .arg(part, text);
         } else {
-            s.text = QUrl::fromPercentEncoding(part.toUtf8());
+            const DecodedSegment literal = decodeLiteralSegment(part);
+            if (!literal.problem.isEmpty())
+                return QStringLiteral("segment '%1' of '%2': %3").arg(part, text, literal.problem);
+            s.text = literal.text;
+            if (s.text == QLatin1String(".") || s.text == QLatin1String(".."))
+                return QStringLiteral("segment '%1' of '%2' is a dot segment: request paths are "
+                                      "normalised, so this pattern could never match")
+                    .arg(part, text);
         }
         pattern.m_segments.append(s);
     }
     return pattern;
 }
+
+bool isPathLiteralChar(QChar c)
+{
+    const char16_t u = c.unicode();
+    return (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z') || (u >= u'0' && u <= u'9')
+        || QStringView(u"-._~:@!+,=").contains(c);
+}
+
+DecodedSegment decodeLiteralSegment(const QString &segment)
+{
+    QString out;
+    for (qsizetype i = 0; i < segment.size(); ++i) {
+        QChar c = segment[i];
+        if (c == QLatin1Char('%')) {
+            const QString hex = segment.mid(i + 1, 2);
+            static const QRegularExpression twoHex(QStringLiteral("^[0-9A-Fa-f]{2}$"));
+            // Multi-argument arg() substitutes at once: the escape's own digits ("%01") must
+            // not be taken for a place marker.
+            const QString at = QString::number(i + 1);
+            if (!twoHex.match(hex).hasMatch())
+                return DecodedSegment{QString(),
+                    QStringLiteral("'%' at character %1 must start a %XX escape (two hex "
+                                   "digits): %2")
+                        .arg(at, kLiteralRule)};
+            c = QChar(hex.toInt(nullptr, 16));
+            if (!isPathLiteralChar(c))
+                return DecodedSegment{QString(),
+                    QStringLiteral("'%1' at character %2 decodes to %3, which a path pattern "
+                                   "may not hold: %4")
+                        .arg(QLatin1Char('%') + hex, at, describeChar(c), kLiteralRule)};
+            i += 2;
+        } else if (!isPathLiteralChar(c)) {
+            return DecodedSegment{QString(),
+                QStringLiteral("%1 at character %2 may not appear in a path pattern: %3")
+                    .arg(describeChar(c), QString::number(i + 1), kLiteralRule)};
+        }
+        out += c;
+    }
+    return DecodedSegment{out, QString()};
+}
+
+namespace {
+
+// An unreserved character stands for itself: gateways that match raw paths decode its escapes
+// first (HAProxy's percent-decode-unreserved, Envoy's normalize_path). A reserved one (`:` `@`
+// `!` `+` `,` `=`) may arrive escaped and is not decoded by them, so it also matches %XX.
+QString literalCharRegex(QChar c, const QString &special)
+{
+    const QString plain = special.contains(c) ? QStringLiteral("\\") + c : QString(c);
+    const char16_t u = c.unicode();
+    const bool unreserved = (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z')
+        || (u >= u'0' && u <= u'9') || QStringView(u"-._~").contains(c);
+    if (unreserved)
+        return plain;
+    const QString hex = QStringLiteral("%1").arg(u, 2, 16, QLatin1Char('0')).toUpper();
+    const QChar low = hex[1].toLower();
+    const QString second = low == hex[1] ? QString(hex[1]) : QStringLiteral("[%1%2]").arg(hex[1], low);
+    return QStringLiteral("(?:%1|%%2%3)").arg(plain, QString(hex[0]), second);
+}
+
+} // namespace
 
 QString PathPattern::toRegex() const
 {
@@ -122,11 +207,8 @@ QString PathPattern::toRegex() const
         switch (s.kind) {
         case Kind::Literal:
             re += QLatin1Char('/');
-            for (const QChar c : s.text) {
-                if (special.contains(c))
-                    re += QLatin1Char('\\');
-                re += c;
-            }
+            for (const QChar c : s.text)
+                re += literalCharRegex(c, special);
             break;
         case Kind::Param:
         case Kind::Star:

@@ -30,9 +30,10 @@ public:
 
     bool matches(const QStringList &normalizedSegments) const;
 
-    // An anchored POSIX/PCRE regex for gateways that match paths by regex: literal text
-    // escaped, `*` and `{name}` one segment, `**` any rest, a trailing slash optional. It holds
-    // no quote, space, `;`, `{` or `}` (parse() refuses those in literal text).
+    // An anchored POSIX/PCRE/RE2 regex for gateways that match paths by regex: literal text
+    // escaped, `*` and `{name}` one segment, `**` any rest, a trailing slash optional. A
+    // character that is not unreserved also matches its %XX escape, for gateways that match
+    // the raw path. It holds no quote, space, `;`, `#`, `{` or `}` (literal text cannot).
     QString toRegex() const;
 
     // Ordering by specificity: at the first segment where two patterns differ in kind, a literal
@@ -46,6 +47,18 @@ private:
     QString m_text;
     QList<Segment> m_segments;
 };
+
+// The one rule for literal path text, shared by the reader and every exporter: letters, digits
+// and `- . _ ~ : @ ! + , =`, plainly or as %XX escapes of those. Everything else (quotes,
+// spaces, controls, `%`, `/`, `;`, `$`, `#`, braces, non-ASCII) is refused: gateways read them
+// as syntax or disagree on whether they match decoded or encoded.
+bool isPathLiteralChar(QChar c);
+// A literal segment decoded, or what is wrong with it and where.
+struct DecodedSegment {
+    QString text;
+    QString problem; // empty when the segment follows the rule
+};
+DecodedSegment decodeLiteralSegment(const QString &segment);
 
 // Splits, decodes and normalises a request target ("/v1/a/../b/?x=1" -> ["v1", "b"]).
 QStringList normalizeRequestPath(const QString &target);

@@ -81,7 +81,9 @@ private:
         const QString path = routePath(i);
         checkId(i);
         std::optional<PathPattern> pattern;
-        if (!r.path.isEmpty()) {
+        // An empty path that is written down is checked (and refused) like any other; only a
+        // missing one is left to the reader, which already said so.
+        if (!r.path.isEmpty() || r.matchFieldOrder.contains(QStringLiteral("path"))) {
             const auto parsed = PathPattern::parse(r.path);
             if (const auto *problem = std::get_if<QString>(&parsed))
                 error(path + QStringLiteral(".match.path"), *problem);

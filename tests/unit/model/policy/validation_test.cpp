@@ -115,10 +115,18 @@ INSTANTIATE_TEST_SUITE_P(Cases, Validation,
             "  - id: b\n    match: { methods: [GET], path: /v1/x }\n    limit: { algorithm: gcra, "
             "rate: 1/s, burst: 1 }\n",
             "routes[1].match.path", 8, 36, "can never match", W},
+        Case{"empty_path_is_refused_as_export_would",
+            "  - id: a\n    match: { path: \"\" }\n    limit: { algorithm: gcra, rate: 1/s, "
+            "burst: 1 }\n",
+            "routes[0].match.path", 5, 20, "must start with '/'"},
+        Case{"encoded_dot_segment_never_matches",
+            "  - id: a\n    match: { path: \"/v1/%2e%2e/admin\" }\n    limit: { algorithm: gcra, "
+            "rate: 1/s, burst: 1 }\n",
+            "routes[0].match.path", 5, 20, "is a dot segment"},
         Case{"unmatchable_pattern",
             "  - id: a\n    match: { path: \"/v1/a b\" }\n    limit: { algorithm: gcra, rate: 1/s, "
             "burst: 1 }\n",
-            "routes[0].match.path", 5, 20, "could never match"},
+            "routes[0].match.path", 5, 20, "a space at character 2 may not appear"},
         Case{"cost_above_limit",
             "  - id: a\n    match: { path: /a }\n    cost: 5\n    limit: { algorithm: gcra, rate: "
             "1/s, burst: 3 }\n",
