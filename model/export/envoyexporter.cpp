@@ -356,6 +356,10 @@ private:
             "type.googleapis.com/"
             "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager");
         out << YAML::Key << "stat_prefix" << YAML::Value << "qs_ingress";
+        // Routes match the normalised path, as the policy defines it: without these, //x,
+        // /a/../x and %-escapes of letters reach the service past every limit.
+        out << YAML::Key << "normalize_path" << YAML::Value << true;
+        out << YAML::Key << "merge_slashes" << YAML::Value << true;
         out << YAML::Key << "route_config" << YAML::Value << YAML::BeginMap;
         out << YAML::Key << "name" << YAML::Value << "qs_routes";
         out << YAML::Key << "virtual_hosts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;

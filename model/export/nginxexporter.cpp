@@ -18,7 +18,7 @@ struct RouteExport {
     const Route *route = nullptr;
     qsizetype index = 0;
     QString zone; // qs_<id>, safe characters only
-    QString keyExpr; // e.g. $binary_remote_addr$http_x_api_key
+    QString keyExpr; // e.g. $binary_remote_addr, or $remote_addr\n$http_x_api_key
     QString rate; // "10r/s"
     qint64 burst = 0;
     bool nodelay = true;
@@ -62,12 +62,13 @@ public:
     ExportResult run()
     {
         prepare();
+        // The snippets are written before the report is read: a location can add a warning.
+        const QString http = m_report.hasErrors() ? QString() : httpSnippet();
+        const QString server = m_report.hasErrors() ? QString() : serverSnippet();
         ExportResult result;
         result.diagnostics = m_report.diagnostics();
         if (m_report.hasErrors())
             return result;
-        const QString http = httpSnippet();
-        const QString server = serverSnippet();
         result.files.push_back({QStringLiteral("qs-limits-http.conf"), http.toUtf8()});
         result.files.push_back({QStringLiteral("qs-limits-server.conf"), server.toUtf8()});
         result.files.push_back(
@@ -76,18 +77,23 @@ public:
     }
 
 private:
+    // The key's parts joined by a newline, which no header, query value or textual address
+    // can hold (a plain concatenation let "ab"+"c" and "a"+"bc" share one bucket). A single
+    // ip key keeps the compact $binary_remote_addr.
     std::optional<QString> keyExpression(qsizetype i)
     {
-        QString expr;
-        for (const KeySelector &k : m_policy.keyOf(m_policy.routes[i])) {
+        const QList<KeySelector> keys = m_policy.keyOf(m_policy.routes[i]);
+        QStringList parts;
+        for (const KeySelector &k : keys) {
             static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9_-]+$"));
             static const QRegularExpression argOk(QStringLiteral("^[A-Za-z0-9_]+$"));
             switch (k.kind) {
             case KeySelector::Kind::Ip:
-                expr += QStringLiteral("$binary_remote_addr");
+                parts << (keys.size() == 1 ? QStringLiteral("$binary_remote_addr")
+                                           : QStringLiteral("$remote_addr"));
                 break;
             case KeySelector::Kind::Global:
-                expr += QStringLiteral("$qs_global");
+                parts << QStringLiteral("all");
                 break;
             case KeySelector::Kind::Header:
                 if (!headerOk.match(k.name).hasMatch()) {
@@ -97,8 +103,8 @@ private:
                             .arg(k.name));
                     return std::nullopt;
                 }
-                expr += QStringLiteral("$http_")
-                    + k.name.toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
+                parts << QStringLiteral("$http_")
+                        + k.name.toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
                 break;
             case KeySelector::Kind::Query:
                 if (!argOk.match(k.name).hasMatch()) {
@@ -108,11 +114,11 @@ private:
                             .arg(k.name));
                     return std::nullopt;
                 }
-                expr += QStringLiteral("$arg_") + k.name;
+                parts << QStringLiteral("$arg_") + k.name;
                 break;
             }
         }
-        return expr;
+        return parts.join(QStringLiteral("\\n"));
     }
 
     void prepare()
@@ -191,64 +197,101 @@ private:
                 Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);
     }
 
-    QString methodMap(const RouteExport &e) const
+    // One map decides which route claims a request, as the policy resolves it: routes most
+    // specific first, each a regex over "METHOD normalised-path" ($uri is decoded, dot segments
+    // resolved, slashes merged), the first match wins. NGINX picks locations by path only, so
+    // without it a GET would be counted by a POST-only route's location or by none at all.
+    QString claimMap() const
     {
-        if (e.route->methods.isEmpty())
-            return {};
-        QString map
-            = QStringLiteral("map $request_method $%1_key {\n    default \"\";\n").arg(e.zone);
-        for (const QString &m : e.route->methods)
-            map += QStringLiteral("    %1 \"%2\";\n").arg(m, e.keyExpr);
-        return map + QStringLiteral("}\n");
-    }
-
-    QString zoneKey(const RouteExport &e) const
-    {
-        return e.route->methods.isEmpty() ? e.keyExpr : QStringLiteral("$%1_key").arg(e.zone);
+        QString out = QStringLiteral("map \"$request_method $uri\" $qs_route {\n"
+                                     "    default \"\";\n");
+        for (const RouteExport &e : m_routes) {
+            const QString methods = e.route->methods.isEmpty()
+                ? QStringLiteral("[A-Z]+")
+                : QStringLiteral("(?:%1)").arg(e.route->methods.join(QLatin1Char('|')));
+            // toRegex() starts with '^': the method takes its place.
+            out += QStringLiteral("    \"~^%1 %2\" %3;\n")
+                       .arg(methods, e.regex.mid(1), e.zone);
+        }
+        return out + QStringLiteral("}\n");
     }
 
     QString httpSnippet() const
     {
         QString out = QStringLiteral(
-            "# Generated by Quota Studio from policy '%1'. Include inside http {}.\n")
+            "# Generated by Quota Studio from policy '%1'. Include inside http {}.\n"
+            "# A zone counts only the requests its route claims: for any other request its key\n"
+            "# is empty, and NGINX does not count empty keys.\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
-        out += QStringLiteral("# Requests whose key is empty (another method) are not counted.\n");
-        bool global = false;
-        for (const RouteExport &e : m_routes)
-            global |= e.keyExpr.contains(QStringLiteral("$qs_global"));
-        if (global)
-            out += QStringLiteral("map $request_method $qs_global {\n    default \"all\";\n}\n");
+        out += claimMap();
         for (const RouteExport &e : m_routes) {
             out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
-            out += methodMap(e);
-            out += QStringLiteral("limit_req_zone \"%1\" zone=%2:10m rate=%3;\n")
-                       .arg(zoneKey(e), e.zone, e.rate);
+            out += QStringLiteral("map $qs_route $%1_key {\n    %1 \"%2\";\n    default \"\";\n}\n")
+                       .arg(e.zone, e.keyExpr);
+            out += QStringLiteral("limit_req_zone $%1_key zone=%1:10m rate=%2;\n")
+                       .arg(e.zone, e.rate);
         }
         return out;
     }
 
-    QString serverSnippet() const
+    // One location per distinct path pattern, most specific first (regex locations are tried in
+    // file order). Each applies every route that can claim a request arriving there: its own
+    // routes, whatever their methods, and the less specific routes whose paths overlap.
+    QString serverSnippet()
     {
         const int status = m_policy.defaults.status.value_or(429);
         QString out = QStringLiteral(
             "# Generated by Quota Studio from policy '%1'. Include inside server {};\n"
             "# define `upstream qs_backend` for the service behind it.\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
-        for (const RouteExport &e : m_routes) {
-            out += QStringLiteral("\n# route %1\nlocation ~ \"%2\" {\n")
-                       .arg(ExportReport::commentSafe(e.route->id), e.regex);
-            // nginx refuses burst=0: that is its default, so leave it out.
-            out += QStringLiteral("    limit_req zone=%1%2%3;\n")
-                       .arg(e.zone,
-                           e.burst > 0 ? QStringLiteral(" burst=%1").arg(e.burst) : QString(),
-                           e.nodelay ? QStringLiteral(" nodelay") : QString());
-            out += QStringLiteral("    limit_req_status %1;\n").arg(status);
-            if (e.route->effectiveMode() == RouteMode::Shadow)
-                out += QStringLiteral("    limit_req_dry_run on;\n");
-            // proxy_pass, not `return`: return runs before limit_req and would bypass it.
-            out += QStringLiteral("    proxy_pass http://qs_backend;\n}\n");
+        QStringList written;
+        for (const RouteExport &l : m_routes) {
+            if (written.contains(l.regex))
+                continue;
+            written << l.regex;
+            std::vector<const RouteExport *> applied;
+            for (const RouteExport &e : m_routes)
+                if (PathPattern::overlap(*e.pattern, *l.pattern))
+                    applied.push_back(&e);
+            out += locationBlock(l, applied, status);
         }
         return out;
+    }
+
+    QString locationBlock(
+        const RouteExport &l, const std::vector<const RouteExport *> &applied, int status)
+    {
+        // limit_req_dry_run is one switch per location: on only where every route is shadow.
+        // A shadow route that shares a location with an enforcing one is left out there (a
+        // dry-run zone would otherwise deny), and the report says so.
+        const bool allShadow = std::all_of(applied.begin(), applied.end(),
+            [](const RouteExport *e) { return e->route->effectiveMode() == RouteMode::Shadow; });
+        QStringList ids;
+        for (const RouteExport *e : applied)
+            ids << ExportReport::commentSafe(e->route->id);
+        QString out = QStringLiteral("\n# path %1: routes %2\nlocation ~ \"%3\" {\n")
+                          .arg(ExportReport::commentSafe(l.pattern->text()),
+                              ids.join(QStringLiteral(", ")), l.regex);
+        for (const RouteExport *e : applied) {
+            if (!allShadow && e->route->effectiveMode() == RouteMode::Shadow) {
+                m_report.note(Diagnostic::Severity::Warning, e->index, QStringLiteral(".mode"),
+                    QStringLiteral("NGINX's dry run is one switch per location: this shadow "
+                                   "route is not counted for requests to %1, which enforcing "
+                                   "routes share")
+                        .arg(l.pattern->text()));
+                continue;
+            }
+            // nginx refuses burst=0: that is its default, so leave it out.
+            out += QStringLiteral("    limit_req zone=%1%2%3;\n")
+                       .arg(e->zone,
+                           e->burst > 0 ? QStringLiteral(" burst=%1").arg(e->burst) : QString(),
+                           e->nodelay ? QStringLiteral(" nodelay") : QString());
+        }
+        out += QStringLiteral("    limit_req_status %1;\n").arg(status);
+        if (allShadow)
+            out += QStringLiteral("    limit_req_dry_run on;\n");
+        // proxy_pass, not `return`: return runs before limit_req and would bypass it.
+        return out + QStringLiteral("    proxy_pass http://qs_backend;\n}\n");
     }
 
     static QString indent(const QString &text, int spaces)

@@ -69,7 +69,8 @@ routes:
     const QString http = QString::fromUtf8(r.files[0].content);
     const QString server = QString::fromUtf8(r.files[1].content);
     EXPECT_TRUE(http.contains(QStringLiteral("zone=qs_login:10m rate=2r/s;")));
-    EXPECT_TRUE(http.contains(QStringLiteral("POST \"$binary_remote_addr\";")));
+    EXPECT_TRUE(http.contains(QStringLiteral("\"~^(?:POST) /v1/login/?$\" qs_login;")));
+    EXPECT_TRUE(http.contains(QStringLiteral("qs_login \"$binary_remote_addr\";")));
     EXPECT_TRUE(server.contains(QStringLiteral("limit_req zone=qs_login burst=9 nodelay;")));
     EXPECT_TRUE(server.contains(QStringLiteral("limit_req_dry_run on;")));
     EXPECT_FALSE(server.contains(QStringLiteral("return"))) << "return would bypass limit_req";

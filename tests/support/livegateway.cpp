@@ -1,0 +1,164 @@
+#include "tests/support/livegateway.h"
+
+#include "tests/support/testsupport.h"
+
+#include <arpa/inet.h>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <netinet/in.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace qs::test {
+
+namespace {
+
+sockaddr_in loopback(int port)
+{
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return a;
+}
+
+// A connected socket with send/receive timeouts, or -1.
+int connectTo(int port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    const timeval timeout{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    const sockaddr_in a = loopback(port);
+    if (::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+int freeLoopbackPort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a = loopback(0);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0
+        && ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    ::close(fd);
+    return port;
+}
+
+int httpStatus(int port, const HttpRequest &request)
+{
+    const int fd = connectTo(port);
+    if (fd < 0)
+        return 0;
+    std::string text = request.method + " " + request.target + " HTTP/1.1\r\nHost: localhost\r\n";
+    for (const auto &[name, value] : request.headers)
+        text += name + ": " + value + "\r\n";
+    text += "Connection: close\r\n\r\n";
+    if (::send(fd, text.data(), text.size(), MSG_NOSIGNAL) != ssize_t(text.size())) {
+        ::close(fd);
+        return 0;
+    }
+    char buffer[64] = {};
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer - 1, MSG_WAITALL);
+    ::close(fd);
+    int status = 0;
+    if (n >= 12 && std::strncmp(buffer, "HTTP/1.", 7) == 0)
+        status = std::atoi(buffer + 9);
+    return status;
+}
+
+LiveGateway::LiveGateway(
+    std::map<std::string, std::string> files, const std::vector<int> &exportedPorts)
+    : m_dir(makeTempDir("qs-live-gateway-"))
+{
+    for (int exported : exportedPorts)
+        m_ports[exported] = freeLoopbackPort();
+    for (auto &[name, content] : files) {
+        for (const auto &[from, to] : m_ports) {
+            const std::string a = "127.0.0.1:" + std::to_string(from);
+            const std::string b = "127.0.0.1:" + std::to_string(to);
+            for (size_t at = content.find(a); at != std::string::npos; at = content.find(a, at))
+                content.replace(at, a.size(), b);
+        }
+        std::ofstream(m_dir + "/" + name) << content;
+    }
+}
+
+LiveGateway::~LiveGateway()
+{
+    if (m_pid > 0) {
+        ::kill(m_pid, SIGKILL);
+        ::waitpid(m_pid, nullptr, 0);
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(m_dir, ignored);
+}
+
+std::string LiveGateway::startNginx(const std::string &nginx, const std::string &mainFile)
+{
+    return start({nginx, "-c", m_dir + "/" + mainFile, "-p", m_dir, "-g", "daemon off;"},
+        m_ports.begin()->second);
+}
+
+std::string LiveGateway::startHaproxy(const std::string &haproxy, const std::string &mainFile)
+{
+    return start({haproxy, "-db", "-f", m_dir + "/" + mainFile}, m_ports.begin()->second);
+}
+
+std::string LiveGateway::start(std::vector<std::string> args, int waitPort)
+{
+    const std::string log = m_dir + "/gateway-output.log";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(out, 1);
+        ::dup2(out, 2);
+        std::vector<char *> argv;
+        for (std::string &a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    m_pid = pid;
+    for (int i = 0; i < 100; ++i) {
+        int status = 0;
+        if (::waitpid(pid, &status, WNOHANG) == pid) {
+            m_pid = 0;
+            return "the gateway exited: " + readAll(log);
+        }
+        const int fd = connectTo(waitPort);
+        if (fd >= 0) {
+            ::close(fd);
+            return {};
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return "the gateway did not listen within 5 s: " + readAll(log);
+}
+
+} // namespace qs::test

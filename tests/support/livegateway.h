@@ -1,0 +1,48 @@
+#pragma once
+// A real gateway (nginx or haproxy) running an exported configuration on free loopback ports,
+// and a raw HTTP/1.1 client that sends the request target byte for byte (curl would normalise
+// `/./x` itself and hide the bypass the test looks for).
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qs::test {
+
+// A loopback TCP port nobody listens on right now.
+int freeLoopbackPort();
+
+struct HttpRequest {
+    std::string method = "GET";
+    std::string target = "/";
+    std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// The response's status code; 0 when the connection failed or the answer was not HTTP.
+int httpStatus(int port, const HttpRequest &request);
+
+class LiveGateway {
+public:
+    // The files of an export; `ports` maps each "127.0.0.1:<port>" the exporter wrote to a
+    // fresh free port, so that tests run side by side.
+    LiveGateway(std::map<std::string, std::string> files, const std::vector<int> &exportedPorts);
+    ~LiveGateway();
+    LiveGateway(const LiveGateway &) = delete;
+    LiveGateway &operator=(const LiveGateway &) = delete;
+
+    // Starts `nginx -c <main>` or `haproxy -f <main>` in the foreground and waits until the first
+    // port answers. Empty on success, else what went wrong (with the gateway's output).
+    std::string startNginx(const std::string &nginx, const std::string &mainFile);
+    std::string startHaproxy(const std::string &haproxy, const std::string &mainFile);
+
+    // The free port that stands in for an exported one.
+    int port(int exportedPort) const { return m_ports.at(exportedPort); }
+
+private:
+    std::string start(std::vector<std::string> argv, int waitPort);
+
+    std::string m_dir;
+    std::map<int, int> m_ports;
+    int m_pid = 0;
+};
+
+} // namespace qs::test
