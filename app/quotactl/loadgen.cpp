@@ -191,7 +191,11 @@ int runLoadgen(const QStringList &args)
             out << "first error: " << QString::fromStdString(r.firstError) << '\n';
     }
     out.flush();
-    return r.requests > 0 && r.errors == r.requests ? 1 : 0;
+    if (const std::string failure = loadFailure(r, plan.connections); !failure.empty()) {
+        QTextStream(stderr) << "quotactl loadgen: " << QString::fromStdString(failure) << '\n';
+        return 1;
+    }
+    return 0;
 }
 
 } // namespace qs::cli

@@ -59,8 +59,10 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     limiter::RedisBackend backend(plan.endpoint);
     LoadResult mine;
     std::vector<double> latencies;
-    if (!backend.connect())
+    if (!backend.connect()) {
         mine.firstError = backend.lastError();
+        mine.failedConnections = 1;
+    }
     std::mt19937_64 rng(plan.seed * 7919 + std::uint64_t(index));
     const double perConnection = plan.rps / double(plan.connections);
     const auto end = begin + std::chrono::duration<double>(plan.durationSeconds);
@@ -77,18 +79,24 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
                 * rateFactorAt(plan.pattern, elapsed);
             credit = std::min(credit, double(plan.pipeline) * 4);
             last = now;
-            if (credit < plan.pipeline) {
+            if (credit < 1) {
                 std::this_thread::sleep_for(std::chrono::microseconds(200));
                 continue;
             }
-            credit -= plan.pipeline;
         }
-        for (std::size_t i = 0; i < batch.size(); ++i) {
+        // A full pipeline when the pace allows, else what the credit holds: waiting for a full
+        // one sent nothing at all at low rates (10/s over 4 connections, pipeline 16).
+        const std::size_t n = plan.rps > 0
+            ? std::min(batch.size(), std::size_t(credit))
+            : batch.size();
+        if (plan.rps > 0)
+            credit -= double(n);
+        for (std::size_t i = 0; i < n; ++i) {
             keys[i] = "client-" + std::to_string(picker.pick(rng));
             batch[i] = {&plan.rules[rule++ % plan.rules.size()], keys[i], 1, std::nullopt};
         }
         const auto sentAt = Clock::now();
-        const auto decisions = backend.acquireBatch(batch);
+        const auto decisions = backend.acquireBatch(std::span(batch).first(n));
         const double us = std::chrono::duration<double, std::micro>(Clock::now() - sentAt).count();
         for (const auto &d : decisions) {
             ++mine.requests;
@@ -110,6 +118,7 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     shared.totals.allowed += mine.allowed;
     shared.totals.denied += mine.denied;
     shared.totals.errors += mine.errors;
+    shared.totals.failedConnections += mine.failedConnections;
     if (shared.totals.firstError.empty())
         shared.totals.firstError = mine.firstError;
     shared.latencies.insert(shared.latencies.end(), latencies.begin(), latencies.end());
@@ -186,6 +195,20 @@ LoadResult runLoad(const LoadPlan &plan, const std::atomic<bool> &stop,
     r.p99us = percentile(shared.latencies, 99);
     r.maxUs = shared.latencies.empty() ? 0 : shared.latencies.back();
     return r;
+}
+
+std::string loadFailure(const LoadResult &r, int connections)
+{
+    const std::string cause = r.firstError.empty() ? std::string() : ": " + r.firstError;
+    if (r.failedConnections > 0)
+        return std::to_string(r.failedConnections) + " of " + std::to_string(connections)
+            + " connections could not be set up" + cause;
+    if (r.allowed + r.denied == 0) {
+        if (r.requests == 0)
+            return "no request was sent before the run ended (raise --duration or --rps)";
+        return "no decision came back: every request failed" + cause;
+    }
+    return {};
 }
 
 } // namespace qs

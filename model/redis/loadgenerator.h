@@ -31,8 +31,13 @@ struct LoadResult {
     double rate = 0; // achieved requests per second
     double p50us = 0, p90us = 0, p99us = 0, maxUs = 0;
     std::string firstError;
+    int failedConnections = 0; // connections that could not connect or load the scripts
     bool cancelled = false;
 };
+
+// Why a run proved nothing, or empty when it did: no decision came back (no request sent in
+// time, or every one an error), or a connection could not be set up. quotactl exits 1 then.
+std::string loadFailure(const LoadResult &result, int connections);
 
 // The rules for a policy's routes (all, or just `routeId`); empty with `error` set if none.
 std::vector<limiter::RedisRule> redisRulesFor(
