@@ -97,33 +97,45 @@ QString describeChar(QChar c)
     return QStringLiteral("'%1'").arg(c);
 }
 
+// The pattern as a message may quote it: a newline or NUL in a hostile pattern must not start
+// a line of its own in lint's file:line:col output.
+QString printable(const QString &text)
+{
+    QString out;
+    for (const QChar c : text)
+        out += c.isPrint() ? c : QLatin1Char('?');
+    return out;
+}
+
 } // namespace
 
-std::variant<PathPattern, QString> PathPattern::parse(const QString &text)
+std::variant<PathPattern, QString> PathPattern::parse(const QString &rawText)
 {
+    const QString text = printable(rawText);
     if (!text.startsWith(QLatin1Char('/')))
         return QStringLiteral("path '%1' must start with '/': %2").arg(text, kPatternHelp);
     static const QRegularExpression param(QStringLiteral("^\\{([A-Za-z_][A-Za-z0-9_]*)\\}$"));
     PathPattern pattern;
-    pattern.m_text = text;
-    const QStringList parts = text.split(QLatin1Char('/'), Qt::SkipEmptyParts);
-    for (qsizetype i = 0; i < parts.size(); ++i) {
-        const QString &part = parts[i];
+    pattern.m_text = rawText;
+    const QStringList rawParts = rawText.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    for (qsizetype i = 0; i < rawParts.size(); ++i) {
+        const QString &rawPart = rawParts[i];
+        const QString part = printable(rawPart);
         Segment s;
-        if (part == QLatin1String("**")) {
-            if (i + 1 != parts.size())
+        if (rawPart == QLatin1String("**")) {
+            if (i + 1 != rawParts.size())
                 return QStringLiteral("'**' may only be the last segment of '%1'").arg(text);
             s.kind = Kind::DoubleStar;
-        } else if (part == QLatin1String("*")) {
+        } else if (rawPart == QLatin1String("*")) {
             s.kind = Kind::Star;
-        } else if (const auto m = param.match(part); m.hasMatch()) {
+        } else if (const auto m = param.match(rawPart); m.hasMatch()) {
             s.kind = Kind::Param;
             s.text = m.captured(1);
-        } else if (part.contains(QLatin1Char('*'))) {
+        } else if (rawPart.contains(QLatin1Char('*'))) {
             return QStringLiteral("segment '%1' of '%2' mixes '*' with text: %3")
                 .arg(part, text, kPatternHelp);
         } else {
-            const DecodedSegment literal = decodeLiteralSegment(part);
+            const DecodedSegment literal = decodeLiteralSegment(rawPart);
             if (!literal.problem.isEmpty())
                 return QStringLiteral("segment '%1' of '%2': %3").arg(part, text, literal.problem);
             s.text = literal.text;

@@ -43,6 +43,7 @@ const char *const kHostile[] = {
     "/v1/a`b",
     "/v1/a$b",
     "/v1/é",
+    "/v1/a\nb", // a raw newline, as a policy built in code may hold
     "/v1/a%27%0A%20%20%20%20http-request%20return%20status%20200%20content-type%20text%2F"
     "plain%20string%20pwned%0A%20%20%20%20%23", // the payload that once injected a directive
 };
@@ -80,6 +81,8 @@ TEST(HostilePath, TheReaderRefusesEachWithLineAndColumn)
             EXPECT_EQ(d.line, 5) << path;
             EXPECT_EQ(d.column, 20) << path;
             EXPECT_TRUE(d.message.contains(QStringLiteral("segment"))) << d.message.toStdString();
+            EXPECT_FALSE(d.message.contains(QLatin1Char('\n')) || d.message.contains(QChar(0)))
+                << "a message quotes the path on one line: " << path;
         }
         EXPECT_TRUE(found) << "accepted: " << path;
         refused += found;
@@ -97,8 +100,11 @@ TEST(HostilePath, EveryExporterRefusesEachWhenTheReaderIsBypassed)
             EXPECT_TRUE(hasErrors(r.diagnostics)) << exporter->id().toStdString() << " " << path;
             EXPECT_TRUE(r.files.empty()) << exporter->id().toStdString() << " " << path;
             bool atPath = false;
-            for (const Diagnostic &d : r.diagnostics)
+            for (const Diagnostic &d : r.diagnostics) {
                 atPath |= d.path == QStringLiteral("routes[0].match.path");
+                EXPECT_FALSE(d.message.contains(QLatin1Char('\n')))
+                    << "a message quotes the path on one line: " << path;
+            }
             EXPECT_TRUE(atPath) << exporter->id().toStdString() << " " << path;
             ++checked;
         }
