@@ -1,8 +1,8 @@
 // quota-studio: the desktop workbench. Thin: parse the command line, open the policy, show.
 #include "app/version.h"
 #include "ui/common/icons.h"
-#include "ui/mainwindow.h"
 #include "ui/document/policydocument.h"
+#include "ui/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -28,7 +28,8 @@ constexpr char kProbe[] = "probe";
 
 constexpr std::array kCommands = {
     Command{kLint, "check policy files; diagnostics as file:line:col", runLint},
-    Command{kExport, "write gateway configs (nginx, envoy, kong, traefik, haproxy, redis-bundle)", runExport},
+    Command{kExport, "write gateway configs (nginx, envoy, kong, traefik, haproxy, redis-bundle)",
+        runExport},
     Command{kSimulate, "run a traffic pattern through the embedded engine", runSimulate},
     Command{kLoadgen, "drive the Redis backend like a fleet of gateways", runLoadgen},
     Command{kMonitor, "follow live quota keys in Redis", notYetAvailable<kMonitor>},

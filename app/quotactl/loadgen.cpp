@@ -1,8 +1,8 @@
 // quotactl loadgen: drive the Redis backend like a fleet of gateways, report rate and latency.
 #include "commands.h"
-#include "model/redis/loadgenerator.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/ratesyntax.h"
+#include "model/redis/loadgenerator.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

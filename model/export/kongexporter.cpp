@@ -1,9 +1,9 @@
 #include "model/export/kongexporter.h"
 
 #include "model/export/exportreport.h"
+#include "model/export/limitshape.h"
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/limitconversion.h"
-#include "model/export/limitshape.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/ratesyntax.h"
 

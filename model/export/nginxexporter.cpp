@@ -210,8 +210,7 @@ private:
                 ? QStringLiteral("[A-Z]+")
                 : QStringLiteral("(?:%1)").arg(e.route->methods.join(QLatin1Char('|')));
             // toRegex() starts with '^': the method takes its place.
-            out += QStringLiteral("    \"~^%1 %2\" %3;\n")
-                       .arg(methods, e.regex.mid(1), e.zone);
+            out += QStringLiteral("    \"~^%1 %2\" %3;\n").arg(methods, e.regex.mid(1), e.zone);
         }
         return out + QStringLiteral("}\n");
     }

@@ -2,8 +2,8 @@
 
 #include "model/export/exportreport.h"
 
-#include "model/policy/limitconversion.h"
 #include "model/export/limitshape.h"
+#include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/ratesyntax.h"
 

@@ -204,7 +204,8 @@ QString literalCharRegex(QChar c, const QString &special)
         return plain;
     const QString hex = QStringLiteral("%1").arg(u, 2, 16, QLatin1Char('0')).toUpper();
     const QChar low = hex[1].toLower();
-    const QString second = low == hex[1] ? QString(hex[1]) : QStringLiteral("[%1%2]").arg(hex[1], low);
+    const QString second
+        = low == hex[1] ? QString(hex[1]) : QStringLiteral("[%1%2]").arg(hex[1], low);
     return QStringLiteral("(?:%1|%%2%3)").arg(plain, QString(hex[0]), second);
 }
 

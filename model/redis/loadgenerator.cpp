@@ -86,9 +86,8 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
         }
         // A full pipeline when the pace allows, else what the credit holds: waiting for a full
         // one sent nothing at all at low rates (10/s over 4 connections, pipeline 16).
-        const std::size_t n = plan.rps > 0
-            ? std::min(batch.size(), std::size_t(credit))
-            : batch.size();
+        const std::size_t n
+            = plan.rps > 0 ? std::min(batch.size(), std::size_t(credit)) : batch.size();
         if (plan.rps > 0)
             credit -= double(n);
         for (std::size_t i = 0; i < n; ++i) {

@@ -63,7 +63,8 @@ Gateway start(const char *target, const char *yaml)
         return {};
     const PolicyReadResult read = readPolicy(QByteArray(yaml), QStringLiteral("live.yaml"));
     EXPECT_FALSE(hasErrors(read.diagnostics));
-    const ExportResult result = exporterById(QString::fromLatin1(target))->exportPolicy(read.policy);
+    const ExportResult result
+        = exporterById(QString::fromLatin1(target))->exportPolicy(read.policy);
     EXPECT_FALSE(hasErrors(result.diagnostics));
     std::map<std::string, std::string> files;
     for (const ExportedFile &f : result.files)
@@ -92,7 +93,7 @@ int admitted(int port, const HttpRequest &request, int n)
     return ok;
 }
 
-class LiveGateway : public ::testing::TestWithParam<const char *> {};
+class LiveGateway : public ::testing::TestWithParam<const char *> { };
 
 } // namespace
 
