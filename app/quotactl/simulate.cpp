@@ -34,6 +34,8 @@ Traffic SPEC (RATE as in policies: 100/s, 5/250ms; DUR: 250ms, 10s, 1m; clients 
   replay:FILE                              access log: NGINX/Apache combined, or CSV
                                            timestamp,method,path,client (only requests that
                                            resolve to the route count)
+Every synthetic kind also takes ,keyless=SHARE (0..1): that share of requests lacks the route's
+header or query key part, and the route's missing_key (shared, ip, deny, allow) decides.
 
 Options:
   --route ID        the route to simulate (required)
@@ -63,6 +65,8 @@ QJsonObject toJson(const SimulationSummary &s)
         {QStringLiteral("top1pct_denial_share"), s.topClientsDenialShare},
         {QStringLiteral("clients"), qint64(s.clients)},
         {QStringLiteral("other_routes"), qint64(s.otherRoutes)},
+        {QStringLiteral("keyless"), qint64(s.keyless)},
+        {QStringLiteral("missing_key"), missingKeyModeName(s.missingKey)},
     };
 }
 
@@ -238,6 +242,10 @@ int runSimulate(const QStringList &args)
                    .arg(QStringLiteral("%1 ms").arg(s.p99DelayUs / 1000, 0, 'f', 1), 10)
                    .arg(QStringLiteral("%1%").arg(s.topClientsDenialShare * 100, 0, 'f', 1), 14);
     }
+    if (!results.empty() && results.front().summary.keyless > 0)
+        out << QStringLiteral("%1 requests lacked their key; missing_key: %2\n")
+                   .arg(results.front().summary.keyless)
+                   .arg(missingKeyModeName(results.front().summary.missingKey));
     return 0;
 }
 

@@ -125,6 +125,16 @@ private:
             out.methodsRegex = QStringLiteral("^(%1)$").arg(r.methods.join(QLatin1Char('|')));
         if (!mapKeys(out, m_policy.keyOf(r)))
             return;
+        if (keyCanBeMissing(m_policy.keyOf(r)))
+            // A request_headers action without its header stops the whole descriptor: Envoy
+            // does not call the service at all (skip_if_absent would drop only that entry and
+            // count such requests under a shorter descriptor nobody configured).
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".missing_key"),
+                QStringLiteral("Envoy does not call the rate limit service for a request without "
+                               "%1: only the route's local bucket, shared by all clients, "
+                               "limits it (missing_key: %2 is not followed)")
+                    .arg(
+                        keysText(m_policy.keyOf(r)), missingKeyModeName(m_policy.missingKeyOf(r))));
         const auto config = m_report.algorithmConfig(i);
         if (!config)
             return;

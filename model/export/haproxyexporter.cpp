@@ -19,6 +19,8 @@ struct RouteRule {
     QString name; // safe: [A-Za-z0-9_]
     QString fetch; // sample fetch for the key
     bool ipKey = false;
+    bool canBeMissing = false; // a header or query key: missing_key applies
+    MissingKeyMode missing = MissingKeyMode::Shared;
     QString regex;
     PathPattern pattern;
     qint64 limit = 0;
@@ -87,11 +89,14 @@ private:
             break;
         case KeySelector::Kind::Header:
             rule.fetch = QStringLiteral("req.hdr(%1)").arg(k.name);
+            rule.canBeMissing = true;
             break;
         case KeySelector::Kind::Query:
             rule.fetch = QStringLiteral("url_param(%1)").arg(k.name);
+            rule.canBeMissing = true;
             break;
         }
+        rule.missing = m_policy.missingKeyOf(r);
 
         const auto config = m_report.algorithmConfig(i);
         if (!config)
@@ -164,10 +169,10 @@ private:
         for (const RouteRule &r : m_rules) {
             const Route &route = m_policy.routes[r.index];
             const QString mine = QStringLiteral("{ var(txn.qs_route) -m str %1 }").arg(r.name);
-            out += QStringLiteral("\n    http-request track-sc0 %1 table st_%2 if %3\n")
-                       .arg(r.fetch, r.name, mine);
-            const QString over
-                = QStringLiteral("{ sc_http_req_rate(0,st_%1) gt %2 }").arg(r.name).arg(r.limit);
+            out += QStringLiteral("\n") + tracking(r, mine, status);
+            // Without a table argument the rate is read from whichever table sc0 tracks:
+            // the key's own, or the one missing_key chose.
+            const QString over = QStringLiteral("{ sc_http_req_rate(0) gt %1 }").arg(r.limit);
             if (route.effectiveMode() == RouteMode::Shadow)
                 out += QStringLiteral(
                     "    # shadow: report, never deny\n"
@@ -184,10 +189,61 @@ private:
                                   "store http_req_rate(%3)\n")
                        .arg(r.name,
                            r.ipKey ? QStringLiteral("ipv6") : QStringLiteral("string len 128"),
-                           formatDuration(
-                               std::max<limiter::Micros>(limiter::kMicrosPerSecond, r.period)));
+                           tableExpiry(r));
+        for (const RouteRule &r : m_rules)
+            if (r.canBeMissing && r.missing == MissingKeyMode::Shared)
+                out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type string len 8 "
+                                      "size 1 expire %2 store http_req_rate(%2)\n")
+                           .arg(r.name, tableExpiry(r));
+            else if (r.canBeMissing && r.missing == MissingKeyMode::Ip)
+                out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type ipv6 "
+                                      "size 100k expire %2 store http_req_rate(%2)\n")
+                           .arg(r.name, tableExpiry(r));
         out += QStringLiteral("\nbackend qs_backend\n    http-request return status 200 "
                               "content-type text/plain string ok\n");
+        return out;
+    }
+
+    static QString tableExpiry(const RouteRule &r)
+    {
+        return formatDuration(std::max<limiter::Micros>(limiter::kMicrosPerSecond, r.period));
+    }
+
+    // Which table sc0 tracks for a request the route claims. A header or query key that is
+    // absent or empty (`-m len 1:` fails for both) follows missing_key: its own table for the
+    // shared bucket or the address (no value of the key's table can collide with them), a
+    // denial, or no tracking at all.
+    QString tracking(const RouteRule &r, const QString &mine, int status) const
+    {
+        if (!r.canBeMissing)
+            return QStringLiteral("    http-request track-sc0 %1 table st_%2 if %3\n")
+                .arg(r.fetch, r.name, mine);
+        QString out = QStringLiteral("    acl k_%1 %2 -m len 1:\n"
+                                     "    http-request track-sc0 %2 table st_%1 if %3 k_%1\n")
+                          .arg(r.name, r.fetch, mine);
+        const bool enforce = m_policy.routes[r.index].effectiveMode() == RouteMode::Enforce;
+        switch (r.missing) {
+        case MissingKeyMode::Shared:
+            return out
+                + QStringLiteral("    http-request track-sc0 str(missing) table st_%1_missing if "
+                                 "%2 !k_%1\n")
+                      .arg(r.name, mine);
+        case MissingKeyMode::Ip:
+            return out
+                + QStringLiteral("    http-request track-sc0 src table st_%1_missing if %2 !k_%1\n")
+                      .arg(r.name, mine);
+        case MissingKeyMode::Deny:
+            if (!enforce)
+                return out
+                    + QStringLiteral("    http-request set-header X-QS-Shadow-Missing-Key %1 if "
+                                     "%2 !k_%1\n")
+                          .arg(r.name, mine);
+            return out
+                + QStringLiteral("    http-request deny deny_status %1 if %2 !k_%3\n")
+                      .arg(QString::number(status), mine, r.name);
+        case MissingKeyMode::Allow:
+            break;
+        }
         return out;
     }
 

@@ -82,6 +82,19 @@ private:
         m_routes.push_back(out);
     }
 
+    // Kong's rate-limiting keys a request without the header by the client address (its
+    // handler falls back to the forwarded IP): exactly missing_key ip, nothing else.
+    void noteMissingKey(const KongRoute &out)
+    {
+        const MissingKeyMode mode = m_policy.missingKeyOf(m_policy.routes[out.index]);
+        if (mode == MissingKeyMode::Ip)
+            return;
+        m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".missing_key"),
+            QStringLiteral("Kong counts a request without %1 under the client address, not as "
+                           "missing_key: %2 says; set missing_key: ip to design what Kong does")
+                .arg(ExportReport::commentSafe(out.header), missingKeyModeName(mode)));
+    }
+
     bool mapKey(KongRoute &out, const QList<KeySelector> &keys)
     {
         if (keys.size() != 1) {
@@ -105,6 +118,7 @@ private:
             }
             out.limitBy = QStringLiteral("header");
             out.header = k.name;
+            noteMissingKey(out);
             return true;
         case KeySelector::Kind::Global:
             // Every route has a service of its own, so "per service" is "per route".

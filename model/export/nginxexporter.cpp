@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <set>
 
 namespace qs {
 
@@ -19,6 +20,10 @@ struct RouteExport {
     qsizetype index = 0;
     QString zone; // qs_<id>, safe characters only
     QString keyExpr; // e.g. $binary_remote_addr, or $remote_addr\n$http_x_api_key
+    // Header and query variables of the key; their presence gates the key under
+    // missing_key deny and allow.
+    QStringList keyVariables;
+    MissingKeyMode missing = MissingKeyMode::Shared;
     QString rate; // "10r/s"
     qint64 burst = 0;
     bool nodelay = true;
@@ -79,9 +84,11 @@ public:
 private:
     // The key's parts joined by a newline, which no header, query value or textual address
     // can hold (a plain concatenation let "ab"+"c" and "a"+"bc" share one bucket). A single
-    // ip key keeps the compact $binary_remote_addr.
-    std::optional<QString> keyExpression(qsizetype i)
+    // ip key keeps the compact $binary_remote_addr. Header and query parts go through
+    // `missingSubstitute` under missing_key shared and ip.
+    std::optional<QString> keyExpression(RouteExport &e)
     {
+        const qsizetype i = e.index;
         const QList<KeySelector> keys = m_policy.keyOf(m_policy.routes[i]);
         QStringList parts;
         for (const KeySelector &k : keys) {
@@ -103,8 +110,9 @@ private:
                             .arg(k.name));
                     return std::nullopt;
                 }
-                parts << QStringLiteral("$http_")
-                        + k.name.toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
+                parts << keyVariable(e,
+                    QStringLiteral("http_")
+                        + k.name.toLower().replace(QLatin1Char('-'), QLatin1Char('_')));
                 break;
             case KeySelector::Kind::Query:
                 if (!argOk.match(k.name).hasMatch()) {
@@ -114,11 +122,59 @@ private:
                             .arg(k.name));
                     return std::nullopt;
                 }
-                parts << QStringLiteral("$arg_") + k.name;
+                parts << keyVariable(e, QStringLiteral("arg_") + k.name);
                 break;
             }
         }
         return parts.join(QStringLiteral("\\n"));
+    }
+
+    // A header or query part: the variable itself where its presence gates the whole key
+    // (deny, allow), else a map that fills an empty value with the fallback.
+    QString keyVariable(RouteExport &e, const QString &variable)
+    {
+        e.keyVariables << variable;
+        switch (e.missing) {
+        case MissingKeyMode::Shared:
+        case MissingKeyMode::Ip:
+            m_substitutes.insert({variable, e.missing});
+            return QStringLiteral("$%1").arg(substituteName(variable, e.missing));
+        case MissingKeyMode::Deny:
+        case MissingKeyMode::Allow:
+            m_presenceFlags.insert(variable);
+            break;
+        }
+        return QLatin1Char('$') + variable;
+    }
+
+    static QString substituteName(const QString &variable, MissingKeyMode mode)
+    {
+        return QStringLiteral("qs_%1_or_%2").arg(variable, missingKeyModeName(mode));
+    }
+
+    // "qs_route_zone:11" when every gated part is present, as the route's gate map sees it.
+    static QString presenceSource(const RouteExport &e)
+    {
+        QString flags;
+        for (const QString &v : e.keyVariables)
+            flags += QStringLiteral("$qs_has_") + v;
+        return QStringLiteral("$qs_route:") + flags;
+    }
+
+    QString missingKeyMaps() const
+    {
+        QString out;
+        for (const auto &[variable, mode] : m_substitutes)
+            // An empty value is a missing one. "\n" (a newline) cannot occur in a header or
+            // an undecoded query value, so the shared bucket is no client's own.
+            out += QStringLiteral("map $%1 $%2 {\n    \"\" %3;\n    default $%1;\n}\n")
+                       .arg(variable, substituteName(variable, mode),
+                           mode == MissingKeyMode::Ip ? QStringLiteral("$remote_addr")
+                                                      : QStringLiteral("\"\\n\""));
+        for (const QString &variable : m_presenceFlags)
+            out += QStringLiteral("map $%1 $qs_has_%1 {\n    \"\" 0;\n    default 1;\n}\n")
+                       .arg(variable);
+        return out;
     }
 
     void prepare()
@@ -134,7 +190,8 @@ private:
             if (!e.pattern)
                 continue;
             e.regex = e.pattern->toRegex();
-            const auto key = keyExpression(i);
+            e.missing = m_policy.missingKeyOf(r);
+            const auto key = keyExpression(e);
             if (!key)
                 continue;
             e.keyExpr = *key;
@@ -223,14 +280,35 @@ private:
             "# is empty, and NGINX does not count empty keys.\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
         out += claimMap();
+        out += missingKeyMaps();
         for (const RouteExport &e : m_routes) {
             out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
-            out += QStringLiteral("map $qs_route $%1_key {\n    %1 \"%2\";\n    default \"\";\n}\n")
-                       .arg(e.zone, e.keyExpr);
+            if (gated(e)) {
+                // missing_key deny/allow: no key (not counted) unless every part is present.
+                out += QStringLiteral("map \"%1\" $%2_key {\n    \"%2:%3\" \"%4\";\n    "
+                                      "default \"\";\n}\n")
+                           .arg(presenceSource(e), e.zone,
+                               QString(e.keyVariables.size(), QLatin1Char('1')), e.keyExpr);
+                if (e.missing == MissingKeyMode::Deny)
+                    out += QStringLiteral("map \"%1\" $%2_deny {\n    \"%2:%3\" 0;\n    "
+                                          "\"~^%2:\" 1;\n    default 0;\n}\n")
+                               .arg(presenceSource(e), e.zone,
+                                   QString(e.keyVariables.size(), QLatin1Char('1')));
+            } else {
+                out += QStringLiteral(
+                    "map $qs_route $%1_key {\n    %1 \"%2\";\n    default \"\";\n}\n")
+                           .arg(e.zone, e.keyExpr);
+            }
             out += QStringLiteral("limit_req_zone $%1_key zone=%1:10m rate=%2;\n")
                        .arg(e.zone, e.rate);
         }
         return out;
+    }
+
+    static bool gated(const RouteExport &e)
+    {
+        return !e.keyVariables.isEmpty()
+            && (e.missing == MissingKeyMode::Deny || e.missing == MissingKeyMode::Allow);
     }
 
     // One location per distinct path pattern, most specific first (regex locations are tried in
@@ -280,6 +358,13 @@ private:
                         .arg(l.pattern->text()));
                 continue;
             }
+            // `return` runs in the rewrite phase, before limit_req: a refused request is
+            // counted nowhere, as missing_key deny says.
+            if (gated(*e) && e->missing == MissingKeyMode::Deny
+                && e->route->effectiveMode() == RouteMode::Enforce)
+                out += QStringLiteral("    if ($%1_deny) {\n        return %2;\n    }\n")
+                           .arg(e->zone)
+                           .arg(status);
             // nginx refuses burst=0: that is its default, so leave it out.
             out += QStringLiteral("    limit_req zone=%1%2%3;\n")
                        .arg(e->zone,
@@ -321,6 +406,8 @@ private:
 
     const Policy &m_policy;
     std::vector<RouteExport> m_routes;
+    std::set<std::pair<QString, MissingKeyMode>> m_substitutes; // variable, fallback
+    std::set<QString> m_presenceFlags;
     ExportReport m_report;
 };
 

@@ -58,8 +58,16 @@ Every route of the policy is one call of one Lua script, atomic in Redis:
 
     EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters…> [<now µs or ''> [<metrics_prefix>]]
 
-`manifest.json` lists, per route, the script, `key_prefix`, the parts that make the client key
-(joined by `|`, in order), the cost and the parameters. The reply is 32 bytes: four
+`manifest.json` lists, per route, the script, `key_prefix`, the parts that make the client key,
+what to do when a request lacks one (`missing_key`), the cost and the parameters.
+
+The client key is the route's `key_parts` in order, joined by `|`: `ip` the client address,
+`header:<Name>` and `query:<name>` the request's values, `global` the text `all`. Escape `\`
+as `\\` and `|` as `\|` inside each value, so that two different requests never build one key.
+When a header or query part is absent or empty, follow the route's `missing_key`: `shared`
+uses the empty string for it (all such requests share one bucket), `ip` the client address,
+`deny` refuses the request with the manifest's `status` without calling Redis, `allow` passes
+it without calling Redis. The reply is 32 bytes: four
 little-endian doubles (Lua `struct.pack('<dddd')`), `code, remaining, wait_us, reset_after_us`,
 all whole numbers: code 0 admitted (wait_us: how long to delay the request in shape mode),
 1 limit exceeded (wait_us: Retry-After), 2 the cost exceeds what the limit can ever admit.
@@ -120,7 +128,7 @@ if route.MetricsPrefix != "" {
 }
 reply, err := script.Run(ctx, rdb, []string{route.KeyPrefix + clientKey}, args...).Text()
 if err != nil || len(reply) != 32 {
-	// Redis could not answer: follow route.OnStoreError ("allow" or "deny")
+	// Redis could not answer: follow manifest.OnStoreError ("allow" or "deny")
 }
 field := func(i int) int64 { // code, remaining, wait_us, reset_after_us
 	return int64(math.Float64frombits(binary.LittleEndian.Uint64([]byte(reply[8*i:]))))
@@ -205,6 +213,9 @@ private:
             {QStringLiteral("key_prefix"), keyPrefix},
             {QStringLiteral("key_parts"), keyParts},
             {QStringLiteral("key_template"), keyPrefix + clientKeyTemplate(keys)},
+            {QStringLiteral("missing_key"),
+                keyCanBeMissing(keys) ? QJsonValue(missingKeyModeName(m_policy.missingKeyOf(r)))
+                                      : QJsonValue(QJsonValue::Null)},
             {QStringLiteral("cost"), r.effectiveCost()},
             {QStringLiteral("parameters"), parameters},
             {QStringLiteral("parameter_names"), names},

@@ -84,6 +84,15 @@ private:
         case KeySelector::Kind::Header:
             out.criterionKind = QStringLiteral("requestHeaderName");
             out.header = keys.first().name;
+            // Traefik keys the bucket by the header's value, empty when it is absent: every
+            // such request shares one bucket, which is missing_key shared.
+            if (const MissingKeyMode mode = m_policy.missingKeyOf(r);
+                mode != MissingKeyMode::Shared)
+                m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".missing_key"),
+                    QStringLiteral("Traefik counts every request without %1 in one shared "
+                                   "bucket, not as missing_key: %2 says; set missing_key: "
+                                   "shared to design what Traefik does")
+                        .arg(ExportReport::commentSafe(out.header), missingKeyModeName(mode)));
             break;
         case KeySelector::Kind::Global:
             out.criterionKind = QStringLiteral("requestHost");

@@ -1,5 +1,7 @@
 #include "model/policy/policy.h"
 
+#include <algorithm>
+
 namespace qs {
 
 QString KeySelector::toString() const
@@ -22,6 +24,11 @@ QList<KeySelector> Policy::keyOf(const Route &route) const
     if (route.key)
         return *route.key;
     return defaults.key.value_or(QList<KeySelector>{KeySelector{}});
+}
+
+MissingKeyMode Policy::missingKeyOf(const Route &route) const
+{
+    return route.missingKey.value_or(defaults.missingKey.value_or(MissingKeyMode::Shared));
 }
 
 const Route *Policy::route(const QString &id) const
@@ -47,6 +54,25 @@ QString routeModeName(RouteMode mode)
 QString storeErrorModeName(StoreErrorMode mode)
 {
     return mode == StoreErrorMode::Deny ? QStringLiteral("deny") : QStringLiteral("allow");
+}
+
+const QStringList &missingKeyModeNames()
+{
+    static const QStringList names = {QStringLiteral("shared"), QStringLiteral("ip"),
+        QStringLiteral("deny"), QStringLiteral("allow")};
+    return names;
+}
+
+QString missingKeyModeName(MissingKeyMode mode)
+{
+    return missingKeyModeNames().value(int(mode));
+}
+
+bool keyCanBeMissing(const QList<KeySelector> &key)
+{
+    return std::any_of(key.begin(), key.end(), [](const KeySelector &k) {
+        return k.kind == KeySelector::Kind::Header || k.kind == KeySelector::Kind::Query;
+    });
 }
 
 QString headerStyleName(limiter::HeaderStyle style)

@@ -62,12 +62,22 @@ struct LimitSpec {
 enum class RouteMode { Enforce, Shadow };
 enum class StoreErrorMode { Allow, Deny };
 
+// What a route does with a request that lacks a header or query part of its key (absent or
+// empty). `shared` is the default: all such requests count as one client, so leaving the key
+// out never escapes the limit, and nothing depends on trusting the client address.
+//   shared: one bucket for every request without the part
+//   ip:     the client address stands in for the missing part
+//   deny:   refused with the policy's status, counted nowhere
+//   allow:  not limited (what NGINX and HAProxy did silently before this was a choice)
+enum class MissingKeyMode { Shared, Ip, Deny, Allow };
+
 struct Route {
     QString id;
     QString description;
     QStringList methods; // upper case; empty: any method
     QString path;
     std::optional<QList<KeySelector>> key; // unset: the policy's default key
+    std::optional<MissingKeyMode> missingKey; // unset: the policy's default
     LimitSpec limit;
     std::optional<qint64> cost; // unset: 1
     std::optional<RouteMode> mode; // unset: enforce
@@ -80,6 +90,7 @@ struct Route {
 
 struct Defaults {
     std::optional<QList<KeySelector>> key; // unset: ip
+    std::optional<MissingKeyMode> missingKey; // unset: shared
     std::optional<int> status; // unset: 429
     std::optional<StoreErrorMode> onStoreError; // unset: allow
     std::optional<limiter::HeaderStyle> headers; // unset: draft
@@ -121,6 +132,7 @@ struct Policy {
     QHash<QString, SourceLocation> locations;
 
     QList<KeySelector> keyOf(const Route &route) const;
+    MissingKeyMode missingKeyOf(const Route &route) const;
     const Route *route(const QString &id) const;
 
     // Content equality: locations are not content.
@@ -134,6 +146,10 @@ void rememberField(QStringList &order, const QString &field, qsizetype at = -1);
 // Text forms used in files, shared by the reader, the writer and the UI.
 QString routeModeName(RouteMode mode);
 QString storeErrorModeName(StoreErrorMode mode);
+QString missingKeyModeName(MissingKeyMode mode);
+const QStringList &missingKeyModeNames(); // in enum order
+// Whether a key has a part a request can lack (a header or a query parameter).
+bool keyCanBeMissing(const QList<KeySelector> &key);
 QString headerStyleName(limiter::HeaderStyle style);
 QString leakModeName(limiter::LeakMode mode);
 QString algorithmDisplayName(limiter::Algorithm algorithm);

@@ -324,14 +324,17 @@ void Reader::readDefaults(const YAML::Node &node)
         return;
     Defaults &d = m_policy.defaults;
     d.fieldOrder = keysOf(node, path,
-        {QStringLiteral("key"), QStringLiteral("status"), QStringLiteral("on_store_error"),
-            QStringLiteral("headers")},
+        {QStringLiteral("key"), QStringLiteral("missing_key"), QStringLiteral("status"),
+            QStringLiteral("on_store_error"), QStringLiteral("headers")},
         QStringLiteral("defaults"));
     for (const QString &key : d.fieldOrder) {
         const YAML::Node value = node[key.toStdString()];
         const QString p = child(path, key);
         if (key == QLatin1String("key")) {
             d.key = keySelectors(value, p);
+        } else if (key == QLatin1String("missing_key")) {
+            if (auto v = choice(value, p, missingKeyModeNames()))
+                d.missingKey = MissingKeyMode(*v);
         } else if (key == QLatin1String("status")) {
             if (auto v = integer(value, p, 400, 599))
                 d.status = int(*v);
@@ -418,8 +421,8 @@ void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route
         return;
     route.fieldOrder = keysOf(node, path,
         {QStringLiteral("id"), QStringLiteral("description"), QStringLiteral("match"),
-            QStringLiteral("key"), QStringLiteral("limit"), QStringLiteral("cost"),
-            QStringLiteral("mode")},
+            QStringLiteral("key"), QStringLiteral("missing_key"), QStringLiteral("limit"),
+            QStringLiteral("cost"), QStringLiteral("mode")},
         QStringLiteral("a route"));
     requireField(node, route.fieldOrder, path, QStringLiteral("id"), QStringLiteral("login"));
     requireField(node, route.fieldOrder, path, QStringLiteral("match"),
@@ -437,7 +440,10 @@ void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route
             readMatch(value, p, route);
         else if (key == QLatin1String("key"))
             route.key = keySelectors(value, p);
-        else if (key == QLatin1String("limit"))
+        else if (key == QLatin1String("missing_key")) {
+            if (auto v = choice(value, p, missingKeyModeNames()))
+                route.missingKey = MissingKeyMode(*v);
+        } else if (key == QLatin1String("limit"))
             readLimit(value, p, route.limit);
         else if (key == QLatin1String("cost"))
             route.cost = integer(value, p, 1, 1'000'000);

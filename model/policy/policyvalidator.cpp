@@ -92,6 +92,11 @@ private:
         }
         if (!hasErrorAt(path + QStringLiteral(".limit")) && r.fieldOrder.contains("limit"))
             checkLimit(i);
+        if (r.missingKey && !keyCanBeMissing(m_policy.keyOf(r)))
+            warn(path + QStringLiteral(".missing_key"),
+                QStringLiteral("missing_key has no effect on route '%1': its key has no header "
+                               "or query part a request could lack")
+                    .arg(r.id));
         if (r.effectiveMode() == RouteMode::Shadow)
             warn(path + QStringLiteral(".mode"),
                 QStringLiteral("route '%1' is in shadow mode: requests over the limit are "

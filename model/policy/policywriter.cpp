@@ -105,6 +105,8 @@ Tree routeTree(const Route &r)
     f.add(QStringLiteral("match"), match.build(r.matchFieldOrder, true));
     if (r.key)
         f.add(QStringLiteral("key"), keyTree(*r.key));
+    if (r.missingKey)
+        f.add(QStringLiteral("missing_key"), Tree::text(missingKeyModeName(*r.missingKey)));
     f.add(QStringLiteral("limit"), limitTree(r.limit));
     if (r.cost)
         f.add(QStringLiteral("cost"), Tree::number(*r.cost));
@@ -118,6 +120,8 @@ Tree defaultsTree(const Defaults &d)
     Fields f;
     if (d.key)
         f.add(QStringLiteral("key"), keyTree(*d.key));
+    if (d.missingKey)
+        f.add(QStringLiteral("missing_key"), Tree::text(missingKeyModeName(*d.missingKey)));
     if (d.status)
         f.add(QStringLiteral("status"), Tree::number(*d.status));
     if (d.onStoreError)

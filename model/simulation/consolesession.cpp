@@ -32,14 +32,6 @@ void ConsoleSession::setPolicy(const Policy &policy)
     }
 }
 
-QString ConsoleSession::engineKey(const QList<KeySelector> &selectors, const QString &client)
-{
-    QStringList parts;
-    for (const KeySelector &k : selectors)
-        parts << (k.kind == KeySelector::Kind::Global ? QStringLiteral("all") : client);
-    return parts.join(QLatin1Char('|'));
-}
-
 ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Micros now)
 {
     ConsoleResponse out;
@@ -53,14 +45,27 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
         out.problem = m_problems[i];
         return out;
     }
-    out.key = engineKey(m_policy.keyOf(route), request.client);
-    const std::string key = out.key.toStdString();
-    const std::int64_t cost = request.cost > 0 ? request.cost : route.effectiveCost();
-    out.decision = m_engine->acquire(*m_rules[i], key, now, cost);
-    out.quotaAfter = m_engine->peek(*m_rules[i], key, now);
     const bool enforce = route.effectiveMode() == RouteMode::Enforce;
+    const int denyStatus = m_policy.defaults.status.value_or(429);
+    out.missingKey = m_policy.missingKeyOf(route);
+    const RequestKey key = requestKey(
+        m_policy.keyOf(route), out.missingKey, {request.client, request.headers, request.target});
+    out.key = key.key;
+    out.missingKeyParts = key.missing;
+    if (key.outcome == RequestKey::Outcome::Unlimited)
+        return out; // passed to the upstream, counted nowhere
+    if (key.outcome == RequestKey::Outcome::Denied) {
+        out.shadowed = !enforce;
+        out.status = enforce ? denyStatus : 200;
+        return out;
+    }
+    out.counted = true;
+    const std::string engineKey = out.key.toStdString();
+    const std::int64_t cost = request.cost > 0 ? request.cost : route.effectiveCost();
+    out.decision = m_engine->acquire(*m_rules[i], engineKey, now, cost);
+    out.quotaAfter = m_engine->peek(*m_rules[i], engineKey, now);
     out.shadowed = !out.decision.allowed && !enforce;
-    out.status = out.decision.allowed || !enforce ? 200 : m_policy.defaults.status.value_or(429);
+    out.status = out.decision.allowed || !enforce ? 200 : denyStatus;
     const auto style = m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft);
     for (const limiter::Header &h :
         limiter::responseHeaders(out.decision, route.id.toStdString(), style))

@@ -4,6 +4,7 @@
 // response headers, the key's quota afterwards. No widgets, so tests drive it directly.
 #include "limiter/engine.h"
 #include "model/policy/policy.h"
+#include "model/policy/requestkey.h"
 #include "model/policy/routeresolver.h"
 
 #include <QList>
@@ -18,14 +19,18 @@ namespace qs {
 struct ConsoleRequest {
     QString method = QStringLiteral("GET");
     QString target = QStringLiteral("/");
-    QString client = QStringLiteral("203.0.113.7"); // the value of the route's key parts
+    QString client = QStringLiteral("203.0.113.7"); // the client address (`ip` key parts)
     std::int64_t cost = 0; // 0: the route's own cost
+    QList<QPair<QString, QString>> headers; // `header:` key parts; `query:` come from target
 };
 
 struct ConsoleResponse {
     std::optional<qsizetype> route; // unset: no route limits this request
     QString routeId;
     QString key; // the engine key the request was counted under
+    QStringList missingKeyParts; // key parts the request lacked; the route's missing_key applied
+    MissingKeyMode missingKey = MissingKeyMode::Shared; // the route's choice
+    bool counted = false; // the limit decided (false: denied or passed for a missing key)
     limiter::Decision decision;
     bool shadowed = false; // denied by the limit, passed because the route is in shadow mode
     int status = 200;
@@ -42,10 +47,6 @@ public:
     // Starts over with fresh states for every key.
     void setPolicy(const Policy &policy);
     ConsoleResponse send(const ConsoleRequest &request, limiter::Micros now);
-
-    // The engine key for a client value under a route: its key parts joined by '|', as the
-    // Redis bundle's manifest documents.
-    static QString engineKey(const QList<KeySelector> &selectors, const QString &client);
 
 private:
     Policy m_policy;

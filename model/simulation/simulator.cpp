@@ -14,6 +14,27 @@ using limiter::Micros;
 
 namespace {
 
+// Which arrivals lack their key part, and what the route does with them. The choice is a
+// hash of the arrival, so both passes over the same traffic agree without storing it.
+struct KeylessPlan {
+    double share = 0; // 0: every request carries its key (or the key cannot be missing)
+    MissingKeyMode mode = MissingKeyMode::Shared;
+    std::uint64_t seed = 0;
+
+    bool lacksKey(const Arrival &a) const
+    {
+        if (share <= 0)
+            return false;
+        std::uint64_t x = seed ^ (std::uint64_t(a.at) * 0x9E3779B97F4A7C15ULL) ^ a.client;
+        x ^= x >> 30; // splitmix64's finaliser: a well-mixed 64-bit value
+        x *= 0xBF58476D1CE4E5B9ULL;
+        x ^= x >> 27;
+        x *= 0x94D049BB133111EBULL;
+        x ^= x >> 31;
+        return double(x >> 11) * 0x1.0p-53 < share;
+    }
+};
+
 // The simulated clock starts at a day boundary so that windows align as they would in life.
 constexpr Micros kEpochStart = 1'700'006'400LL * limiter::kMicrosPerSecond;
 
@@ -112,7 +133,7 @@ Series downsample(
 template <class Config>
 SimulationResult runTyped(const Config &config, TrafficSource &source,
     const std::vector<char> &lineMatches, const SimulationSettings &settings,
-    const std::atomic<bool> *cancel, const SimulationProgress &progress)
+    const KeylessPlan &keyless, const std::atomic<bool> *cancel, const SimulationProgress &progress)
 {
     using State = limiter::StateFor_t<Config>;
     SimulationResult result;
@@ -120,6 +141,11 @@ SimulationResult runTyped(const Config &config, TrafficSource &source,
     const std::uint32_t clients = source.clients();
     sum.clients = clients;
     std::vector<State> states(clients);
+    State shared{}; // missing_key shared: every keyless request
+    std::vector<State> byAddress; // missing_key ip: keyless requests, by client address
+    if (keyless.share > 0 && keyless.mode == MissingKeyMode::Ip)
+        byAddress.resize(clients);
+    sum.missingKey = keyless.mode;
     std::vector<std::uint32_t> denials(clients, 0), offeredPerClient;
     const bool pickBusiest = !settings.trackedClient;
     if (pickBusiest)
@@ -148,8 +174,21 @@ SimulationResult runTyped(const Config &config, TrafficSource &source,
             if (pickBusiest)
                 ++offeredPerClient[a.client];
             const Micros now = kEpochStart + a.at;
-            const limiter::Decision d
-                = limiter::decide(config, states[a.client], now, settings.cost);
+            State *state = &states[a.client];
+            if (keyless.lacksKey(a)) {
+                ++sum.keyless;
+                if (keyless.mode == MissingKeyMode::Deny) {
+                    ++b.denied;
+                    ++denials[a.client];
+                    continue;
+                }
+                if (keyless.mode == MissingKeyMode::Allow) {
+                    ++b.allowed; // passed unlimited: outside the window bound by choice
+                    continue;
+                }
+                state = keyless.mode == MissingKeyMode::Ip ? &byAddress[a.client] : &shared;
+            }
+            const limiter::Decision d = limiter::decide(config, *state, now, settings.cost);
             if (d.allowed) {
                 ++b.allowed;
                 windowMax.admit(now, settings.cost);
@@ -221,7 +260,7 @@ SimulationResult runTyped(const Config &config, TrafficSource &source,
 template <class Config>
 Series trackedRemaining(const Config &config, TrafficSource &source,
     const std::vector<char> &lineMatches, const SimulationSettings &settings, std::uint32_t client,
-    std::int64_t cost)
+    std::int64_t cost, const KeylessPlan &keyless)
 {
     limiter::StateFor_t<Config> state{};
     const Micros width = bucketWidthFor(settings.duration);
@@ -239,7 +278,8 @@ Series trackedRemaining(const Config &config, TrafficSource &source,
         if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
             break;
         for (const Arrival &a : chunk) {
-            if (a.client != client || (!lineMatches.empty() && !lineMatches[a.request]))
+            if (a.client != client || (!lineMatches.empty() && !lineMatches[a.request])
+                || keyless.lacksKey(a))
                 continue;
             fillUntil(std::size_t(a.at / width));
             limiter::decide(config, state, kEpochStart + a.at, cost);
@@ -288,9 +328,14 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     }
     SimulationSettings effective = settings;
     effective.cost = route.effectiveCost();
+    KeylessPlan keyless;
+    keyless.mode = policy.missingKeyOf(route);
+    keyless.seed = settings.seed;
+    if (keyCanBeMissing(policy.keyOf(route)))
+        keyless.share = settings.traffic.keyless;
     SimulationResult result = std::visit(
         [&](const auto &c) {
-            return runTyped(c, *source, lineMatches, effective, cancel, progress);
+            return runTyped(c, *source, lineMatches, effective, keyless, cancel, progress);
         },
         config);
     result.summary.algorithm = algorithmLabel(config);
@@ -303,7 +348,7 @@ SimulationResult simulate(const Policy &policy, const Route &route,
         result.series.push_back(std::visit(
             [&](const auto &c) {
                 return trackedRemaining(c, *again, lineMatches, effective,
-                    result.summary.trackedClient, effective.cost);
+                    result.summary.trackedClient, effective.cost, keyless);
             },
             config));
         result.series.back().name = QStringLiteral("remaining (%1)")

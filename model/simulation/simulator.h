@@ -43,6 +43,9 @@ struct SimulationSummary {
     double topClientsDenialShare = 0; // share of all denials taken by the top 1% of clients
     std::uint32_t clients = 0;
     std::uint32_t trackedClient = 0;
+    // Requests without their key part (traffic's keyless=) and what the route did with them.
+    std::uint64_t keyless = 0;
+    MissingKeyMode missingKey = MissingKeyMode::Shared;
 };
 
 struct SimulationResult {

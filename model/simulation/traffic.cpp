@@ -398,7 +398,8 @@ std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
 {
     const QString help = QStringLiteral(
         "use steady:RATE, poisson:RATE, bursts:RATE,on=DUR,off=DUR, spike:N,window=DUR, "
-        "ramp:RATE..RATE, zipf:RATE,clients=N or replay:FILE (each with optional ,clients=N)");
+        "ramp:RATE..RATE, zipf:RATE,clients=N or replay:FILE (each with optional ,clients=N "
+        "and ,keyless=SHARE)");
     TrafficSpec spec;
     spec.text = text;
     const qsizetype colon = text.indexOf(QLatin1Char(':'));
@@ -481,6 +482,12 @@ std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
             problem = duration(&spec.window);
         } else if (name == QLatin1String("gap") && spec.kind == TrafficSpec::Kind::Spike) {
             problem = duration(&spec.gap);
+        } else if (name == QLatin1String("keyless")) {
+            bool ok = false;
+            spec.keyless = value.toDouble(&ok);
+            if (!ok || spec.keyless < 0 || spec.keyless > 1)
+                problem = QStringLiteral("keyless must be a share from 0 to 1 (0.1: one request "
+                                         "in ten lacks its key header or query parameter)");
         } else if (name == QLatin1String("s") && spec.kind == TrafficSpec::Kind::Zipf) {
             bool ok = false;
             spec.zipfExponent = value.toDouble(&ok);

@@ -14,6 +14,8 @@
 //   replay:FILE                                  an access log: NGINX/Apache combined format or
 //                                                CSV `timestamp,method,path,client`
 // RATE is a policy rate (100/s, 5/250ms); clients default to 1 (one client's traffic).
+// Every synthetic kind takes `,keyless=SHARE` (0..1): that share of requests lacks the route's
+// header or query key part, and the route's missing_key decides what happens to them.
 #include "limiter/rate.h"
 
 #include <QString>
@@ -67,6 +69,7 @@ struct TrafficSpec {
     qint64 count = 0; // spike: requests on each side of the edge
     std::uint32_t clients = 1;
     double zipfExponent = 1.1;
+    double keyless = 0; // share of requests without their key's header or query part
     QString file; // replay
     QString text; // as written
 };

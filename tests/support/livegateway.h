@@ -12,9 +12,10 @@ namespace qs::test {
 int freeLoopbackPort();
 
 struct HttpRequest {
+    using Headers = std::vector<std::pair<std::string, std::string>>;
     std::string method = "GET";
     std::string target = "/";
-    std::vector<std::pair<std::string, std::string>> headers;
+    Headers headers;
 };
 
 // The response's status code; 0 when the connection failed or the answer was not HTTP.

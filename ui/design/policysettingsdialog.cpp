@@ -17,7 +17,7 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     : QDialog(parent), m_result(policy), m_name(new QLineEdit(policy.name)),
       m_description(new QLineEdit(policy.description)), m_key(new QLineEdit),
       m_prefix(new QLineEdit(policy.redis.prefix.value_or(QString()))), m_status(new QSpinBox),
-      m_storeError(new QComboBox), m_headers(new QComboBox),
+      m_storeError(new QComboBox), m_headers(new QComboBox), m_missingKey(new QComboBox),
       m_metrics(new QCheckBox(tr("Count allowed and denied per route and second in Redis"))),
       m_problem(new QLabel),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel))
@@ -25,7 +25,7 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     setWindowTitle(tr("Policy settings"));
     for (auto [w, name] : {std::pair<QWidget *, const char *>{m_name, "name"},
              {m_key, "defaultKey"}, {m_status, "status"}, {m_storeError, "onStoreError"},
-             {m_prefix, "redisPrefix"}, {m_metrics, "metrics"}})
+             {m_prefix, "redisPrefix"}, {m_metrics, "metrics"}, {m_missingKey, "missingKey"}})
         w->setObjectName(QString::fromLatin1(name)); // for tests and accessibility tools
     auto *form = new QFormLayout(this);
     m_name->setToolTip(tr("Shown in exports, the Envoy domain and the RateLimit-Policy header."));
@@ -36,6 +36,14 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     m_key->setToolTip(tr("What routes without their own key count by: ip, header:<Name>, "
                          "query:<name>, global; several separated by commas. Empty: ip."));
     form->addRow(tr("Default &key:"), m_key);
+    for (const QString &mode : missingKeyModeNames())
+        m_missingKey->addItem(mode);
+    m_missingKey->setCurrentIndex(int(policy.defaults.missingKey.value_or(MissingKeyMode::Shared)));
+    m_missingKey->setToolTip(
+        tr("What routes do with a request that lacks a header or query key part: shared (one "
+           "bucket for all such requests, cannot be escaped), ip (count by client address), "
+           "deny (refuse), allow (do not limit). Routes may choose their own."));
+    form->addRow(tr("&Without key:"), m_missingKey);
     m_status->setRange(400, 599);
     m_status->setValue(policy.defaults.status.value_or(429));
     m_status->setToolTip(tr("The status of a rejected request. 429 Too Many Requests is what "
@@ -103,16 +111,20 @@ void PolicySettingsDialog::accept()
     const auto storeError = StoreErrorMode(m_storeError->currentData().toInt());
     if (storeError != StoreErrorMode::Allow || d.onStoreError)
         d.onStoreError = storeError;
+    const auto missingKey = MissingKeyMode(m_missingKey->currentIndex());
+    if (missingKey != MissingKeyMode::Shared || d.missingKey)
+        d.missingKey = missingKey;
     const auto headers = limiter::HeaderStyle(m_headers->currentData().toInt());
     if (headers != limiter::HeaderStyle::Draft || d.headers)
         d.headers = headers;
     for (const auto &[field, set] : {std::pair{QStringLiteral("key"), d.key.has_value()},
+             std::pair{QStringLiteral("missing_key"), d.missingKey.has_value()},
              std::pair{QStringLiteral("status"), d.status.has_value()},
              std::pair{QStringLiteral("on_store_error"), d.onStoreError.has_value()},
              std::pair{QStringLiteral("headers"), d.headers.has_value()}})
         if (set)
             rememberField(d.fieldOrder, field);
-    if (d.key || d.status || d.onStoreError || d.headers) {
+    if (d.key || d.missingKey || d.status || d.onStoreError || d.headers) {
         p.defaultsPresent = true;
         rememberField(p.fieldOrder, QStringLiteral("defaults"),
             p.fieldOrder.indexOf(QStringLiteral("routes")));

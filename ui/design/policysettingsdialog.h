@@ -30,7 +30,7 @@ private:
     Policy m_result;
     QLineEdit *m_name, *m_description, *m_key, *m_prefix;
     QSpinBox *m_status;
-    QComboBox *m_storeError, *m_headers;
+    QComboBox *m_storeError, *m_headers, *m_missingKey;
     QCheckBox *m_metrics;
     QLabel *m_problem;
     QDialogButtonBox *m_buttons;

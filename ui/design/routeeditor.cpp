@@ -4,8 +4,8 @@
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/routeresolver.h"
-#include "ui/document/policydocument.h"
 #include "ui/design/quantityedit.h"
+#include "ui/document/policydocument.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -139,6 +139,20 @@ void RouteEditor::build()
             tr("Who the limit counts: ip, header:<Name>, query:<name> or global; several, "
                "separated by commas, count each combination. Empty: the policy's default.")));
 
+    m_missingKey = new QComboBox;
+    m_missingKey->addItem(QString(), -1); // the policy's default; text set in load()
+    m_missingKey->addItem(
+        tr("shared: one bucket for all such requests"), int(MissingKeyMode::Shared));
+    m_missingKey->addItem(tr("ip: count them by client address"), int(MissingKeyMode::Ip));
+    m_missingKey->addItem(tr("deny: refuse them"), int(MissingKeyMode::Deny));
+    m_missingKey->addItem(tr("allow: do not limit them"), int(MissingKeyMode::Allow));
+    m_form->addRow(tr("&Without key:"),
+        withMessage(QStringLiteral("missing_key"), m_missingKey,
+            tr("What happens to a request that lacks the key's header or query parameter (or "
+               "sends it empty). shared can never be escaped by leaving the key out; ip trusts "
+               "the client address; deny suits keys every client must send; allow leaves such "
+               "requests unlimited.")));
+
     m_algorithm = new QComboBox;
     for (const limiter::Algorithm a : limiter::kAllAlgorithms)
         m_algorithm->addItem(algorithmDisplayName(a), int(a));
@@ -219,6 +233,7 @@ void RouteEditor::build()
         m_burst, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("burst")); });
     connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
     connect(m_mode, &QComboBox::activated, this, &RouteEditor::onModeChosen);
+    connect(m_missingKey, &QComboBox::activated, this, &RouteEditor::onMissingKeyChosen);
 }
 
 const Route *RouteEditor::route() const
@@ -280,6 +295,16 @@ void RouteEditor::load()
     {
         const QSignalBlocker block(m_mode);
         m_mode->setCurrentIndex(r->effectiveMode() == RouteMode::Shadow);
+    }
+    {
+        const QSignalBlocker block(m_missingKey);
+        const Policy &policy = m_doc->policy();
+        m_missingKey->setItemText(0,
+            tr("policy default (%1)")
+                .arg(missingKeyModeName(
+                    policy.defaults.missingKey.value_or(MissingKeyMode::Shared))));
+        m_missingKey->setCurrentIndex(r->missingKey ? int(*r->missingKey) + 1 : 0);
+        m_missingKey->setEnabled(keyCanBeMissing(policy.keyOf(*r)));
     }
     updateParameterRows();
     showMessages();
@@ -488,6 +513,23 @@ void RouteEditor::onModeChosen()
     edit(tr("Change mode"), QString(), [&](Route &r) {
         r.mode = RouteMode(m_mode->currentData().toInt());
         rememberField(r.fieldOrder, QStringLiteral("mode"));
+    });
+}
+
+void RouteEditor::onMissingKeyChosen()
+{
+    edit(tr("Change missing key"), QString(), [&](Route &r) {
+        const int mode = m_missingKey->currentData().toInt();
+        if (mode < 0) {
+            r.missingKey.reset();
+            r.fieldOrder.removeAll(QStringLiteral("missing_key"));
+            return;
+        }
+        r.missingKey = MissingKeyMode(mode);
+        // Beside the key it qualifies, as a person would write it.
+        const qsizetype key = r.fieldOrder.indexOf(QStringLiteral("key"));
+        rememberField(r.fieldOrder, QStringLiteral("missing_key"),
+            key >= 0 ? key + 1 : r.fieldOrder.indexOf(QStringLiteral("limit")));
     });
 }
 

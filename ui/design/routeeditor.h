@@ -66,6 +66,7 @@ private:
     void onLimitEdited(const QString &field);
     void onCostEdited();
     void onModeChosen();
+    void onMissingKeyChosen();
 
     PolicyDocument *m_doc;
     qsizetype m_index = -1;
@@ -74,7 +75,8 @@ private:
     QList<QCheckBox *> m_methods;
     QLineEdit *m_pathTest = nullptr;
     QLabel *m_pathTestResult = nullptr;
-    QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr;
+    QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr,
+              *m_missingKey = nullptr;
     QSpinBox *m_capacity = nullptr, *m_queue = nullptr, *m_limit = nullptr, *m_burst = nullptr,
              *m_cost = nullptr;
     QuantityEdit *m_refill = nullptr, *m_rate = nullptr, *m_window = nullptr;

@@ -17,6 +17,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextBlock>
+#include <QTextDocument>
 
 namespace qs {
 
@@ -56,9 +57,21 @@ void TestConsole::build()
     requestLayout->addWidget(m_path, 1);
     form->addRow(tr("Re&quest:"), request);
     m_client = new QLineEdit(QStringLiteral("203.0.113.7"));
-    m_client->setToolTip(tr("The value of the route's key: the client address for `ip`, the "
-                            "header's value for `header:…`. Change it to act as another client."));
-    form->addRow(tr("C&lient key:"), m_client);
+    m_client->setToolTip(tr("The client address the gateway sees: the value of `ip` key parts "
+                            "and of a missing part under `missing_key: ip`. Change it to act as "
+                            "another client."));
+    form->addRow(tr("C&lient address:"), m_client);
+    m_headers = new QPlainTextEdit;
+    m_headers->setTabChangesFocus(true);
+    m_headers->setPlaceholderText(QStringLiteral("X-Api-Key: k-123"));
+    m_headers->setToolTip(tr("Request headers, one `Name: value` per line: the values of "
+                             "`header:` key parts. Leave a key's header out (or empty) to see "
+                             "what the route's missing_key does. `query:` parts come from the "
+                             "request target's query string."));
+    m_headers->setAccessibleName(tr("Request headers"));
+    m_headers->setFixedHeight(m_headers->fontMetrics().lineSpacing() * 3
+        + 2 * (m_headers->frameWidth() + int(m_headers->document()->documentMargin())));
+    form->addRow(tr("&Headers:"), m_headers);
     m_cost = new QSpinBox;
     m_cost->setRange(0, 1'000'000);
     m_cost->setSpecialValueText(tr("route's cost"));
@@ -186,10 +199,22 @@ void TestConsole::updateClockLabel()
 ConsoleResponse TestConsole::sendOnce()
 {
     const ConsoleRequest request{m_method->currentText().trimmed().toUpper(), m_path->text(),
-        m_client->text(), m_cost->value()};
+        m_client->text(), m_cost->value(), requestHeaders()};
     const ConsoleResponse r = m_session.send(request, now());
     showResponse(request, r);
     return r;
+}
+
+QList<QPair<QString, QString>> TestConsole::requestHeaders() const
+{
+    QList<QPair<QString, QString>> headers;
+    const QStringList lines = m_headers->toPlainText().split(QLatin1Char('\n'));
+    for (const QString &line : lines) {
+        const qsizetype colon = line.indexOf(QLatin1Char(':'));
+        if (colon > 0)
+            headers.append({line.left(colon).trimmed(), line.mid(colon + 1).trimmed()});
+    }
+    return headers;
 }
 
 void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleResponse &r)
@@ -210,6 +235,25 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
         m_response->clear();
         return;
     }
+    if (!r.counted) {
+        const QString parts = r.missingKeyParts.join(QStringLiteral(", "));
+        const bool denied = r.status != 200 || r.shadowed;
+        const QString verdict = denied
+            ? (r.shadowed ? tr("denied for the missing %1 — passed (shadow mode)").arg(parts)
+                          : tr("denied: the request lacks %1 (missing_key: deny)").arg(parts))
+            : tr("not limited: the request lacks %1 (missing_key: allow)").arg(parts);
+        m_summary->setText(tr("<b>Route '%1'</b>: <b>%2</b>")
+                               .arg(r.routeId.toHtmlEscaped(), verdict.toHtmlEscaped()));
+        m_response->setPlainText(
+            QStringLiteral("HTTP/1.1 %1 %2\n")
+                .arg(r.status)
+                .arg(r.status == 200 ? QStringLiteral("OK") : QStringLiteral("Too Many Requests")));
+        m_log->appendPlainText(QStringLiteral("%1  %2 %3 → %4 %5")
+                                   .arg(t, request.method, request.target)
+                                   .arg(r.status)
+                                   .arg(verdict));
+        return;
+    }
     const limiter::Decision &d = r.decision;
     QString verdict = d.allowed
         ? (d.delay > 0 ? tr("admitted after a delay of %1").arg(seconds(d.delay)) : tr("admitted"))
@@ -221,9 +265,16 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
                     .arg(r.quotaAfter->remaining)
                     .arg(r.quotaAfter->limit)
                     .arg(seconds(r.quotaAfter->resetAfter));
+    QString keyText = r.key.toHtmlEscaped();
+    if (!r.missingKeyParts.isEmpty())
+        keyText += tr(" (lacks %1: %2)")
+                       .arg(r.missingKeyParts.join(QStringLiteral(", ")).toHtmlEscaped(),
+                           r.missingKey == MissingKeyMode::Ip
+                               ? tr("counted under the client address")
+                               : tr("counted in the one bucket shared by such requests"));
     m_summary->setText(tr("<b>Route '%1'</b>, key <code>%2</code>: <b>%3</b><br>Key state: %4")
-                           .arg(r.routeId.toHtmlEscaped(), r.key.toHtmlEscaped(),
-                               verdict.toHtmlEscaped(), quota.toHtmlEscaped()));
+                           .arg(r.routeId.toHtmlEscaped(), keyText, verdict.toHtmlEscaped(),
+                               quota.toHtmlEscaped()));
     QString text
         = QStringLiteral("HTTP/1.1 %1 %2\n")
               .arg(r.status)

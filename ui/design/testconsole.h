@@ -30,6 +30,8 @@ public:
     void step(limiter::Micros by);
     QPlainTextEdit *response() const { return m_response; }
     QLineEdit *pathEdit() const { return m_path; }
+    QLineEdit *clientEdit() const { return m_client; }
+    QPlainTextEdit *headersEdit() const { return m_headers; }
 
 private:
     void build();
@@ -37,6 +39,7 @@ private:
     limiter::Micros now() const;
     void showResponse(const ConsoleRequest &request, const ConsoleResponse &r);
     void updateClockLabel();
+    QList<QPair<QString, QString>> requestHeaders() const;
 
     PolicyDocument *m_doc;
     ConsoleSession m_session;
@@ -46,7 +49,7 @@ private:
     QPushButton *m_send = nullptr;
     QRadioButton *m_realTime = nullptr, *m_manual = nullptr;
     QLabel *m_clock = nullptr, *m_summary = nullptr;
-    QPlainTextEdit *m_response = nullptr, *m_log = nullptr;
+    QPlainTextEdit *m_headers = nullptr, *m_response = nullptr, *m_log = nullptr;
     QList<QPushButton *> m_stepButtons;
     limiter::Micros m_manualNow = 0; // since the session started
     limiter::Micros m_epochStart = 0;

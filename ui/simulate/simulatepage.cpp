@@ -1,13 +1,13 @@
 #include "ui/simulate/simulatepage.h"
 
-#include "model/policy/limitconversion.h"
 #include "model/export/limitshape.h"
+#include "model/policy/limitconversion.h"
 #include "model/policy/ratesyntax.h"
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
-#include "ui/document/policydocument.h"
 #include "ui/design/quantityedit.h"
+#include "ui/document/policydocument.h"
 
 #include <QChartView>
 #include <QComboBox>
@@ -394,6 +394,8 @@ void SimulatePage::showResult(const SimulationResult &r)
         {tr("Denials taken by the top 1% of clients"), percent(s.topClientsDenialShare)},
         {tr("Clients"), QString::number(s.clients)},
         {tr("Requests for other routes"), QString::number(s.otherRoutes)},
+        {tr("Requests without their key (missing_key: %1)").arg(missingKeyModeName(s.missingKey)),
+            QString::number(s.keyless)},
     };
     m_summary->setColumnCount(2);
     m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});

@@ -70,7 +70,7 @@ routes:
         cfg.contains(QStringLiteral("http-request track-sc0 req.hdr(X-Api-Key) table st_search")));
     EXPECT_TRUE(
         cfg.contains(QStringLiteral("deny_status 429 if { var(txn.qs_route) -m str search } "
-                                    "{ sc_http_req_rate(0,st_search) gt 100 }")));
+                                    "{ sc_http_req_rate(0) gt 100 }")));
     ASSERT_EQ(r.diagnostics.size(), 1);
     EXPECT_TRUE(
         r.diagnostics[0].message.contains(QStringLiteral("also counts the requests it denies")));

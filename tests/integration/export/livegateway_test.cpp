@@ -48,6 +48,34 @@ routes:
     limit: { algorithm: token_bucket, capacity: 1, refill: 1/min }
 )";
 
+// One route per missing_key choice, each keyed by X-Api-Key with 2 at once; `tenant` by query.
+const char *const kMissingKeyPolicy = R"(quota_studio: 1
+name: missing
+defaults: { key: header:X-Api-Key }
+routes:
+  - id: shared
+    match: { path: /shared }
+    missing_key: shared
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
+  - id: ip
+    match: { path: /ip }
+    missing_key: ip
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
+  - id: deny
+    match: { path: /deny }
+    missing_key: deny
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
+  - id: allow
+    match: { path: /allow }
+    missing_key: allow
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
+  - id: tenant
+    match: { path: /tenant }
+    key: query:tenant
+    missing_key: deny
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
+)";
+
 struct Gateway {
     std::unique_ptr<qs::test::LiveGateway> process;
     int port = 0;
@@ -119,6 +147,32 @@ TEST_P(LiveGateway, UnnormalisedSpellingsOfAPathShareItsLimit)
     EXPECT_EQ(admitted(g.port, {"GET", "/tb/x", {}}, 2), 2);
     for (const char *spelling : {"//tb/x", "/./tb/x", "/x/../tb/x", "/%74b/x", "/tb//x/"})
         EXPECT_EQ(httpStatus(g.port, {"GET", spelling, {}}), 429) << spelling << " bypassed";
+}
+
+TEST_P(LiveGateway, ARequestWithoutItsKeyFollowsMissingKey)
+{
+    const Gateway g = start(GetParam(), kMissingKeyPolicy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    const HttpRequest::Headers none, empty{{"X-Api-Key", ""}}, k1{{"X-Api-Key", "k1"}};
+
+    EXPECT_EQ(admitted(g.port, {"GET", "/shared", none}, 3), 2) << "keyless share one bucket";
+    EXPECT_EQ(admitted(g.port, {"GET", "/shared", empty}, 1), 0) << "an empty key is missing";
+    EXPECT_EQ(admitted(g.port, {"GET", "/shared", k1}, 3), 2) << "k1 keeps its own bucket";
+
+    EXPECT_EQ(admitted(g.port, {"GET", "/ip", none}, 3), 2) << "counted under the address";
+    EXPECT_EQ(admitted(g.port, {"GET", "/ip", k1}, 3), 2);
+
+    EXPECT_EQ(admitted(g.port, {"GET", "/deny", none}, 2), 0) << "refused outright";
+    EXPECT_EQ(admitted(g.port, {"GET", "/deny", empty}, 1), 0);
+    EXPECT_EQ(admitted(g.port, {"GET", "/deny", k1}, 3), 2) << "a refusal counted nowhere";
+
+    EXPECT_EQ(admitted(g.port, {"GET", "/allow", none}, 5), 5) << "not limited, by choice";
+    EXPECT_EQ(admitted(g.port, {"GET", "/allow", k1}, 3), 2);
+
+    EXPECT_EQ(admitted(g.port, {"GET", "/tenant", none}, 1), 0);
+    EXPECT_EQ(admitted(g.port, {"GET", "/tenant?tenant=", none}, 1), 0);
+    EXPECT_EQ(admitted(g.port, {"GET", "/tenant?tenant=acme", none}, 3), 2);
 }
 
 // HAProxy refuses combined keys (one sample per table), so this one is NGINX's alone.

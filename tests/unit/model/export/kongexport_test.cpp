@@ -44,10 +44,11 @@ routes:
   - id: reports
     match: { methods: [GET], path: /v1/reports/** }
     key: header:X-Api-Key
+    missing_key: ip
     limit: { algorithm: fixed_window, limit: 1000, window: 1h }
 )"),
         &d);
-    EXPECT_TRUE(d.isEmpty());
+    EXPECT_TRUE(d.isEmpty()) << "missing_key ip is what Kong does without the header";
     EXPECT_EQ(kong["_format_version"].as<std::string>(), "3.0");
     const YAML::Node service = serviceNamed(kong, "qs-reports");
     ASSERT_TRUE(service.IsMap());
@@ -153,4 +154,28 @@ TEST(KongExport, HostileNamesStayValues)
                   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~"),
         std::string::npos)
         << name;
+}
+
+TEST(KongExport, WarnsWhereItsMissingHeaderFallbackDiffersFromTheDesign)
+{
+    for (const char *mode : {"shared", "deny", "allow"}) {
+        Diagnostics d;
+        exportKong(policy(QStringLiteral(R"(quota_studio: 1
+name: t
+routes:
+  - id: reports
+    match: { path: /v1/reports }
+    key: header:X-Api-Key
+    missing_key: %1
+    limit: { algorithm: fixed_window, limit: 10, window: 1m }
+)")
+                              .arg(QLatin1String(mode))
+                              .toUtf8()
+                              .constData()),
+            &d);
+        ASSERT_EQ(d.size(), 1) << mode;
+        EXPECT_EQ(d[0].path, QStringLiteral("routes[0].missing_key"));
+        EXPECT_TRUE(d[0].message.contains(QStringLiteral("under the client address")))
+            << d[0].message.toStdString();
+    }
 }

@@ -1,6 +1,6 @@
 // The test console answers as a gateway would: matched route, decision, status, headers.
-#include "model/simulation/consolesession.h"
 #include "model/policy/policyreader.h"
+#include "model/simulation/consolesession.h"
 
 #include <gtest/gtest.h>
 
@@ -42,7 +42,7 @@ TEST(ConsoleSession, AnswersLikeAGatewayForTheMatchedRoute)
     ConsoleSession session;
     session.setPolicy(loginPolicy("enforce"));
     ConsoleRequest req{
-        QStringLiteral("POST"), QStringLiteral("/v1/login"), QStringLiteral("203.0.113.7"), 0};
+        QStringLiteral("POST"), QStringLiteral("/v1/login"), QStringLiteral("203.0.113.7"), 0, {}};
     for (int i = 0; i < 10; ++i) {
         const ConsoleResponse ok = session.send(req, kT0);
         ASSERT_EQ(ok.status, 200) << i;
@@ -68,7 +68,7 @@ TEST(ConsoleSession, ShadowRoutesCountButNeverReject)
     ConsoleSession session;
     session.setPolicy(loginPolicy("shadow"));
     const ConsoleRequest req{
-        QStringLiteral("POST"), QStringLiteral("/v1/login"), QStringLiteral("203.0.113.7"), 10};
+        QStringLiteral("POST"), QStringLiteral("/v1/login"), QStringLiteral("203.0.113.7"), 10, {}};
     EXPECT_EQ(session.send(req, kT0).status, 200);
     const ConsoleResponse r = session.send(req, kT0);
     EXPECT_FALSE(r.decision.allowed);
@@ -76,10 +76,51 @@ TEST(ConsoleSession, ShadowRoutesCountButNeverReject)
     EXPECT_EQ(r.status, 200);
 }
 
-TEST(ConsoleSession, EngineKeysJoinTheKeyParts)
+TEST(ConsoleSession, ARequestWithoutItsKeyHeaderFollowsMissingKey)
 {
-    EXPECT_EQ(
-        ConsoleSession::engineKey(
-            {{KeySelector::Kind::Ip, {}}, {KeySelector::Kind::Global, {}}}, QStringLiteral("a")),
-        QStringLiteral("a|all"));
+    const auto policy = [](const char *mode) {
+        return readPolicy(QStringLiteral(R"(quota_studio: 1
+name: shop
+routes:
+  - id: items
+    match: { path: /v1/items }
+    key: header:X-Api-Key
+    missing_key: %1
+    limit: { algorithm: fixed_window, limit: 2, window: 1m }
+)")
+                              .arg(QLatin1String(mode))
+                              .toUtf8(),
+            QStringLiteral("t.yaml"))
+            .policy;
+    };
+    const auto send = [](ConsoleSession &s, const QString &client) {
+        return s.send({QStringLiteral("GET"), QStringLiteral("/v1/items"), client, 0, {}}, kT0);
+    };
+    ConsoleSession session;
+
+    session.setPolicy(policy("shared"));
+    EXPECT_EQ(send(session, QStringLiteral("192.0.2.1")).status, 200);
+    EXPECT_EQ(send(session, QStringLiteral("192.0.2.2")).status, 200);
+    const ConsoleResponse third = send(session, QStringLiteral("192.0.2.3"));
+    EXPECT_EQ(third.status, 429) << "every keyless request shares one bucket";
+    EXPECT_EQ(third.missingKeyParts, QStringList{QStringLiteral("header:X-Api-Key")});
+
+    session.setPolicy(policy("ip"));
+    for (int i = 0; i < 2; ++i)
+        EXPECT_EQ(send(session, QStringLiteral("192.0.2.1")).status, 200);
+    EXPECT_EQ(send(session, QStringLiteral("192.0.2.1")).status, 429);
+    EXPECT_EQ(send(session, QStringLiteral("192.0.2.2")).status, 200) << "another address";
+
+    session.setPolicy(policy("deny"));
+    const ConsoleResponse denied = send(session, QStringLiteral("192.0.2.1"));
+    EXPECT_EQ(denied.status, 429);
+    EXPECT_FALSE(denied.counted);
+    ConsoleRequest keyed{QStringLiteral("GET"), QStringLiteral("/v1/items"),
+        QStringLiteral("192.0.2.1"), 0, {{QStringLiteral("X-Api-Key"), QStringLiteral("k1")}}};
+    EXPECT_EQ(session.send(keyed, kT0).status, 200);
+    EXPECT_EQ(session.send(keyed, kT0).key, QStringLiteral("k1"));
+
+    session.setPolicy(policy("allow"));
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(send(session, QStringLiteral("192.0.2.1")).status, 200);
 }

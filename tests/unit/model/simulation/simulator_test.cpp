@@ -145,9 +145,39 @@ TEST(Simulator, DownsamplingKeepsPeaksAndCancelStops)
 TEST(TrafficSpec, ExplainsBadSpecs)
 {
     for (const char *bad : {"steady", "steady:fast", "bursts:10/s", "spike:10", "ramp:1/s",
-             "zipf:10/s", "warp:10/s", "steady:10/s,clients=0", "poisson:10/s,on=1s"})
+             "zipf:10/s", "warp:10/s", "steady:10/s,clients=0", "poisson:10/s,on=1s",
+             "steady:1/s,keyless=2", "steady:1/s,keyless=x"})
         EXPECT_TRUE(std::holds_alternative<QString>(parseTrafficSpec(QLatin1String(bad)))) << bad;
     const auto ok = parseTrafficSpec(QStringLiteral("ramp:10/s..1000/s,clients=4"));
     ASSERT_TRUE(std::holds_alternative<TrafficSpec>(ok));
     EXPECT_EQ(std::get<TrafficSpec>(ok).rateTo.count, 1000);
+}
+
+TEST(Simulator, KeylessRequestsFollowTheRoutesMissingKey)
+{
+    // 100 clients, 10 requests each over 10 s, a fixed window of 10 per minute: every keyed
+    // client fits, so what is denied is what missing_key does with the keyless share.
+    const auto s = settings("steady:100/s,clients=100,keyless=0.3", 10 * kMicrosPerSecond);
+    const auto run = [&](const char *mode) {
+        const QByteArray text = QByteArray("quota_studio: 1\nname: sim\nroutes:\n  - id: r\n"
+                                           "    match: { path: /api }\n"
+                                           "    key: header:X-Api-Key\n    missing_key: ")
+            + mode + "\n    limit: { algorithm: fixed_window, limit: 10, window: 1m }\n";
+        const Policy p = readPolicy(text, QStringLiteral("sim.yaml")).policy;
+        return simulate(p, p.routes[0], s).summary;
+    };
+    const SimulationSummary shared = run("shared"), ip = run("ip"), deny = run("deny"),
+                            allow = run("allow");
+    ASSERT_EQ(shared.offered, 1000u);
+    EXPECT_NEAR(double(shared.keyless), 300, 45) << "about 30% lack the key";
+    EXPECT_EQ(shared.keyless, deny.keyless) << "the same requests whatever the mode";
+    EXPECT_EQ(shared.allowed, 1000 - shared.keyless + 10) << "keyless share one window of 10";
+    EXPECT_EQ(ip.allowed, 1000u) << "each client's keyless requests fit its address's window";
+    EXPECT_EQ(deny.denied, deny.keyless);
+    EXPECT_EQ(allow.allowed, 1000u);
+    EXPECT_EQ(allow.denied, 0u);
+
+    const Policy byIp = policyWith("{ algorithm: fixed_window, limit: 10, window: 1m }");
+    EXPECT_EQ(simulate(byIp, byIp.routes[0], s).summary.keyless, 0u)
+        << "an ip key cannot be missing";
 }
