@@ -53,7 +53,7 @@ QString ExportReport::uniqueName(
     QString name = prefix + QString(id).replace(disallowed, QString(filler));
     while (m_names.contains(name))
         name += filler;
-    m_names << name;
+    m_names.insert(name);
     return name;
 }
 

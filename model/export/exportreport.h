@@ -8,6 +8,7 @@
 #include "model/policy/policy.h"
 
 #include <QRegularExpression>
+#include <QSet>
 #include <QStringList>
 
 #include <algorithm>
@@ -40,7 +41,7 @@ public:
         const QRegularExpression &disallowed, QChar filler);
 
     // Keeps a fixed name (a catch-all route, say) from being handed out for a route.
-    void reserve(const QString &name) { m_names << name; }
+    void reserve(const QString &name) { m_names.insert(name); }
 
     // Text for a comment line: anything unprintable (a newline) becomes '?'.
     static QString commentSafe(const QString &text);
@@ -49,7 +50,7 @@ private:
     const Policy &m_policy;
     QString m_target;
     Diagnostics m_diagnostics;
-    QStringList m_names;
+    QSet<QString> m_names;
 };
 
 // Gateways that take the first route that matches (NGINX regex locations, Envoy, HAProxy, Kong

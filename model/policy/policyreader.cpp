@@ -7,6 +7,7 @@
 
 #include <QFile>
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 namespace qs {
@@ -305,7 +306,13 @@ void Reader::readRoot(const YAML::Node &root)
                                    "with `- id: …`"));
                 continue;
             }
-            for (std::size_t i = 0; i < value.size(); ++i) {
+            if (value.size() > std::size_t(kMaxRoutes))
+                error(value, key,
+                    QStringLiteral("%1 routes: Quota Studio reads at most %2 per policy; split "
+                                   "it into several files (one per gateway or service)")
+                        .arg(value.size())
+                        .arg(kMaxRoutes));
+            for (std::size_t i = 0; i < std::min(value.size(), std::size_t(kMaxRoutes)); ++i) {
                 const QString path = QStringLiteral("routes[%1]").arg(i);
                 remember(path, value[i]);
                 Route route;
@@ -559,17 +566,51 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
 
 } // namespace
 
+namespace {
+
+PolicyReadResult failure(const QString &fileName, int line, int column, const QString &message)
+{
+    PolicyReadResult result;
+    result.diagnostics.append(
+        Diagnostic{Diagnostic::Severity::Error, fileName, line, column, QString(), message});
+    return result;
+}
+
+QString tooLarge()
+{
+    return QStringLiteral("larger than %1 MiB, the most Quota Studio reads: is this a policy? "
+                          "Split a very large one into several files")
+        .arg(kMaxPolicyBytes / (1024 * 1024));
+}
+
+} // namespace
+
 PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
 {
+    if (text.size() > kMaxPolicyBytes)
+        return failure(fileName, 0, 0, tooLarge());
     PolicyReadResult result;
     YAML::Node root;
     try {
-        root = YAML::Load(text.toStdString());
-    } catch (const YAML::Exception &e) { // syntax errors, too deep nesting, bad escapes
-        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, fileName, e.mark.line + 1,
-            e.mark.column + 1, QString(),
-            QString::fromStdString(e.msg) + QStringLiteral(": fix the syntax here")});
-        return result;
+        const std::vector<YAML::Node> documents = YAML::LoadAll(text.toStdString());
+        if (documents.size() > 1)
+            return failure(fileName, documents[1].Mark().line + 1, documents[1].Mark().column + 1,
+                QStringLiteral("a second YAML document starts here (after `---`): a policy is "
+                               "one document; remove the `---` or put each policy in its own "
+                               "file"));
+        if (!documents.empty())
+            root = documents.front();
+    } catch (const YAML::DeepRecursion &e) {
+        return failure(fileName, e.mark.line + 1, e.mark.column + 1,
+            QStringLiteral("nesting deeper than %1 levels here: a policy needs at most six; "
+                           "look for an unclosed '[' or '{' or a runaway indentation")
+                .arg(e.depth()));
+    } catch (const YAML::Exception &e) { // syntax errors, bad escapes
+        return failure(fileName, e.mark.line + 1, e.mark.column + 1,
+            QString::fromStdString(e.msg) + QStringLiteral(": fix the syntax here"));
+    } catch (const std::bad_alloc &) {
+        return failure(
+            fileName, 0, 0, QStringLiteral("not enough memory to read this file: is it a policy?"));
     }
     try {
         Reader(fileName, result).readRoot(root);
@@ -591,13 +632,23 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
 PolicyReadResult readPolicyFile(const QString &path)
 {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        PolicyReadResult result;
-        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, path, 0, 0, QString(),
-            QStringLiteral("cannot open: %1").arg(file.errorString())});
-        return result;
+    if (!file.open(QIODevice::ReadOnly))
+        return failure(path, 0, 0, QStringLiteral("cannot open: %1").arg(file.errorString()));
+    // Read one byte past the cap, whatever the file claims to be: a device or a pipe reports
+    // no size, and /dev/zero never ends.
+    QByteArray text;
+    while (text.size() <= kMaxPolicyBytes) {
+        const QByteArray chunk
+            = file.read(std::min<qint64>(1 << 20, kMaxPolicyBytes + 1 - text.size()));
+        if (chunk.isEmpty())
+            break;
+        text += chunk;
     }
-    return readPolicy(file.readAll(), path);
+    if (file.error() != QFileDevice::NoError)
+        return failure(path, 0, 0, QStringLiteral("cannot read: %1").arg(file.errorString()));
+    if (text.size() > kMaxPolicyBytes)
+        return failure(path, 0, 0, tooLarge());
+    return readPolicy(text, path);
 }
 
 } // namespace qs

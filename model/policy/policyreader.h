@@ -14,6 +14,12 @@ struct PolicyReadResult {
 
 inline constexpr int kNewestPolicyFormat = 1;
 
+// What the reader accepts: far above any real deployment (100 000 routes are 13 MB of YAML and
+// take seconds to lint), low enough that /dev/zero, a pipe that never ends or a mistaken
+// multi-gigabyte file is an error with a reason, not an exhausted memory.
+inline constexpr qint64 kMaxPolicyBytes = 32 * 1024 * 1024;
+inline constexpr qsizetype kMaxRoutes = 100'000;
+
 // Reads a policy from YAML or JSON (JSON is read by the same YAML parser, so its errors carry
 // line and column too) and validates it. `fileName` labels the diagnostics.
 PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName);

@@ -5,6 +5,9 @@
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
+#include <QSet>
+
+#include <unordered_map>
 
 namespace qs {
 
@@ -18,8 +21,21 @@ constexpr qint64 kLargeLog = 1000;
 class Validator {
 public:
     Validator(const Policy &policy, const QString &file, const Diagnostics &already)
-        : m_policy(policy), m_file(file), m_already(already)
+        : m_policy(policy), m_file(file)
     {
+        // Every field path with an error at or below it, so that asking costs one lookup
+        // whatever the number of earlier findings.
+        for (const Diagnostic &d : already) {
+            if (d.severity != Diagnostic::Severity::Error)
+                continue;
+            QString path = d.path;
+            while (!path.isEmpty() && !m_errorPaths.contains(path)) {
+                m_errorPaths.insert(path);
+                const qsizetype cut = std::max(
+                    path.lastIndexOf(QLatin1Char('.')), path.lastIndexOf(QLatin1Char('[')));
+                path = cut > 0 ? path.left(cut) : QString();
+            }
+        }
     }
 
     Diagnostics run()
@@ -39,15 +55,7 @@ public:
 private:
     static QString routePath(qsizetype i) { return QStringLiteral("routes[%1]").arg(i); }
 
-    bool hasErrorAt(const QString &prefix) const
-    {
-        for (const Diagnostic &d : m_already)
-            if (d.severity == Diagnostic::Severity::Error
-                && (d.path == prefix || d.path.startsWith(prefix + QLatin1Char('.'))
-                    || d.path.startsWith(prefix + QLatin1Char('['))))
-                return true;
-        return false;
-    }
+    bool hasErrorAt(const QString &prefix) const { return m_errorPaths.contains(prefix); }
 
     SourceLocation locate(QString path) const
     {
@@ -121,16 +129,13 @@ private:
                     .arg(r.id));
             return;
         }
-        for (qsizetype j = 0; j < i; ++j)
-            if (m_policy.routes[j].id == r.id) {
-                const SourceLocation first = locate(routePath(j) + QStringLiteral(".id"));
-                error(path,
-                    QStringLiteral("duplicate route id '%1' (first used at line %2): "
-                                   "give each route its own id")
-                        .arg(r.id)
-                        .arg(first.line));
-                return;
-            }
+        const auto [first, fresh] = m_firstWithId.try_emplace(r.id, i);
+        if (!fresh)
+            error(path,
+                QStringLiteral("duplicate route id '%1' (first used at line %2): "
+                               "give each route its own id")
+                    .arg(r.id)
+                    .arg(locate(routePath(first->second) + QStringLiteral(".id")).line));
     }
 
     void checkLimit(qsizetype i)
@@ -153,9 +158,12 @@ private:
                     .arg(maxCost));
         if (r.limit.algorithm == limiter::Algorithm::FixedWindow)
             warn(path + QStringLiteral(".algorithm"),
+                // Any span of one window can hold two windows' quotas, and the two halves can
+                // sit a moment apart: the bound is the window itself, not a fixed figure.
                 QStringLiteral("fixed window %1 per %2: a client can send %1 just before a "
                                "window boundary and %1 just after, up to %3 requests within "
-                               "2 s; sliding_window_counter smooths this at the same cost")
+                               "any %2 and all of them moments apart; sliding_window_counter "
+                               "smooths this at the same cost")
                     .arg(*r.limit.limit)
                     .arg(r.limit.window->text)
                     .arg(2 * *r.limit.limit));
@@ -190,11 +198,40 @@ private:
         return true;
     }
 
+    // Equally specific patterns have the same kinds of segment in the same order; overlapping
+    // ones also the same text where both are literal. So only patterns of one shape (literal
+    // text kept, `*` and `{name}` alike) can be ambiguous: comparing within shapes keeps this
+    // linear in routes where comparing every pair was quadratic.
+    static QString shapeOf(const PathPattern &p)
+    {
+        QString shape;
+        for (const PathPattern::Segment &s : p.segments()) {
+            switch (s.kind) {
+            case PathPattern::SegmentKind::Literal:
+                shape += QLatin1Char('/') + s.text; // literal text never holds '/' or '*'
+                break;
+            case PathPattern::SegmentKind::Param:
+            case PathPattern::SegmentKind::Star:
+                shape += QStringLiteral("/*");
+                break;
+            case PathPattern::SegmentKind::DoubleStar:
+                shape += QStringLiteral("/**");
+                break;
+            }
+        }
+        return shape;
+    }
+
     void checkOverlaps(const QList<std::optional<PathPattern>> &patterns)
     {
+        std::unordered_map<QString, std::vector<qsizetype>> byShape;
         for (qsizetype j = 0; j < patterns.size(); ++j) {
-            for (qsizetype i = 0; i < j; ++i) {
-                if (!patterns[i] || !patterns[j])
+            if (!patterns[j])
+                continue;
+            std::vector<qsizetype> &same = byShape[shapeOf(*patterns[j])];
+            same.push_back(j);
+            for (const qsizetype i : same) {
+                if (i == j)
                     continue;
                 const Route &a = m_policy.routes[i];
                 const Route &b = m_policy.routes[j];
@@ -229,7 +266,8 @@ private:
         if (r.prefix && !prefixSyntax.match(*r.prefix).hasMatch())
             error(QStringLiteral("redis.prefix"),
                 QStringLiteral("prefix '%1' must be 1-64 letters, digits or _.:- (it starts "
-                               "every Redis key name)")
+                               "every Redis key name; a {hash tag} would put every key in one "
+                               "Redis Cluster slot)")
                     .arg(*r.prefix));
         for (qsizetype i = 0; i < r.layouts.size(); ++i) {
             const RedisLayout &l = r.layouts[i];
@@ -246,7 +284,8 @@ private:
 
     const Policy &m_policy;
     const QString &m_file;
-    const Diagnostics &m_already;
+    QSet<QString> m_errorPaths;
+    std::unordered_map<QString, qsizetype> m_firstWithId;
     Diagnostics m_out;
 };
 

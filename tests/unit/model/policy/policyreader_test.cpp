@@ -87,3 +87,79 @@ TEST(PolicyReader, MissingFileSaysWhy)
     ASSERT_EQ(r.diagnostics.size(), 1);
     EXPECT_TRUE(r.diagnostics.first().message.startsWith(QStringLiteral("cannot open")));
 }
+
+TEST(PolicyReader, EndlessOrHugeInputIsAnErrorNotACrash)
+{
+    for (const char *device : {"/dev/zero", "/dev/urandom"}) {
+        const PolicyReadResult r = readPolicyFile(QString::fromLatin1(device));
+        ASSERT_EQ(r.diagnostics.size(), 1) << device;
+        EXPECT_TRUE(r.diagnostics[0].message.contains(QStringLiteral("larger than 32 MiB")))
+            << dump(r.diagnostics);
+    }
+    const QByteArray huge(kMaxPolicyBytes + 1, ' ');
+    EXPECT_TRUE(readPolicy(huge, QStringLiteral("huge.yaml"))
+                    .diagnostics.value(0)
+                    .message.contains(QStringLiteral("larger than")));
+}
+
+TEST(PolicyReader, MoreRoutesThanTheCapIsOneClearError)
+{
+    QByteArray text = "quota_studio: 1\nname: many\nroutes: [";
+    for (qsizetype i = 0; i <= kMaxRoutes; ++i)
+        text += i ? ",x" : "x";
+    text += "]\n";
+    const PolicyReadResult r = readPolicy(text, QStringLiteral("many.yaml"));
+    const Diagnostic *d = find(r.diagnostics, QStringLiteral("routes"));
+    ASSERT_NE(d, nullptr) << dump(r.diagnostics.mid(0, 3));
+    EXPECT_EQ(d->line, 3);
+    EXPECT_TRUE(d->message.startsWith(QStringLiteral("100001 routes: Quota Studio reads at most "
+                                                     "100000")))
+        << d->message.toStdString();
+}
+
+TEST(PolicyReader, SecondDocumentDeepNestingAndHugeNumbersSayWhatAndWhere)
+{
+    const PolicyReadResult multi = readPolicy(
+        "quota_studio: 1\nname: a\nroutes: []\n---\nname: b\n", QStringLiteral("m.yaml"));
+    ASSERT_EQ(multi.diagnostics.size(), 1);
+    EXPECT_EQ(multi.diagnostics[0].line, 5);
+    EXPECT_TRUE(multi.diagnostics[0].message.contains(QStringLiteral("second YAML document")));
+
+    const PolicyReadResult deep = readPolicy(
+        "quota_studio: 1\nroutes: " + QByteArray(2000, '[') + QByteArray(2000, ']') + "\n",
+        QStringLiteral("d.yaml"));
+    ASSERT_EQ(deep.diagnostics.size(), 1);
+    EXPECT_EQ(deep.diagnostics[0].line, 2);
+    EXPECT_GT(deep.diagnostics[0].column, 500);
+    EXPECT_TRUE(deep.diagnostics[0].message.contains(QStringLiteral("nesting deeper than")))
+        << dump(deep.diagnostics);
+
+    const PolicyReadResult big = readPolicy(R"(quota_studio: 1
+name: t
+routes:
+  - id: a
+    match: { path: /a }
+    limit: { algorithm: fixed_window, limit: 5, window: 99999999999999999999d }
+  - id: b
+    match: { path: /b }
+    limit: { algorithm: gcra, rate: 99999999999999999999/s, burst: 1 }
+)",
+        QStringLiteral("big.yaml"));
+    const Diagnostic *window = find(big.diagnostics, QStringLiteral("routes[0].limit.window"));
+    ASSERT_NE(window, nullptr) << dump(big.diagnostics);
+    EXPECT_TRUE(window->message.contains(QStringLiteral("longer than a year")));
+    const Diagnostic *rate = find(big.diagnostics, QStringLiteral("routes[1].limit.rate"));
+    ASSERT_NE(rate, nullptr) << dump(big.diagnostics);
+    EXPECT_TRUE(rate->message.contains(QStringLiteral("more requests than")));
+}
+
+TEST(PolicyReader, RedisPrefixRefusesAHashTagAndSaysWhy)
+{
+    const PolicyReadResult r = readPolicy("quota_studio: 1\nname: t\nredis: { prefix: \"{qs}\" }\n"
+                                          "routes: []\n",
+        QStringLiteral("p.yaml"));
+    const Diagnostic *d = find(r.diagnostics, QStringLiteral("redis.prefix"));
+    ASSERT_NE(d, nullptr) << dump(r.diagnostics);
+    EXPECT_EQ(d->line, 3);
+    EXPECT_TRUE(d->message.contains(QStringLiteral("one Redis Cluster slot")));
+}

@@ -138,7 +138,11 @@ INSTANTIATE_TEST_SUITE_P(Cases, Validation,
         Case{"fixed_window_spike_warning",
             "  - id: a\n    match: { path: /a }\n    limit: { algorithm: fixed_window, limit: 100, "
             "window: 1m }\n",
-            "routes[0].limit.algorithm", 6, 25, "up to 200 requests within 2 s", W},
+            "routes[0].limit.algorithm", 6, 25, "up to 200 requests within any 1m", W},
+        Case{"fixed_window_spike_warning_follows_the_window",
+            "  - id: a\n    match: { path: /a }\n    limit: { algorithm: fixed_window, limit: 5, "
+            "window: 500ms }\n",
+            "routes[0].limit.algorithm", 6, 25, "up to 10 requests within any 500ms", W},
         Case{"shadow_warning",
             "  - id: a\n    match: { path: /a }\n    mode: shadow\n    limit: { algorithm: gcra, "
             "rate: 1/s, burst: 1 }\n",
