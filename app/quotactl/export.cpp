@@ -34,6 +34,25 @@ int usage(const QString &message)
     return usageError("export", message);
 }
 
+// Files in `dir` that look like an export's (a name some target writes, or a bundle's script)
+// but that this export did not write: left by an earlier one, they would be deployed with it.
+QStringList staleFiles(const QString &dir, const std::vector<ExportedFile> &written)
+{
+    QStringList ours;
+    for (const Exporter *e : exporters())
+        ours << e->suggestedFileNames();
+    QStringList stale;
+    const QStringList present = QDir(dir).entryList(QDir::Files, QDir::Name);
+    for (const QString &name : present) {
+        const bool exportLike = ours.contains(name) || name.endsWith(QLatin1String(".lua"));
+        const bool fresh = std::any_of(
+            written.begin(), written.end(), [&](const ExportedFile &f) { return f.name == name; });
+        if (exportLike && !fresh)
+            stale << name;
+    }
+    return stale;
+}
+
 } // namespace
 
 int runExport(const QStringList &args)
@@ -41,14 +60,22 @@ int runExport(const QStringList &args)
     QTextStream out(stdout);
     QTextStream err(stderr);
     QString file, target, dir;
+    bool prune = false;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QString &a = args[i];
+        if (a == QLatin1String("--prune")) {
+            prune = true;
+            continue;
+        }
         if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            out << "Usage: quotactl export FILE --target " << targetList() << "|all [-o DIR]\n\n"
+            out << "Usage: quotactl export FILE --target " << targetList()
+                << "|all [-o DIR [--prune]]\n\n"
                 << "Writes the files a gateway loads. Warnings (where the gateway cannot express\n"
                    "the design exactly, and what changes) go to stderr; errors stop the export.\n"
                    "Without -o a target that writes one file prints it to stdout; `all`\n"
-                   "writes one folder per target under DIR. Files per target:\n"
+                   "writes one folder per target under DIR. Files an earlier export left in\n"
+                   "DIR that this one did not write are listed as stale (--prune removes\n"
+                   "them). Files per target:\n"
                 << targetFiles()
                 << "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n";
             return 0;
@@ -109,6 +136,15 @@ int runExport(const QStringList &args)
                 return 1;
             }
             err << "wrote " << QDir(targetDir).filePath(f.name) << '\n';
+        }
+        for (const QString &name : staleFiles(targetDir, result.files)) {
+            const QString path = QDir(targetDir).filePath(name);
+            if (prune && QFile::remove(path))
+                err << "removed stale " << path << '\n';
+            else
+                err << "quotactl export: warning: " << path
+                    << " is stale (an earlier export's; this one did not write it): remove it "
+                       "or pass --prune before deploying the folder\n";
         }
     }
     return status;

@@ -44,9 +44,10 @@ std::variant<Micros, QString> parseDuration(const QString &text)
     if (!unit)
         return QStringLiteral("'%1' has an unknown unit '%2': use ms, s, m, h or d")
             .arg(text, m.captured(2));
-    if (!ok || amount <= 0)
+    // The pattern allows digits only, so a failed conversion is a number too large for 64 bits.
+    if (ok && amount <= 0)
         return QStringLiteral("'%1' must be longer than zero: %2").arg(text, kDurationHelp);
-    if (amount > 366 * limiter::kMicrosPerDay / *unit)
+    if (!ok || amount > 366 * limiter::kMicrosPerDay / *unit)
         return QStringLiteral("'%1' is longer than a year: use a shorter duration").arg(text);
     return amount * *unit;
 }
@@ -58,7 +59,11 @@ std::variant<limiter::Rate, QString> parseRate(const QString &text)
     if (slash < 0)
         return QStringLiteral("'%1' is not a rate: %2").arg(text, help);
     bool ok = false;
-    const qint64 count = text.left(slash).trimmed().toLongLong(&ok);
+    const QString countText = text.left(slash).trimmed();
+    const qint64 count = countText.toLongLong(&ok);
+    static const QRegularExpression digits(QStringLiteral("^\\d+$"));
+    if (!ok && digits.match(countText).hasMatch())
+        return QStringLiteral("'%1' counts more requests than anything can: %2").arg(text, help);
     if (!ok)
         return QStringLiteral("'%1' needs a whole number of requests before '/': %2")
             .arg(text, help);
