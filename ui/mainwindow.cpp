@@ -1,11 +1,11 @@
 #include "ui/mainwindow.h"
 
-#include "ui/design/designpage.h"
-#include "ui/export/exportpage.h"
 #include "ui/common/icons.h"
 #include "ui/common/placeholderpage.h"
-#include "ui/document/policydocument.h"
+#include "ui/design/designpage.h"
 #include "ui/design/policysettingsdialog.h"
+#include "ui/document/policydocument.h"
+#include "ui/export/exportpage.h"
 #include "ui/simulate/simulatepage.h"
 
 #include <QAction>
@@ -14,6 +14,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
@@ -50,6 +51,7 @@ MainWindow::MainWindow(QWidget *parent)
 {
     setWindowIcon(icon(QStringLiteral("quota-studio")));
     setAcceptDrops(true);
+    qApp->installEventFilter(this);
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_design, icon(QStringLiteral("design")), tr("&Design"));
     m_tabs->addTab(m_simulate, icon(QStringLiteral("simulate")), tr("&Simulate"));
@@ -123,7 +125,8 @@ void MainWindow::buildMenus()
     undo->setShortcut(QKeySequence::Undo);
     undo->setIcon(icon(QStringLiteral("undo")));
     QAction *redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    redo->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     redo->setIcon(icon(QStringLiteral("redo")));
     edit->addAction(undo);
     edit->addAction(redo);
@@ -323,6 +326,25 @@ void MainWindow::saveSettings() const
     for (QSplitter *s : splitters())
         settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
     settings.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    // A line edit or spin box claims the undo keys for its own text (ShortcutOverride) and
+    // would undo behind the document's back, pushing a new command and clearing Redo. Refusing
+    // the override here lets the keys reach the Edit menu's actions instead.
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto *key = static_cast<QKeyEvent *>(event);
+        auto *widget = qobject_cast<QWidget *>(watched);
+        const bool undoKey = key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)
+            || key->keyCombination() == QKeyCombination(Qt::CTRL | Qt::SHIFT, Qt::Key_Z)
+            || key->keyCombination() == QKeyCombination(Qt::CTRL, Qt::Key_Y);
+        if (undoKey && widget && widget->window() == this) {
+            event->ignore();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -49,6 +49,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y belong to the document, whichever field has focus.
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 

@@ -1,6 +1,9 @@
 #include "model/policy/ratesyntax.h"
 
+#include <QLocale>
 #include <QRegularExpression>
+
+#include <numeric>
 
 namespace qs {
 
@@ -52,31 +55,106 @@ std::variant<Micros, QString> parseDuration(const QString &text)
     return amount * *unit;
 }
 
+namespace {
+
+// "0.5" -> 5 / 10: a decimal count as a whole numerator and a power-of-ten denominator (up to
+// six decimals, a microsecond's worth), so that `0.5/s` is exactly one per 2 s.
+std::optional<std::pair<qint64, qint64>> decimalCount(const QString &text)
+{
+    static const QRegularExpression re(QStringLiteral("^(\\d{1,12})(?:\\.(\\d{1,6}))?$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch())
+        return std::nullopt;
+    const QString fraction = m.captured(2);
+    qint64 denominator = 1;
+    for (qsizetype i = 0; i < fraction.size(); ++i)
+        denominator *= 10;
+    return std::pair{m.captured(1).toLongLong() * denominator + fraction.toLongLong(), denominator};
+}
+
+} // namespace
+
 std::variant<limiter::Rate, QString> parseRate(const QString &text)
 {
-    const QString help = QStringLiteral("write requests/period: 2/s, 100/min, 1000/h, 5/250ms");
-    const int slash = text.indexOf(QLatin1Char('/'));
-    if (slash < 0)
-        return QStringLiteral("'%1' is not a rate: %2").arg(text, help);
-    bool ok = false;
-    const QString countText = text.left(slash).trimmed();
-    const qint64 count = countText.toLongLong(&ok);
+    const QString help
+        = QStringLiteral("write requests/period (2/s, 0.5/s, 100/min, 5/250ms) or `1 every 2s`");
+    QString countText, period;
+    static const QRegularExpression every(
+        QStringLiteral("^\\s*(\\S+)\\s+every\\s+(.+)$"), QRegularExpression::CaseInsensitiveOption);
+    if (const auto m = every.match(text); m.hasMatch()) {
+        countText = m.captured(1);
+        period = m.captured(2).trimmed().toLower();
+    } else {
+        const qsizetype slash = text.indexOf(QLatin1Char('/'));
+        if (slash < 0)
+            return QStringLiteral("'%1' is not a rate: %2").arg(text, help);
+        countText = text.left(slash).trimmed();
+        period = text.mid(slash + 1).trimmed().toLower();
+    }
+    const auto count = decimalCount(countText);
     static const QRegularExpression digits(QStringLiteral("^\\d+$"));
-    if (!ok && digits.match(countText).hasMatch())
+    if (!count && digits.match(countText).hasMatch())
         return QStringLiteral("'%1' counts more requests than anything can: %2").arg(text, help);
-    if (!ok)
-        return QStringLiteral("'%1' needs a whole number of requests before '/': %2")
+    if (!count)
+        return QStringLiteral("'%1' needs a number of requests (whole or with up to six "
+                              "decimals) before the period: %2")
             .arg(text, help);
-    QString period = text.mid(slash + 1).trimmed().toLower();
     if (!period.isEmpty() && period.front().isLetter())
         period.prepend(QLatin1Char('1')); // "2/s" means "2 per 1s"
     const auto micros = parseDuration(period);
     if (const auto *problem = std::get_if<QString>(&micros))
-        return QStringLiteral("'%1': the period after '/' is wrong: %2").arg(text, *problem);
-    const limiter::Rate rate{count, std::get<Micros>(micros)};
+        return QStringLiteral("'%1': the period is wrong: %2").arg(text, *problem);
+    // count/denominator per period = count per (period * denominator), in lowest terms.
+    const auto [numerator, denominator] = *count;
+    if (numerator == 0)
+        return QStringLiteral("'%1': the rate must allow some requests").arg(text);
+    const qint64 common = std::gcd(numerator, denominator);
+    const qint64 perPeriods = denominator / common;
+    const Micros periodMicros = std::get<Micros>(micros);
+    if (periodMicros > 366 * limiter::kMicrosPerDay / perPeriods)
+        return QStringLiteral("'%1' is slower than one request a year: use a faster rate")
+            .arg(text);
+    const limiter::Rate rate{numerator / common, periodMicros * perPeriods};
     if (auto problem = rate.validate())
         return QStringLiteral("'%1': %2").arg(text, QString::fromStdString(*problem));
     return rate;
+}
+
+QString describeRate(const limiter::Rate &rate)
+{
+    if (rate.count == 1)
+        return QStringLiteral("1 request every %1").arg(formatDurationInWords(rate.period));
+    static const struct {
+        Micros period;
+        const char *name;
+    } units[] = {{limiter::kMicrosPerMinute, "minute"}, {limiter::kMicrosPerHour, "hour"},
+        {limiter::kMicrosPerDay, "day"}};
+    const double perSecond = rate.perSecond();
+    for (const auto &u : units)
+        if (rate.period == u.period && perSecond < 1)
+            return QStringLiteral("%1 requests per %2")
+                .arg(QLocale().toString(rate.count), QLatin1String(u.name));
+    if (rate.period == limiter::kMicrosPerSecond || perSecond >= 1)
+        return QStringLiteral("%1 requests per second").arg(QLocale().toString(perSecond, 'g', 6));
+    return QStringLiteral("%1 requests every %2")
+        .arg(QLocale().toString(rate.count), formatDurationInWords(rate.period));
+}
+
+QString formatDurationInWords(Micros micros)
+{
+    static const struct {
+        Micros micros;
+        const char *unit;
+    } units[] = {{limiter::kMicrosPerDay, "d"}, {limiter::kMicrosPerHour, "h"},
+        {limiter::kMicrosPerMinute, "min"}, {limiter::kMicrosPerSecond, "s"},
+        {limiter::kMicrosPerMilli, "ms"}};
+    for (const auto &u : units)
+        if (micros >= u.micros) {
+            const double value = double(micros) / double(u.micros);
+            return QStringLiteral("%1 %2").arg(
+                QLocale().toString(value, 'g', 4), QLatin1String(u.unit));
+        }
+    return QStringLiteral("%1 µs").arg(micros);
 }
 
 QString formatDuration(Micros micros)

@@ -6,14 +6,15 @@
 #include "screenshot.h"
 #include "ui/common/chartfiles.h"
 #include "ui/design/designpage.h"
+#include "ui/design/limitvalueedit.h"
+#include "ui/design/policysettingsdialog.h"
+#include "ui/design/routeeditor.h"
+#include "ui/design/testconsole.h"
+#include "ui/document/policydocument.h"
+#include "ui/document/recoverystore.h"
 #include "ui/export/exportpage.h"
 #include "ui/mainwindow.h"
-#include "ui/document/policydocument.h"
-#include "ui/design/policysettingsdialog.h"
-#include "ui/document/recoverystore.h"
-#include "ui/design/routeeditor.h"
 #include "ui/simulate/simulatepage.h"
-#include "ui/design/testconsole.h"
 
 #include <QChart>
 #include <QChartView>
@@ -371,4 +372,85 @@ TEST(Workbench, UnsavedChangesAreRecoveredAfterACrash)
     clean.writeRecoveryNow(); // not modified: writes nothing
     clean.close();
     EXPECT_TRUE(RecoveryStore().entries().isEmpty());
+}
+
+TEST(Workbench, ADecimalRateIsKeptExactlyAsTyped)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kTokenBucket, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    auto *refill
+        = qobject_cast<LimitValueEdit *>(editor->fieldWidget(QStringLiteral("limit.refill")));
+    ASSERT_TRUE(refill);
+    refill->lineEdit()->setFocus();
+    refill->lineEdit()->selectAll();
+    QTest::keyClicks(refill->lineEdit(), QStringLiteral("0.5/s"));
+    const Route &route = window.document()->policy().routes[0];
+    ASSERT_TRUE(route.limit.refill);
+    EXPECT_EQ(route.limit.refill->text, QStringLiteral("0.5/s"));
+    EXPECT_EQ(route.limit.refill->rate.count, 1) << "once 0.5 became 5: ten times looser";
+    EXPECT_EQ(route.limit.refill->rate.period, 2 * limiter::kMicrosPerSecond);
+    EXPECT_TRUE(
+        refill->findChild<QLabel *>()->text().contains(QStringLiteral("1 request every 2 s")));
+
+    // Half-typed text is never committed: the field says why, the document keeps the last value.
+    QTest::keyClicks(refill->lineEdit(), QStringLiteral("x"));
+    EXPECT_EQ(window.document()->policy().routes[0].limit.refill->text, QStringLiteral("0.5/s"));
+    EXPECT_TRUE(refill->findChild<QLabel *>()->text().startsWith(QStringLiteral("not saved")));
+    QTest::keyClick(refill->lineEdit(), Qt::Key_Backspace);
+
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("decimal.yaml"));
+    ASSERT_TRUE(window.saveAs(saved));
+    QFile file(saved);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(file.readAll().contains("refill: 0.5/s"));
+    EXPECT_EQ(readPolicyFile(saved).policy.routes[0].limit.refill->rate.period,
+        2 * limiter::kMicrosPerSecond);
+}
+
+TEST(Workbench, UndoKeysActOnTheDocumentWhicheverFieldHasFocus)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kTokenBucket, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    QUndoStack *stack = window.document()->undoStack();
+    auto *id = qobject_cast<QLineEdit *>(editor->fieldWidget(QStringLiteral("id")));
+    QSpinBox *capacity = spin(editor, "limit.capacity");
+    auto *refill
+        = qobject_cast<LimitValueEdit *>(editor->fieldWidget(QStringLiteral("limit.refill")));
+    ASSERT_TRUE(id && capacity && refill);
+    const QString originalId = window.document()->policy().routes[0].id;
+
+    id->setFocus();
+    QTest::keyClicks(id, QStringLiteral("x"));
+    capacity->setFocus();
+    capacity->selectAll();
+    QTest::keyClicks(capacity, QStringLiteral("7"));
+    ASSERT_EQ(stack->count(), 2);
+
+    // Undo from the id field undoes the capacity (the document's last step), not the id's text.
+    for (QWidget *focus :
+        {static_cast<QWidget *>(id), static_cast<QWidget *>(capacity->findChild<QLineEdit *>()),
+            static_cast<QWidget *>(refill->lineEdit())}) {
+        focus->setFocus();
+        QTest::keyClick(focus, Qt::Key_Z, Qt::ControlModifier);
+        QTest::keyClick(focus, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        EXPECT_EQ(stack->index(), 2) << "undo then redo from " << focus->metaObject()->className();
+        EXPECT_EQ(stack->count(), 2) << "a field's own undo never pushes a command";
+    }
+    id->setFocus();
+    QTest::keyClick(id, Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_EQ(*window.document()->policy().routes[0].limit.capacity, 20);
+    EXPECT_EQ(window.document()->policy().routes[0].id, originalId + QStringLiteral("x"));
+    QTest::keyClick(id, Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_EQ(window.document()->policy().routes[0].id, originalId);
+    EXPECT_EQ(id->text(), originalId) << "the field shows the document's state";
+    QTest::keyClick(id, Qt::Key_Y, Qt::ControlModifier);
+    EXPECT_EQ(stack->index(), 1) << "Ctrl+Y redoes too";
+    EXPECT_EQ(stack->count(), 2) << "redo history intact";
 }

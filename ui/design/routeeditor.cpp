@@ -4,7 +4,7 @@
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/routeresolver.h"
-#include "ui/design/quantityedit.h"
+#include "ui/design/limitvalueedit.h"
 #include "ui/document/policydocument.h"
 
 #include <QCheckBox>
@@ -166,11 +166,11 @@ void RouteEditor::build()
         withMessage(QStringLiteral("limit.capacity"), m_capacity,
             tr("The most requests a client can send at once after being idle. Larger: kinder to "
                "bursty clients, weaker protection against a sudden flood.")));
-    m_refill = new QuantityEdit(QuantityEdit::Kind::Rate);
+    m_refill = new LimitValueEdit(LimitValueEdit::Kind::Rate);
     m_form->addRow(tr("&Refill:"),
         withMessage(QStringLiteral("limit.refill"), m_refill,
             tr("Tokens added back over time: the long-run rate a client can sustain.")));
-    m_rate = new QuantityEdit(QuantityEdit::Kind::Rate);
+    m_rate = new LimitValueEdit(LimitValueEdit::Kind::Rate);
     m_form->addRow(tr("Ra&te:"),
         withMessage(QStringLiteral("limit.rate"), m_rate,
             tr("The sustained rate: one request per 1/rate.")));
@@ -189,7 +189,7 @@ void RouteEditor::build()
     m_limit = makeSpin(0, 1'000'000'000);
     m_form->addRow(tr("&Limit:"),
         withMessage(QStringLiteral("limit.limit"), m_limit, tr("Requests allowed per window.")));
-    m_window = new QuantityEdit(QuantityEdit::Kind::Duration);
+    m_window = new LimitValueEdit(LimitValueEdit::Kind::Duration);
     m_form->addRow(tr("&Window:"),
         withMessage(QStringLiteral("limit.window"), m_window,
             tr("The window length. Long windows make quotas people can read on an invoice; "
@@ -218,17 +218,18 @@ void RouteEditor::build()
     connect(m_algorithm, &QComboBox::activated, this, &RouteEditor::onAlgorithmChosen);
     connect(m_capacity, &QSpinBox::valueChanged, this,
         [this] { onLimitEdited(QStringLiteral("capacity")); });
+    connect(m_refill, &LimitValueEdit::edited, this,
+        [this] { onLimitEdited(QStringLiteral("refill")); });
     connect(
-        m_refill, &QuantityEdit::edited, this, [this] { onLimitEdited(QStringLiteral("refill")); });
-    connect(m_rate, &QuantityEdit::edited, this, [this] { onLimitEdited(QStringLiteral("rate")); });
+        m_rate, &LimitValueEdit::edited, this, [this] { onLimitEdited(QStringLiteral("rate")); });
     connect(
         m_queue, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("queue")); });
     connect(
         m_leakMode, &QComboBox::activated, this, [this] { onLimitEdited(QStringLiteral("mode")); });
     connect(
         m_limit, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("limit")); });
-    connect(
-        m_window, &QuantityEdit::edited, this, [this] { onLimitEdited(QStringLiteral("window")); });
+    connect(m_window, &LimitValueEdit::edited, this,
+        [this] { onLimitEdited(QStringLiteral("window")); });
     connect(
         m_burst, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("burst")); });
     connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
@@ -280,12 +281,9 @@ void RouteEditor::load()
     setSpin(m_queue, l.queue);
     setSpin(m_limit, l.limit);
     setSpin(m_burst, l.burst);
-    if (l.refill)
-        m_refill->setValue(l.refill->rate.count, l.refill->rate.period);
-    if (l.rate)
-        m_rate->setValue(l.rate->rate.count, l.rate->rate.period);
-    if (l.window)
-        m_window->setValue(1, l.window->micros);
+    m_refill->setText(l.refill ? l.refill->text : QString());
+    m_rate->setText(l.rate ? l.rate->text : QString());
+    m_window->setText(l.window ? l.window->text : QString());
     {
         const QSignalBlocker block(m_leakMode);
         m_leakMode->setCurrentIndex(
@@ -491,11 +489,11 @@ void RouteEditor::onLimitEdited(const QString &field)
         else if (field == QLatin1String("mode"))
             l.mode = limiter::LeakMode(m_leakMode->currentData().toInt());
         else if (field == QLatin1String("refill"))
-            l.refill = RateValue{m_refill->text(), {m_refill->count(), m_refill->unit()}};
+            l.refill = RateValue{m_refill->text(), *m_refill->rate()};
         else if (field == QLatin1String("rate"))
-            l.rate = RateValue{m_rate->text(), {m_rate->count(), m_rate->unit()}};
+            l.rate = RateValue{m_rate->text(), *m_rate->rate()};
         else if (field == QLatin1String("window"))
-            l.window = DurationValue{m_window->text(), m_window->count() * m_window->unit()};
+            l.window = DurationValue{m_window->text(), *m_window->duration()};
         rememberField(l.fieldOrder, field);
     });
 }

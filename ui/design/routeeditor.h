@@ -17,7 +17,7 @@ class QSpinBox;
 namespace qs {
 
 class PolicyDocument;
-class QuantityEdit;
+class LimitValueEdit;
 
 class RouteEditor : public QWidget {
     Q_OBJECT
@@ -79,7 +79,7 @@ private:
               *m_missingKey = nullptr;
     QSpinBox *m_capacity = nullptr, *m_queue = nullptr, *m_limit = nullptr, *m_burst = nullptr,
              *m_cost = nullptr;
-    QuantityEdit *m_refill = nullptr, *m_rate = nullptr, *m_window = nullptr;
+    LimitValueEdit *m_refill = nullptr, *m_rate = nullptr, *m_window = nullptr;
     QHash<QString, QWidget *> m_fields; // field path below the route ("limit.capacity") → editor
     QHash<QString, QWidget *> m_rows; // field → the row widget (editor + message)
     QHash<QString, QLabel *> m_messages;

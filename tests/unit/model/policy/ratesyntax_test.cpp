@@ -24,9 +24,30 @@ TEST(RateSyntax, ParsesTheDocumentedForms)
     EXPECT_EQ(duration("1d"), kMicrosPerDay);
 }
 
+TEST(RateSyntax, DecimalCountsAndEveryAreExact)
+{
+    const auto rate = [](const char *t) { return std::get<Rate>(parseRate(QLatin1String(t))); };
+    // 0.5/s once became 5/s in the editor: a limit ten times looser. It is one per 2 s.
+    EXPECT_EQ(rate("0.5/s").count, 1);
+    EXPECT_EQ(rate("0.5/s").period, 2 * kMicrosPerSecond);
+    EXPECT_EQ(rate("2.5/s").count, 5);
+    EXPECT_EQ(rate("2.5/s").period, 2 * kMicrosPerSecond);
+    EXPECT_EQ(rate("0.25/min").period, 4 * kMicrosPerMinute);
+    EXPECT_EQ(rate("1 every 2 s").count, 1);
+    EXPECT_EQ(rate("1 every 2 s").period, 2 * kMicrosPerSecond);
+    EXPECT_EQ(rate("3 every 250ms").period, 250 * kMicrosPerMilli);
+    EXPECT_EQ(rate("30/min").count, 30);
+    EXPECT_EQ(describeRate(rate("0.5/s")), QStringLiteral("1 request every 2 s"));
+    EXPECT_EQ(describeRate(rate("5/250ms")), QStringLiteral("20 requests per second"));
+    EXPECT_EQ(describeRate(rate("30/h")), QStringLiteral("30 requests per hour"));
+    EXPECT_EQ(describeRate(rate("7/90s")), QStringLiteral("7 requests every 1.5 min"));
+    EXPECT_EQ(formatDurationInWords(12'500'000), QStringLiteral("12.5 s"));
+}
+
 TEST(RateSyntax, RejectsWithAReason)
 {
-    for (const char *bad : {"2", "x/s", "2/", "2/fortnight", "-1/s", "0/s", "2/0s", "1.5/s"})
+    for (const char *bad : {"2", "x/s", "2/", "2/fortnight", "-1/s", "0/s", "2/0s", "0.0/s",
+             "1.5.2/s", ".5/s", "0.0000001/s", "1 every", "every 2s", "0.001/d"})
         EXPECT_TRUE(std::holds_alternative<QString>(parseRate(QLatin1String(bad)))) << bad;
     for (const char *bad : {"10", "1.5m", "0s", "-3s", "5 parsecs", "400d"})
         EXPECT_TRUE(std::holds_alternative<QString>(parseDuration(QLatin1String(bad)))) << bad;

@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, Validation,
         Case{"zero",
             "  - id: a\n    match: { path: /a }\n    limit: { algorithm: gcra, rate: 0/s, burst: 1 "
             "}\n",
-            "routes[0].limit.rate", 6, 37, "at least 1 request"},
+            "routes[0].limit.rate", 6, 37, "must allow some requests"},
         Case{"absurd",
             "  - id: a\n    match: { path: /a }\n    limit: { algorithm: token_bucket, capacity: "
             "99999999999, refill: 1/s }\n",
