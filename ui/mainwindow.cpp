@@ -251,7 +251,12 @@ bool MainWindow::saveAs(const QString &path)
         return false;
     }
     addRecent(path);
-    statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 3000);
+    if (m_doc->lastSaveRewrite().isEmpty())
+        statusBar()->showMessage(tr("Saved %1").arg(QFileInfo(path).fileName()), 3000);
+    else // rare: say so, since comments and layout were not kept
+        statusBar()->showMessage(tr("Saved %1, written afresh (comments and layout not kept): %2")
+                                     .arg(QFileInfo(path).fileName(), m_doc->lastSaveRewrite()),
+            15000);
     return true;
 }
 

@@ -1,6 +1,7 @@
 #include "model/policy/policy.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace qs {
 
@@ -24,6 +25,12 @@ QList<KeySelector> Policy::keyOf(const Route &route) const
     if (route.key)
         return *route.key;
     return defaults.key.value_or(QList<KeySelector>{KeySelector{}});
+}
+
+quint64 nextRouteUid()
+{
+    static std::atomic<quint64> next{1};
+    return next++;
 }
 
 MissingKeyMode Policy::missingKeyOf(const Route &route) const

@@ -71,7 +71,17 @@ enum class StoreErrorMode { Allow, Deny };
 //   allow:  not limited (what NGINX and HAProxy did silently before this was a choice)
 enum class MissingKeyMode { Shared, Ip, Deny, Allow };
 
+// Which route of the file a route in memory came from, so that saving can keep that route's
+// own text (comments, layout) and change only what was edited. Not content: two routes are
+// equal whatever their origin. 0: not from the file (new, duplicated).
+struct RouteOrigin {
+    quint64 uid = 0;
+    friend bool operator==(const RouteOrigin &, const RouteOrigin &) { return true; }
+};
+quint64 nextRouteUid();
+
 struct Route {
+    RouteOrigin origin;
     QString id;
     QString description;
     QStringList methods; // upper case; empty: any method

@@ -316,6 +316,7 @@ void Reader::readRoot(const YAML::Node &root)
                 const QString path = QStringLiteral("routes[%1]").arg(i);
                 remember(path, value[i]);
                 Route route;
+                route.origin.uid = nextRouteUid();
                 readRoute(value[i], path, route);
                 m_policy.routes.append(route);
             }
@@ -629,7 +630,7 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
     return result;
 }
 
-PolicyReadResult readPolicyFile(const QString &path)
+PolicyReadResult readPolicyFile(const QString &path, QByteArray *bytes)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -648,6 +649,8 @@ PolicyReadResult readPolicyFile(const QString &path)
         return failure(path, 0, 0, QStringLiteral("cannot read: %1").arg(file.errorString()));
     if (text.size() > kMaxPolicyBytes)
         return failure(path, 0, 0, tooLarge());
+    if (bytes)
+        *bytes = text;
     return readPolicy(text, path);
 }
 

@@ -23,6 +23,7 @@ inline constexpr qsizetype kMaxRoutes = 100'000;
 // Reads a policy from YAML or JSON (JSON is read by the same YAML parser, so its errors carry
 // line and column too) and validates it. `fileName` labels the diagnostics.
 PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName);
-PolicyReadResult readPolicyFile(const QString &path);
+// `text`, when given, receives the bytes that were read (what a lossless save edits).
+PolicyReadResult readPolicyFile(const QString &path, QByteArray *text = nullptr);
 
 } // namespace qs

@@ -1,4 +1,5 @@
 #include "model/policy/policywriter.h"
+#include "model/policy/policytree.h"
 
 #include "model/policy/limitconversion.h"
 #include "model/policy/ratesyntax.h"
@@ -10,26 +11,6 @@
 namespace qs {
 
 namespace {
-
-// A typed, ordered document tree: YAML needs the order, JSON also needs the types.
-struct Tree {
-    enum class Kind { Map, Seq, Text, Number, Bool };
-    Kind kind = Kind::Map;
-    QString scalar;
-    QList<QPair<QString, Tree>> fields;
-    QList<Tree> items;
-    bool flow = false; // YAML: `{ a: 1 }` / `[x, y]` on one line
-
-    static Tree text(const QString &s) { return Tree{Kind::Text, s, {}, {}, false}; }
-    static Tree number(qint64 n) { return Tree{Kind::Number, QString::number(n), {}, {}, false}; }
-    static Tree boolean(bool b)
-    {
-        return Tree{
-            Kind::Bool, b ? QStringLiteral("true") : QStringLiteral("false"), {}, {}, false};
-    }
-    static Tree map(bool flow = false) { return Tree{Kind::Map, {}, {}, {}, flow}; }
-    static Tree seq(bool flow = false) { return Tree{Kind::Seq, {}, {}, {}, flow}; }
-};
 
 // Collects fields in canonical order, then orders them as the file had them.
 class Fields {
@@ -271,6 +252,31 @@ void emitJson(QString &out, const Tree &t, int indent)
 
 } // namespace
 
+Tree policyDocumentTree(const Policy &policy)
+{
+    return policyTree(policy);
+}
+
+Tree routeDocumentTree(const Route &route)
+{
+    return routeTree(route);
+}
+
+void emitTreeYaml(YAML::Emitter &out, const Tree &tree)
+{
+    emitYaml(out, tree);
+}
+
+void emitTreeJson(QString &out, const Tree &tree, int indent)
+{
+    emitJson(out, tree, indent);
+}
+
+QString jsonQuoted(const QString &text)
+{
+    return jsonString(text);
+}
+
 QByteArray writePolicy(const Policy &policy, PolicyFormat format)
 {
     const Tree tree = policyTree(policy);
@@ -293,10 +299,14 @@ PolicyFormat formatForPath(const QString &path)
 
 QString savePolicyFile(const Policy &policy, const QString &path)
 {
+    return saveTextFile(writePolicy(policy, formatForPath(path)), path);
+}
+
+QString saveTextFile(const QByteArray &bytes, const QString &path)
+{
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
-    const QByteArray bytes = writePolicy(policy, formatForPath(path));
     if (file.write(bytes) != bytes.size())
         return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
     if (!file.commit())

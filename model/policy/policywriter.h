@@ -1,7 +1,8 @@
 #pragma once
 // Writes a policy as YAML or JSON. Fields come out in the order the file had them (new fields
 // after, in the reference order of docs/policy-format.md); values keep the text they were read
-// with. Only comments are lost in a load/save round trip.
+// with, comments are not kept: the workbench saves through policytextpatch.h, which edits the
+// file's own text, and writes whole only new files and what that cannot edit.
 #include "model/policy/policy.h"
 
 #include <QByteArray>
@@ -19,5 +20,6 @@ PolicyFormat formatForPath(const QString &path);
 // Atomic (QSaveFile): either the whole new file or the old one, never half. Returns an empty
 // string on success, else what went wrong.
 QString savePolicyFile(const Policy &policy, const QString &path);
+QString saveTextFile(const QByteArray &bytes, const QString &path);
 
 } // namespace qs

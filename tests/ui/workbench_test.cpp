@@ -454,3 +454,41 @@ TEST(Workbench, UndoKeysActOnTheDocumentWhicheverFieldHasFocus)
     EXPECT_EQ(stack->index(), 1) << "Ctrl+Y redoes too";
     EXPECT_EQ(stack->count(), 2) << "redo history intact";
 }
+
+TEST(Workbench, SavingAfterAnEditChangesOnlyThatLine)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("public-api.yaml"));
+    ASSERT_TRUE(QFile::copy(kPublicApi, path));
+    QFile original(path);
+    ASSERT_TRUE(original.open(QIODevice::ReadOnly));
+    const QByteArrayList before = original.readAll().split('\n');
+    original.close();
+
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    QSpinBox *capacity = spin(editor, "limit.capacity");
+    ASSERT_EQ(capacity->value(), 10);
+    capacity->setFocus();
+    capacity->selectAll();
+    QTest::keyClicks(capacity, QStringLiteral("12"));
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+    EXPECT_FALSE(window.isWindowModified());
+    EXPECT_TRUE(window.document()->lastSaveRewrite().isEmpty())
+        << window.document()->lastSaveRewrite().toStdString();
+
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    const QByteArrayList after = saved.readAll().split('\n');
+    ASSERT_EQ(after.size(), before.size());
+    QByteArrayList changed;
+    for (qsizetype i = 0; i < before.size(); ++i)
+        if (before[i] != after[i])
+            changed << after[i];
+    EXPECT_EQ(changed,
+        QByteArrayList{"    limit: { algorithm: token_bucket, capacity: 12, refill: 2/s }"})
+        << "comments, quoting and every other line as they were";
+}

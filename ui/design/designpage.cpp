@@ -1,13 +1,13 @@
 #include "ui/design/designpage.h"
 
 #include "model/policy/limitconversion.h"
+#include "ui/common/icons.h"
 #include "ui/design/algorithmpanel.h"
 #include "ui/design/diagnosticsview.h"
-#include "ui/common/icons.h"
-#include "ui/document/policydocument.h"
 #include "ui/design/routeeditor.h"
 #include "ui/design/routelistmodel.h"
 #include "ui/design/testconsole.h"
+#include "ui/document/policydocument.h"
 
 #include <QAction>
 #include <QFormLayout>
@@ -256,6 +256,7 @@ void DesignPage::duplicateRoute()
     for (int n = 2; m_doc->policy().route(id); ++n)
         id = copy.id + QStringLiteral("-copy%1").arg(n);
     copy.id = id;
+    copy.origin = {}; // new text: the original keeps its own
     routes.insert(i + 1, copy);
     m_selectAfterChange = i + 1;
     m_doc->replaceRoutes(routes, tr("Duplicate route '%1'").arg(routes[i].id));

@@ -1,5 +1,7 @@
 #include "ui/document/policydocument.h"
 
+#include "model/policy/policytextpatch.h"
+
 #include "model/policy/policyreader.h"
 #include "model/policy/policyvalidator.h"
 #include "model/policy/policywriter.h"
@@ -52,6 +54,7 @@ void PolicyDocument::newPolicy()
         = {QStringLiteral("quota_studio"), QStringLiteral("name"), QStringLiteral("routes")};
     p.routes.append(makeNewRoute(p));
     m_policy = p;
+    m_savedText.clear(); // nothing on disk yet: the first save writes the whole file
     m_readDiagnostics.clear();
     m_undo.clear();
     setFilePath(QString());
@@ -61,7 +64,8 @@ void PolicyDocument::newPolicy()
 
 bool PolicyDocument::load(const QString &path, QString *error)
 {
-    const PolicyReadResult r = readPolicyFile(path);
+    QByteArray text;
+    const PolicyReadResult r = readPolicyFile(path, &text);
     const bool nothingRead = r.policy.routes.isEmpty() && r.policy.name.isEmpty()
         && std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic &d) {
                return d.severity == Diagnostic::Severity::Error && d.path.isEmpty();
@@ -73,6 +77,9 @@ bool PolicyDocument::load(const QString &path, QString *error)
         return false;
     }
     m_policy = r.policy;
+    m_savedText = text;
+    m_savedPolicy = r.policy;
+    m_savedFormat = formatForPath(path);
     setFilePath(path);
     // Keep what only the reader could see (fields it could not read); the validator's part is
     // recomputed after every edit.
@@ -93,6 +100,24 @@ bool PolicyDocument::loadRecovered(
 {
     if (!load(copyPath, error))
         return false;
+    // Save edits the original's text, not the copy's: routes the original has (by id) keep
+    // their text there.
+    QByteArray originalText;
+    const PolicyReadResult original
+        = originalPath.isEmpty() ? PolicyReadResult{} : readPolicyFile(originalPath, &originalText);
+    if (!originalText.isEmpty() && !hasErrors(original.diagnostics)) {
+        for (Route &r : m_policy.routes) {
+            r.origin = {};
+            for (const Route &o : original.policy.routes)
+                if (o.id == r.id)
+                    r.origin = o.origin;
+        }
+        m_savedText = originalText;
+        m_savedPolicy = original.policy;
+        m_savedFormat = formatForPath(originalPath);
+    } else {
+        m_savedText.clear();
+    }
     setFilePath(originalPath);
     m_undo.resetClean(); // no state of the stack is what is on disk
     revalidate();
@@ -102,15 +127,38 @@ bool PolicyDocument::loadRecovered(
 
 QString PolicyDocument::save(const QString &path)
 {
-    const QString problem = savePolicyFile(m_policy, path);
+    const PolicyFormat format = formatForPath(path);
+    QByteArray bytes;
+    m_lastSaveRewrite.clear();
+    if (!m_savedText.isEmpty() && format == m_savedFormat) {
+        const TextPatch patch = patchPolicyText(m_savedText, m_savedPolicy, m_policy, format);
+        bytes = patch.text;
+        m_lastSaveRewrite = patch.fallback;
+    } else {
+        bytes = writePolicy(m_policy, format);
+    }
+    const QString problem = saveTextFile(bytes, path);
     if (!problem.isEmpty())
         return problem;
+    rememberSaved(bytes, format);
     // Saved content carries no reader findings of an older file version.
     m_readDiagnostics.clear();
     setFilePath(path);
     m_undo.setClean();
     revalidate();
     return {};
+}
+
+void PolicyDocument::rememberSaved(const QByteArray &text, PolicyFormat format)
+{
+    // Routes written for the first time get an origin now, so that the next save keeps the
+    // text this one gave them. Not an edit: nothing in the content changes.
+    for (Route &r : m_policy.routes)
+        if (!r.origin.uid)
+            r.origin.uid = nextRouteUid();
+    m_savedText = text;
+    m_savedPolicy = m_policy;
+    m_savedFormat = format;
 }
 
 void PolicyDocument::replaceRoute(

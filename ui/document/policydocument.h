@@ -4,6 +4,7 @@
 // stack is not at its clean index", and Undo after Save marks the file modified again.
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
+#include "model/policy/policywriter.h"
 
 #include <QObject>
 #include <QUndoStack>
@@ -37,8 +38,11 @@ public:
     // never saved), marked modified so that Save writes it where it belongs.
     bool loadRecovered(
         const QString &copyPath, const QString &originalPath, QString *error = nullptr);
-    // Atomic save; empty string on success, else what went wrong.
+    // Atomic save; empty string on success, else what went wrong. The file's own text is
+    // edited in place (policytextpatch.h): only what was edited changes.
     QString save(const QString &path);
+    // Why the last save wrote the file afresh instead of editing its text; empty normally.
+    const QString &lastSaveRewrite() const { return m_lastSaveRewrite; }
 
     // Edits (each one undo step). `mergeKey` lets typing into one field become one step.
     void replaceRoute(qsizetype index, const Route &route, const QString &text,
@@ -64,8 +68,15 @@ private:
     void revalidate();
     void setFilePath(const QString &path);
 
+    void rememberSaved(const QByteArray &text, PolicyFormat format);
+
     Policy m_policy;
     QString m_filePath;
+    // The text last read or written and the policy it holds: what the next save edits.
+    QByteArray m_savedText;
+    Policy m_savedPolicy;
+    PolicyFormat m_savedFormat = PolicyFormat::Yaml;
+    QString m_lastSaveRewrite;
     Diagnostics m_readDiagnostics; // from the last load; dropped once the content changes
     Diagnostics m_diagnostics;
     QUndoStack m_undo;

@@ -1,0 +1,655 @@
+#include "model/policy/policytextpatch.h"
+
+#include "model/policy/policyreader.h"
+#include "model/policy/policytree.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <QHash>
+
+#include <algorithm>
+#include <vector>
+
+namespace qs {
+
+namespace {
+
+// A construct the patcher does not edit; the caller rewrites the file instead.
+struct Unsupported {
+    QString why;
+};
+
+struct Span {
+    qsizetype begin = 0, end = 0;
+};
+
+struct Edit {
+    qsizetype begin = 0, end = 0;
+    QByteArray text;
+};
+
+struct Entry {
+    QString key;
+    YAML::Node keyNode, value;
+};
+
+bool isFlow(const YAML::Node &node)
+{
+    return (node.IsMap() || node.IsSequence()) && node.Style() == YAML::EmitterStyle::Flow;
+}
+
+std::vector<Entry> entriesOf(const YAML::Node &map)
+{
+    std::vector<Entry> out;
+    for (auto it = map.begin(); it != map.end(); ++it)
+        out.push_back({QString::fromStdString(it->first.Scalar()), it->first, it->second});
+    return out;
+}
+
+const Entry *findEntry(const std::vector<Entry> &entries, const QString &key)
+{
+    for (const Entry &e : entries)
+        if (e.key == key)
+            return &e;
+    return nullptr;
+}
+
+const Tree *findField(const Tree &map, const QString &key)
+{
+    for (const auto &[k, v] : map.fields)
+        if (k == key)
+            return &v;
+    return nullptr;
+}
+
+// Flow style, with spaces inside braces as people write it (`{ path: /a }`) or without
+// (`{path: /a}`, yaml-cpp's own), as the text being replaced had it.
+QByteArray flowYaml(const Tree &t, bool spaced = true);
+
+QByteArray yamlScalar(const QString &text, bool inFlow)
+{
+    YAML::Emitter e;
+    e << text.toStdString();
+    QByteArray out(e.c_str());
+    const bool plain = !out.isEmpty() && out[0] != '"' && out[0] != '\'' && out[0] != '|'
+        && out[0] != '>' && !out.contains('\n');
+    static const char *const kFlowSyntax = ",[]{}";
+    const bool flowSafe = std::none_of(
+        text.begin(), text.end(), [](QChar c) { return std::strchr(kFlowSyntax, c.toLatin1()); });
+    if (plain && (!inFlow || flowSafe))
+        return out;
+    return jsonQuoted(text).toUtf8(); // JSON's string form is a valid YAML double-quoted scalar
+}
+
+QByteArray flowYaml(const Tree &t, bool spaced)
+{
+    switch (t.kind) {
+    case Tree::Kind::Map: {
+        if (t.fields.isEmpty())
+            return "{}";
+        QByteArrayList parts;
+        for (const auto &[k, v] : t.fields)
+            parts << yamlScalar(k, true) + ": " + flowYaml(v, spaced);
+        return spaced ? "{ " + parts.join(", ") + " }" : "{" + parts.join(", ") + "}";
+    }
+    case Tree::Kind::Seq: {
+        QByteArrayList parts;
+        for (const Tree &item : t.items)
+            parts << flowYaml(item, spaced);
+        return "[" + parts.join(", ") + "]";
+    }
+    case Tree::Kind::Text:
+        return yamlScalar(t.scalar, true);
+    case Tree::Kind::Number:
+    case Tree::Kind::Bool:
+        return t.scalar.toUtf8();
+    }
+    return {};
+}
+
+// Later edits first, so that earlier offsets stay valid; at one offset, the replacement of a
+// range before an insertion there (the insertion then lands in front of what follows).
+void sortForApplying(std::vector<Edit> &edits)
+{
+    std::stable_sort(edits.begin(), edits.end(), [](const Edit &a, const Edit &b) {
+        return a.begin != b.begin ? a.begin > b.begin : a.end > b.end;
+    });
+}
+
+QByteArray jsonText(const Tree &t, int indent)
+{
+    QString out;
+    emitTreeJson(out, t, indent);
+    return out.toUtf8();
+}
+
+// Block YAML of a collection, every line after the first indented by `indent` columns.
+QByteArray blockYaml(const Tree &t, int indent)
+{
+    YAML::Emitter e;
+    e.SetIndent(2);
+    emitTreeYaml(e, t);
+    QByteArrayList lines = QByteArray(e.c_str()).split('\n');
+    for (qsizetype i = 1; i < lines.size(); ++i)
+        if (!lines[i].isEmpty())
+            lines[i].prepend(QByteArray(indent, ' '));
+    return lines.join('\n');
+}
+
+class Patcher {
+public:
+    Patcher(const QByteArray &text, PolicyFormat format) : m_text(text), m_format(format) { }
+
+    // Edits that turn the text of `root` (read as `before`) into `after`.
+    std::vector<Edit> run(const YAML::Node &root, const Policy &before, const Policy &after)
+    {
+        if (!root.IsMap())
+            throw Unsupported{QStringLiteral("the file is not a map of fields")};
+        m_before = &before;
+        m_after = &after;
+        std::vector<Edit> edits;
+        diffMap(root, false, policyDocumentTree(before), policyDocumentTree(after), edits, true);
+        return edits;
+    }
+
+private:
+    bool json() const { return m_format == PolicyFormat::Json; }
+    char at(qsizetype i) const { return i < m_text.size() ? m_text[i] : '\n'; }
+
+    qsizetype lineStart(qsizetype pos) const
+    {
+        while (pos > 0 && m_text[pos - 1] != '\n')
+            --pos;
+        return pos;
+    }
+    qsizetype lineEnd(qsizetype pos) const // just past the '\n', or the end of the text
+    {
+        const qsizetype nl = m_text.indexOf('\n', pos);
+        return nl < 0 ? m_text.size() : nl + 1;
+    }
+    int column(qsizetype pos) const { return int(pos - lineStart(pos)); }
+    int lineIndent(qsizetype pos) const
+    {
+        qsizetype i = lineStart(pos);
+        while (i < m_text.size() && m_text[i] == ' ')
+            ++i;
+        return int(i - lineStart(pos));
+    }
+    bool spacedFlow(qsizetype begin) const { return at(begin + 1) == ' ' || at(begin + 1) == '\n'; }
+    bool onlySpacesBefore(qsizetype pos) const
+    {
+        for (qsizetype i = lineStart(pos); i < pos; ++i)
+            if (m_text[i] != ' ' && m_text[i] != '\t')
+                return false;
+        return true;
+    }
+
+    qsizetype quotedEnd(qsizetype i) const
+    {
+        const char quote = m_text[i];
+        for (++i; i < m_text.size(); ++i) {
+            if (quote == '"' && m_text[i] == '\\')
+                ++i;
+            else if (m_text[i] == quote) {
+                if (quote == '\'' && at(i + 1) == '\'')
+                    ++i;
+                else
+                    return i + 1;
+            }
+        }
+        throw Unsupported{QStringLiteral("an unterminated quoted string")};
+    }
+
+    qsizetype flowEnd(qsizetype i) const
+    {
+        int depth = 0;
+        while (i < m_text.size()) {
+            const char c = m_text[i];
+            if (c == '"' || c == '\'') {
+                i = quotedEnd(i);
+                continue;
+            }
+            if (c == '[' || c == '{')
+                ++depth;
+            else if ((c == ']' || c == '}') && --depth == 0)
+                return i + 1;
+            ++i;
+        }
+        throw Unsupported{QStringLiteral("an unclosed bracket")};
+    }
+
+    Span span(const YAML::Node &node, bool inFlow) const
+    {
+        const qsizetype begin = node.Mark().pos;
+        if (begin < 0 || begin > m_text.size())
+            throw Unsupported{QStringLiteral("a value without a position")};
+        if (node.IsMap() || node.IsSequence()) {
+            if (isFlow(node)) {
+                if (at(begin) != '{' && at(begin) != '[')
+                    throw Unsupported{QStringLiteral("a flow collection not where expected")};
+                return {begin, flowEnd(begin)};
+            }
+            if (node.size() == 0)
+                throw Unsupported{QStringLiteral("an empty block collection")};
+            YAML::Node last;
+            for (auto it = node.begin(); it != node.end(); ++it)
+                last = node.IsMap() ? it->second : *it;
+            return {begin, std::max(begin, span(last, false).end)};
+        }
+        const char c = at(begin);
+        if (c == '"' || c == '\'')
+            return {begin, quotedEnd(begin)};
+        if ((c == '|' || c == '>') && !inFlow)
+            throw Unsupported{QStringLiteral("a block scalar (| or >)")};
+        if (c == '&' || c == '*' || c == '!')
+            throw Unsupported{QStringLiteral("an anchor, alias or tag")};
+        qsizetype i = begin;
+        for (; i < m_text.size(); ++i) {
+            const char ch = m_text[i];
+            if (ch == '\n' || ch == '\r')
+                break;
+            if (ch == '#' && i > begin && (m_text[i - 1] == ' ' || m_text[i - 1] == '\t'))
+                break;
+            if (inFlow && (ch == ',' || ch == ']' || ch == '}'))
+                break;
+        }
+        while (i > begin && (m_text[i - 1] == ' ' || m_text[i - 1] == '\t'))
+            --i;
+        return {begin, i};
+    }
+
+    // The replacement for a value, in the style of the text it replaces.
+    QByteArray render(const Tree &value, const YAML::Node &old, bool inFlow, int indent) const
+    {
+        const qsizetype begin = old.Mark().pos;
+        if (json())
+            return jsonText(value, lineIndent(begin) / 2);
+        switch (value.kind) {
+        case Tree::Kind::Text:
+            if (at(begin) == '"')
+                return jsonQuoted(value.scalar).toUtf8();
+            if (at(begin) == '\'')
+                return "'" + value.scalar.toUtf8().replace("'", "''") + "'";
+            return yamlScalar(value.scalar, inFlow);
+        case Tree::Kind::Number:
+        case Tree::Kind::Bool:
+            return value.scalar.toUtf8();
+        case Tree::Kind::Map:
+        case Tree::Kind::Seq:
+            if (inFlow || isFlow(old) || (!old.IsMap() && !old.IsSequence() && value.flow))
+                return flowYaml(value, !isFlow(old) || spacedFlow(begin));
+            if (!old.IsMap() && !old.IsSequence())
+                throw Unsupported{QStringLiteral("a value that turns into a block collection")};
+            return blockYaml(value, indent);
+        }
+        return {};
+    }
+
+    // A new `key: value` for a map whose keys look like `sample` (quoted in JSON).
+    QByteArray newEntry(const QString &key, const Tree &value, const YAML::Node &sampleKey,
+        bool flowMap, int indent) const
+    {
+        const QByteArray k = json() || at(sampleKey.Mark().pos) == '"' ? jsonQuoted(key).toUtf8()
+                                                                       : yamlScalar(key, flowMap);
+        if (json())
+            return k + ": " + jsonText(value, indent / 2);
+        const bool collection = value.kind == Tree::Kind::Map || value.kind == Tree::Kind::Seq;
+        if (flowMap || !collection || value.flow)
+            return k + ": " + (collection ? flowYaml(value) : yamlScalar(value.scalar, flowMap));
+        return k + ":\n" + QByteArray(indent + 2, ' ') + blockYaml(value, indent + 2);
+    }
+
+    void diffValue(const YAML::Node &node, bool inFlow, const Tree &before, const Tree &after,
+        std::vector<Edit> &edits)
+    {
+        if (before == after)
+            return;
+        if (before.kind == Tree::Kind::Map && after.kind == Tree::Kind::Map && node.IsMap()) {
+            diffMap(node, inFlow, before, after, edits, false);
+            return;
+        }
+        const Span s = span(node, inFlow);
+        edits.push_back({s.begin, s.end, render(after, node, inFlow, column(s.begin))});
+    }
+
+    void diffMap(const YAML::Node &node, bool inFlow, const Tree &before, const Tree &after,
+        std::vector<Edit> &edits, bool root)
+    {
+        const bool flow = inFlow || isFlow(node);
+        const std::vector<Entry> entries = entriesOf(node);
+        if (entries.empty())
+            throw Unsupported{QStringLiteral("an empty map")};
+        // A flow map that gains or loses a field is one line (or, in JSON, one object): write
+        // it again whole rather than splice commas.
+        const auto sameKeys = [&] {
+            for (const auto &[key, value] : after.fields)
+                if (!findEntry(entries, key)
+                    && !(findField(before, key) && *findField(before, key) == value))
+                    return false;
+            for (const auto &[key, value] : before.fields)
+                if (!findField(after, key) && findEntry(entries, key))
+                    return false;
+            return true;
+        };
+        if (flow && !root && !sameKeys()) {
+            const Span s = span(node, inFlow);
+            edits.push_back({s.begin, s.end, render(after, node, inFlow, column(s.begin))});
+            return;
+        }
+        const Entry *previous = nullptr;
+        std::vector<Edit> inserted;
+        for (const auto &[key, value] : after.fields) {
+            const Entry *entry = findEntry(entries, key);
+            const Tree *old = findField(before, key);
+            if (entry) {
+                if (root && key == QLatin1String("routes") && old)
+                    diffRoutes(*entry, flow, *old, value, edits);
+                else if (old)
+                    diffValue(entry->value, flow, *old, value, edits);
+                else { // in the text but unread (it held an error): now a value of its own
+                    const Span s = span(entry->value, flow);
+                    edits.push_back(
+                        {s.begin, s.end, render(value, entry->value, flow, column(s.begin))});
+                }
+                previous = entry;
+                continue;
+            }
+            if (old && *old == value)
+                continue; // implicit in the text (the writer's default): leave it so
+            Edit e = insertion(flow, entries, previous, key, value);
+            // Several new fields after one old one: one insertion, in order.
+            if (!inserted.empty() && inserted.back().begin == e.begin)
+                inserted.back().text += e.text;
+            else
+                inserted.push_back(e);
+        }
+        edits.insert(edits.end(), inserted.begin(), inserted.end());
+        for (const auto &[key, value] : before.fields)
+            if (!findField(after, key))
+                if (const Entry *entry = findEntry(entries, key))
+                    edits.push_back(removal(*entry));
+    }
+
+    Edit insertion(bool flow, const std::vector<Entry> &entries, const Entry *previous,
+        const QString &key, const Tree &value) const
+    {
+        const Entry &first = entries.front();
+        const qsizetype firstKey = first.keyNode.Mark().pos;
+        const int indent = column(firstKey);
+        const QByteArray entry = newEntry(key, value, first.keyNode, flow, indent);
+        if (flow) {
+            if (previous) {
+                // The separator the map already uses between entries (", " or ",\n    ").
+                QByteArray separator = ", ";
+                if (entries.size() > 1) {
+                    const qsizetype a = span(entries[0].value, true).end;
+                    separator = m_text.mid(a, entries[1].keyNode.Mark().pos - a);
+                }
+                const qsizetype at = span(previous->value, true).end;
+                return {at, at, separator + entry};
+            }
+            return {firstKey, firstKey, entry + ", "};
+        }
+        if (previous) {
+            const qsizetype at = lineEnd(span(previous->value, false).end);
+            const QByteArray newline = at > 0 && m_text[at - 1] != '\n' ? "\n" : "";
+            return {at, at, newline + QByteArray(indent, ' ') + entry + "\n"};
+        }
+        if (!onlySpacesBefore(firstKey))
+            throw Unsupported{QStringLiteral("a new first field in a list item")};
+        const qsizetype at = lineStart(firstKey);
+        return {at, at, QByteArray(indent, ' ') + entry + "\n"};
+    }
+
+    // A field of a block map goes with its lines; of a flow map only at the root (JSON),
+    // with the comma before it.
+    Edit removal(const Entry &entry) const
+    {
+        const qsizetype key = entry.keyNode.Mark().pos;
+        if (json() || at(key - 1) == '{' || at(key - 1) == ',') {
+            const qsizetype end = span(entry.value, true).end;
+            qsizetype from = key;
+            while (from > 0 && m_text[from - 1] != ',' && m_text[from - 1] != '{')
+                --from;
+            if (from > 0 && m_text[from - 1] == ',')
+                --from;
+            return {from, end, {}};
+        }
+        const qsizetype end = span(entry.value, false).end;
+        if (!onlySpacesBefore(key))
+            throw Unsupported{QStringLiteral("removing the first field of a list item")};
+        return {lineStart(key), lineEnd(end), {}};
+    }
+
+    // Routes move as whole blocks of text, with the comments and blank lines above them; kept
+    // routes are edited inside their block; new ones are written in the file's style.
+    void diffRoutes(const Entry &routes, bool inFlow, const Tree &beforeTree, const Tree &afterTree,
+        std::vector<Edit> &edits)
+    {
+        const YAML::Node &seq = routes.value;
+        if (!seq.IsSequence() || std::size_t(m_before->routes.size()) != seq.size())
+            throw Unsupported{QStringLiteral("routes that could not all be read")};
+        if (beforeTree == afterTree)
+            return;
+        const bool block = !json() && !inFlow && !isFlow(seq);
+        const int keyColumn = column(routes.keyNode.Mark().pos);
+        if (!json() && !inFlow && isFlow(seq) && seq.size() == 0) {
+            // `routes: []` gains its first routes: a block list, as the writer would start it.
+            Span s = span(seq, false);
+            while (s.begin > 0 && m_text[s.begin - 1] == ' ')
+                --s.begin; // no trailing space after `routes:`
+            QByteArray text = "\n";
+            for (const Tree &route : afterTree.items)
+                text += newBlockRoute(YAML::Node(), route, keyColumn + 2);
+            text.chop(1); // the line's own end follows
+            edits.push_back({s.begin, s.end, text});
+            return;
+        }
+        if (block && afterTree.items.isEmpty()) {
+            // The last route goes: the list becomes `[]` on the key's line.
+            const Span first = span(seq, false);
+            const qsizetype colon = m_text.indexOf(':', routes.keyNode.Mark().pos);
+            edits.push_back({colon + 1, colon + 1, " []"});
+            edits.push_back({lineEnd(colon), lineEnd(first.end), {}});
+            return;
+        }
+        QHash<quint64, qsizetype> originIndex;
+        for (qsizetype i = 0; i < m_before->routes.size(); ++i)
+            originIndex.insert(m_before->routes[i].origin.uid, i);
+        std::vector<YAML::Node> items;
+        for (auto it = seq.begin(); it != seq.end(); ++it)
+            items.push_back(*it);
+
+        // Unchanged order and membership: edit inside each route, nothing moves.
+        bool sameOrder = m_after->routes.size() == m_before->routes.size();
+        for (qsizetype i = 0; sameOrder && i < m_after->routes.size(); ++i)
+            sameOrder = m_after->routes[i].origin.uid != 0
+                && originIndex.value(m_after->routes[i].origin.uid, -1) == i;
+        if (sameOrder) {
+            for (std::size_t i = 0; i < items.size(); ++i)
+                diffValue(items[i], inFlow || isFlow(seq), beforeTree.items[qsizetype(i)],
+                    afterTree.items[qsizetype(i)], edits);
+            return;
+        }
+        if (isFlow(seq) || inFlow)
+            edits.push_back(flowRoutes(seq, items, originIndex, beforeTree, afterTree));
+        else
+            edits.push_back(blockRoutes(items, originIndex, beforeTree, afterTree));
+    }
+
+    QByteArray applied(qsizetype from, qsizetype to, std::vector<Edit> edits) const
+    {
+        QByteArray text = m_text.mid(from, to - from);
+        sortForApplying(edits);
+        for (const Edit &e : edits) {
+            if (e.begin < from || e.end > to)
+                throw Unsupported{QStringLiteral("an edit outside its route")};
+            text.replace(e.begin - from, e.end - e.begin, e.text);
+        }
+        return text;
+    }
+
+    Edit blockRoutes(const std::vector<YAML::Node> &items,
+        const QHash<quint64, qsizetype> &originIndex, const Tree &beforeTree, const Tree &afterTree)
+    {
+        // Each route's block runs from the end of the previous one (the first: from the
+        // comments directly above it) to the end of its last line.
+        std::vector<qsizetype> starts, ends;
+        for (const YAML::Node &item : items) {
+            const Span s = span(item, false);
+            ends.push_back(lineEnd(s.end));
+            starts.push_back(starts.empty() ? lineStart(s.begin) : ends[ends.size() - 2]);
+        }
+        qsizetype first = starts.front();
+        while (first > 0) {
+            const qsizetype previous = lineStart(first - 1);
+            if (m_text.mid(previous, first - previous).trimmed().startsWith('#'))
+                first = previous;
+            else
+                break;
+        }
+        starts.front() = first;
+        const int dashColumn = column(items.front().Mark().pos) - 2;
+        if (dashColumn < 0
+            || m_text.mid(lineStart(items.front().Mark().pos) + dashColumn, 2) != "- ")
+            throw Unsupported{QStringLiteral("routes not written as `- id: …` items")};
+        // Blank lines the file puts between routes, for new ones.
+        QByteArray separator;
+        if (items.size() > 1) {
+            const QByteArrayList lines
+                = m_text.mid(starts[1], items[1].Mark().pos - starts[1]).split('\n');
+            for (qsizetype l = 0; l + 1 < lines.size() && lines[l].trimmed().isEmpty(); ++l)
+                separator += "\n";
+        }
+        QByteArray text;
+        for (qsizetype i = 0; i < m_after->routes.size(); ++i) {
+            const Route &route = m_after->routes[i];
+            const qsizetype origin
+                = route.origin.uid ? originIndex.value(route.origin.uid, -1) : -1;
+            if (origin < 0) {
+                text += (i == 0 ? QByteArray() : separator)
+                    + newBlockRoute(items.front(), afterTree.items[i], dashColumn);
+                continue;
+            }
+            const auto o = std::size_t(origin);
+            std::vector<Edit> inner;
+            diffValue(items[o], false, beforeTree.items[origin], afterTree.items[i], inner);
+            QByteArray block = applied(starts[o], ends[o], inner);
+            // Blank lines above a route separate it from the one before: the first route has
+            // none, a route that was first gets the file's usual ones when it moves down.
+            qsizetype blank = 0;
+            while (blank < block.size()) {
+                const qsizetype nl = block.indexOf('\n', blank);
+                if (nl < 0 || !block.mid(blank, nl - blank).trimmed().isEmpty())
+                    break;
+                blank = nl + 1;
+            }
+            const QByteArray body = block.mid(blank);
+            text += (i == 0 ? QByteArray() : origin == 0 ? separator : block.left(blank)) + body;
+            if (!text.endsWith('\n'))
+                text += '\n';
+        }
+        return {starts.front(), ends.back(), text};
+    }
+
+    // A new route as a `- ` item indented like the others, its maps flow or block (and flow
+    // maps spaced or not) as the file's first route has them.
+    QByteArray newBlockRoute(const YAML::Node &sample, const Tree &route, int dashColumn) const
+    {
+        QByteArray out;
+        const QByteArray indent(dashColumn + 2, ' ');
+        for (const auto &[key, value] : route.fields) {
+            out += out.isEmpty() ? QByteArray(dashColumn, ' ') + "- " : indent;
+            out += yamlScalar(key, false) + ":";
+            const bool collection = value.kind == Tree::Kind::Map || value.kind == Tree::Kind::Seq;
+            if (!collection) {
+                out += " " + yamlScalar(value.scalar, false) + "\n";
+                continue;
+            }
+            const YAML::Node theirs = sample.IsMap() ? sample[key.toStdString()] : YAML::Node();
+            const bool flow
+                = theirs && (theirs.IsMap() || theirs.IsSequence()) ? isFlow(theirs) : value.flow;
+            if (flow)
+                out += " " + flowYaml(value, !theirs || spacedFlow(theirs.Mark().pos)) + "\n";
+            else
+                out += "\n" + indent + "  " + blockYaml(value, dashColumn + 4) + "\n";
+        }
+        return out;
+    }
+
+    Edit flowRoutes(const YAML::Node &seq, const std::vector<YAML::Node> &items,
+        const QHash<quint64, qsizetype> &originIndex, const Tree &beforeTree, const Tree &afterTree)
+    {
+        const Span whole = span(seq, true);
+        std::vector<Span> spans;
+        for (const YAML::Node &item : items)
+            spans.push_back(span(item, true));
+        const qsizetype open = whole.begin + 1, close = whole.end - 1;
+        const QByteArray lead
+            = spans.empty() ? QByteArray() : m_text.mid(open, spans.front().begin - open);
+        const QByteArray trail
+            = spans.empty() ? QByteArray() : m_text.mid(spans.back().end, close - spans.back().end);
+        const QByteArray separator = spans.size() > 1
+            ? m_text.mid(spans[0].end, spans[1].begin - spans[0].end)
+            : QByteArray(json() ? ",\n" + QByteArray(lineIndent(whole.begin) + 2, ' ') : ", ");
+        QByteArrayList parts;
+        for (qsizetype i = 0; i < m_after->routes.size(); ++i) {
+            const Route &route = m_after->routes[i];
+            const qsizetype origin
+                = route.origin.uid ? originIndex.value(route.origin.uid, -1) : -1;
+            if (origin >= 0) {
+                std::vector<Edit> inner;
+                diffValue(items[std::size_t(origin)], true, beforeTree.items[origin],
+                    afterTree.items[i], inner);
+                parts << applied(
+                    spans[std::size_t(origin)].begin, spans[std::size_t(origin)].end, inner);
+            } else {
+                const int indent
+                    = spans.empty() ? lineIndent(whole.begin) + 2 : column(spans.front().begin);
+                parts << (json() ? jsonText(afterTree.items[i], indent / 2)
+                                 : flowYaml(afterTree.items[i]));
+            }
+        }
+        return {open, close, lead + parts.join(separator) + trail};
+    }
+
+    const QByteArray &m_text;
+    PolicyFormat m_format;
+    const Policy *m_before = nullptr;
+    const Policy *m_after = nullptr;
+};
+
+QByteArray applyAll(QByteArray text, std::vector<Edit> edits)
+{
+    sortForApplying(edits);
+    for (std::size_t i = 1; i < edits.size(); ++i)
+        if (edits[i].end > edits[i - 1].begin)
+            throw Unsupported{QStringLiteral("two edits at one place")};
+    for (const Edit &e : edits)
+        text.replace(e.begin, e.end - e.begin, e.text);
+    return text;
+}
+
+} // namespace
+
+TextPatch patchPolicyText(
+    const QByteArray &original, const Policy &before, const Policy &after, PolicyFormat format)
+{
+    TextPatch out;
+    try {
+        const YAML::Node root = YAML::Load(original.toStdString());
+        out.text = applyAll(original, Patcher(original, format).run(root, before, after));
+        const PolicyReadResult check = readPolicy(out.text, QStringLiteral("saved"));
+        if (check.policy == after)
+            return out;
+        out.fallback = QStringLiteral("the edited text did not read back as the policy");
+    } catch (const Unsupported &u) {
+        out.fallback = u.why;
+    } catch (const YAML::Exception &e) {
+        out.fallback = QString::fromStdString(e.msg);
+    }
+    out.text = writePolicy(after, format);
+    return out;
+}
+
+} // namespace qs
