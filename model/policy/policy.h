@@ -76,6 +76,9 @@ enum class MissingKeyMode { Shared, Ip, Deny, Allow };
 // equal whatever their origin. 0: not from the file (new, duplicated).
 struct RouteOrigin {
     quint64 uid = 0;
+    // Values the file has but the reader could not accept, as written, by field path below the
+    // route (`limit.capacity` -> "-5"): the editor shows them instead of inventing a value.
+    QHash<QString, QString> invalidText;
     friend bool operator==(const RouteOrigin &, const RouteOrigin &) { return true; }
 };
 quint64 nextRouteUid();

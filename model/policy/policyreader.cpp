@@ -61,6 +61,9 @@ private:
     void error(const YAML::Node &at, const QString &path, const QString &message)
     {
         report(Diagnostic::Severity::Error, at.Mark(), path, message);
+        if (m_route && at.IsScalar() && path.startsWith(m_routePrefix))
+            m_route->origin.invalidText.insert(
+                path.mid(m_routePrefix.size()), QString::fromStdString(at.Scalar()));
     }
     void report(Diagnostic::Severity severity, const YAML::Mark &mark, const QString &path,
         const QString &message)
@@ -258,6 +261,9 @@ private:
     void readLimit(const YAML::Node &node, const QString &path, LimitSpec &limit);
 
     QString m_file;
+    // The route being read and its path prefix: refused values are kept in its origin.
+    Route *m_route = nullptr;
+    QString m_routePrefix;
     Policy &m_policy;
     Diagnostics &m_diagnostics;
 };
@@ -317,7 +323,10 @@ void Reader::readRoot(const YAML::Node &root)
                 remember(path, value[i]);
                 Route route;
                 route.origin.uid = nextRouteUid();
+                m_route = &route;
+                m_routePrefix = path + QLatin1Char('.');
                 readRoute(value[i], path, route);
+                m_route = nullptr;
                 m_policy.routes.append(route);
             }
         }

@@ -492,3 +492,61 @@ TEST(Workbench, SavingAfterAnEditChangesOnlyThatLine)
         QByteArrayList{"    limit: { algorithm: token_bucket, capacity: 12, refill: 2/s }"})
         << "comments, quoting and every other line as they were";
 }
+
+TEST(Workbench, ValuesTheFileHasButCannotBeReadAreShownAsWrittenAndKept)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: broken
+routes:
+  - id: bad-numbers
+    match: { path: /a }
+    limit: { algorithm: token_bucket, capacity: -5, refill: 0/s }
+  - id: bad-algorithm
+    match: { path: /b }
+    limit: { algorithm: warp_drive, rate: 5/s, burst: 5 }
+    colour: blue
+  - id: fine
+    match: { path: /c }
+    limit: { algorithm: gcra, rate: 5/s, burst: 5 }
+)";
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("broken.yaml"));
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+
+    window.designPage()->selectRoute(0);
+    EXPECT_EQ(spin(editor, "limit.capacity")->text(), QStringLiteral("-5 (invalid)"))
+        << "not an invented 0";
+    auto *refill
+        = qobject_cast<LimitValueEdit *>(editor->fieldWidget(QStringLiteral("limit.refill")));
+    EXPECT_EQ(refill->text(), QStringLiteral("0/s")) << "not an invented 1 per second";
+
+    window.designPage()->selectRoute(1);
+    auto *algorithm
+        = qobject_cast<QComboBox *>(editor->fieldWidget(QStringLiteral("limit.algorithm")));
+    ASSERT_TRUE(algorithm);
+    EXPECT_EQ(algorithm->currentText(), QStringLiteral("warp_drive (unknown algorithm)"))
+        << "not an invented token bucket";
+
+    // Editing another route and saving keeps every one of them as written.
+    window.designPage()->selectRoute(2);
+    QSpinBox *burst = spin(editor, "limit.burst");
+    burst->setFocus();
+    burst->selectAll();
+    QTest::keyClicks(burst, QStringLiteral("7"));
+    ASSERT_TRUE(window.saveAs(path));
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    QByteArray expected(text);
+    expected.replace("path: /c }\n    limit: { algorithm: gcra, rate: 5/s, burst: 5 }",
+        "path: /c }\n    limit: { algorithm: gcra, rate: 5/s, burst: 7 }");
+    EXPECT_EQ(saved.readAll(), expected);
+}

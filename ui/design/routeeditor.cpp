@@ -268,28 +268,52 @@ void RouteEditor::load()
         setTextKeepingCursor(m_key, r->key ? formatKeySelectorList(*r->key) : QString());
     m_key->setPlaceholderText(
         tr("policy default: %1").arg(formatKeySelectorList(m_doc->policy().keyOf(Route{}))));
+    // What the file says but could not be read is shown as written, marked invalid: never a
+    // made-up value that Save or a glance would take for the operator's.
+    const QHash<QString, QString> &invalid = r->origin.invalidText;
+    if (!r->key && invalid.contains(QStringLiteral("key")) && m_keyProblem.isEmpty())
+        setTextKeepingCursor(m_key, invalid.value(QStringLiteral("key")));
     {
         const QSignalBlocker block(m_algorithm);
-        m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit.algorithm)));
+        const int unknown = m_algorithm->findData(-1);
+        if (unknown >= 0)
+            m_algorithm->removeItem(unknown);
+        if (invalid.contains(QStringLiteral("limit.algorithm"))) {
+            m_algorithm->addItem(
+                tr("%1 (unknown algorithm)").arg(invalid.value(QStringLiteral("limit.algorithm"))),
+                -1);
+            m_algorithm->setCurrentIndex(m_algorithm->count() - 1);
+        } else {
+            m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit.algorithm)));
+        }
     }
     const LimitSpec &l = r->limit;
-    const auto setSpin = [](QSpinBox *spin, const std::optional<qint64> &v) {
+    const auto setSpin = [&](QSpinBox *spin, const std::optional<qint64> &v, const char *field) {
         const QSignalBlocker block(spin);
-        spin->setValue(int(v.value_or(0)));
+        // A spin box cannot hold "-5" or "ten": its special text, shown at the minimum, can.
+        const QString raw = v ? QString() : invalid.value(QLatin1String(field));
+        spin->setSpecialValueText(raw.isEmpty() ? QString() : tr("%1 (invalid)").arg(raw));
+        spin->setValue(v ? int(*v) : spin->minimum());
     };
-    setSpin(m_capacity, l.capacity);
-    setSpin(m_queue, l.queue);
-    setSpin(m_limit, l.limit);
-    setSpin(m_burst, l.burst);
-    m_refill->setText(l.refill ? l.refill->text : QString());
-    m_rate->setText(l.rate ? l.rate->text : QString());
-    m_window->setText(l.window ? l.window->text : QString());
+    setSpin(m_capacity, l.capacity, "limit.capacity");
+    setSpin(m_queue, l.queue, "limit.queue");
+    setSpin(m_limit, l.limit, "limit.limit");
+    setSpin(m_burst, l.burst, "limit.burst");
+    const auto written = [&](const auto &value, const char *field) {
+        return value ? value->text : invalid.value(QLatin1String(field));
+    };
+    m_refill->setText(written(l.refill, "limit.refill"));
+    m_rate->setText(written(l.rate, "limit.rate"));
+    m_window->setText(written(l.window, "limit.window"));
     {
         const QSignalBlocker block(m_leakMode);
         m_leakMode->setCurrentIndex(
             l.mode.value_or(limiter::LeakMode::Police) == limiter::LeakMode::Shape);
     }
-    setSpin(m_cost, r->effectiveCost());
+    setSpin(m_cost,
+        r->cost || !invalid.contains(QStringLiteral("cost")) ? std::optional(r->effectiveCost())
+                                                             : std::nullopt,
+        "cost");
     {
         const QSignalBlocker block(m_mode);
         m_mode->setCurrentIndex(r->effectiveMode() == RouteMode::Shadow);
@@ -444,6 +468,7 @@ void RouteEditor::onKeyEdited()
     if (!r)
         return;
     Route after = *r;
+    after.origin.invalidText.remove(QStringLiteral("key"));
     m_keyProblem.clear();
     const QString text = m_key->text().trimmed();
     if (text.isEmpty()) {
@@ -468,15 +493,20 @@ void RouteEditor::onKeyEdited()
 
 void RouteEditor::onAlgorithmChosen()
 {
+    if (m_algorithm->currentData().toInt() < 0)
+        return; // the file's unknown algorithm, chosen again: nothing to do
     const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
-    edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(),
-        [&](Route &r) { r.limit = switchAlgorithm(r.limit, algorithm); });
+    edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(), [&](Route &r) {
+        r.limit = switchAlgorithm(r.limit, algorithm);
+        r.origin.invalidText.remove(QStringLiteral("limit.algorithm"));
+    });
     emit algorithmChanged(algorithm);
 }
 
 void RouteEditor::onLimitEdited(const QString &field)
 {
     edit(tr("Edit %1").arg(field), QStringLiteral("limit.") + field, [&](Route &r) {
+        r.origin.invalidText.remove(QStringLiteral("limit.") + field);
         LimitSpec &l = r.limit;
         if (field == QLatin1String("capacity"))
             l.capacity = m_capacity->value();
@@ -501,6 +531,7 @@ void RouteEditor::onLimitEdited(const QString &field)
 void RouteEditor::onCostEdited()
 {
     edit(tr("Edit cost"), QStringLiteral("cost"), [&](Route &r) {
+        r.origin.invalidText.remove(QStringLiteral("cost"));
         r.cost = m_cost->value();
         rememberField(r.fieldOrder, QStringLiteral("cost"));
     });
