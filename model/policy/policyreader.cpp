@@ -156,8 +156,10 @@ private:
             return std::nullopt;
         }
         if (n < min || n > max) {
+            const QString field = path.mid(path.lastIndexOf(QLatin1Char('.')) + 1);
             error(node, path,
-                QStringLiteral("%1 is out of range: use a number from %2 to %3")
+                QStringLiteral("%1 %2 is out of range: use a number from %3 to %4")
+                    .arg(field)
                     .arg(n)
                     .arg(min)
                     .arg(max));
@@ -532,7 +534,20 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
     for (limiter::Algorithm a : limiter::kAllAlgorithms)
         names << QString::fromLatin1(limiter::algorithmName(a).data());
     const YAML::Node algorithmNode = node["algorithm"];
-    const auto algorithm = choice(algorithmNode, child(path, QStringLiteral("algorithm")), names);
+    std::optional<int> algorithm;
+    if (algorithmNode.IsScalar()
+        && !names.contains(QString::fromStdString(algorithmNode.Scalar()).toLower())) {
+        const QString written = QString::fromStdString(algorithmNode.Scalar());
+        const QString suggestion = closest(written, names);
+        error(algorithmNode, child(path, QStringLiteral("algorithm")),
+            QStringLiteral("unknown algorithm '%1': use one of %2%3")
+                .arg(written, names.join(QStringLiteral(", ")),
+                    suggestion.isEmpty()
+                        ? QString()
+                        : QStringLiteral(" (did you mean '%1'?)").arg(suggestion)));
+    } else {
+        algorithm = choice(algorithmNode, child(path, QStringLiteral("algorithm")), names);
+    }
     if (!algorithm)
         return;
     limit.algorithm = limiter::Algorithm(*algorithm);

@@ -639,8 +639,12 @@ TextPatch patchPolicyText(
     try {
         const YAML::Node root = YAML::Load(original.toStdString());
         out.text = applyAll(original, Patcher(original, format).run(root, before, after));
-        const PolicyReadResult check = readPolicy(out.text, QStringLiteral("saved"));
-        if (check.policy == after)
+        // The text must read as `after`, or, where `after` holds a value the format refuses
+        // (a capacity of 0 typed a moment ago), as `after` written whole reads: the reader
+        // drops such a value either way.
+        const Policy saved = readPolicy(out.text, QStringLiteral("saved")).policy;
+        if (saved == after
+            || saved == readPolicy(writePolicy(after, format), QStringLiteral("whole")).policy)
             return out;
         out.fallback = QStringLiteral("the edited text did not read back as the policy");
     } catch (const Unsupported &u) {

@@ -130,12 +130,23 @@ private:
             return;
         }
         const auto [first, fresh] = m_firstWithId.try_emplace(r.id, i);
-        if (!fresh)
-            error(path,
-                QStringLiteral("duplicate route id '%1' (first used at line %2): "
-                               "give each route its own id")
-                    .arg(r.id)
-                    .arg(locate(routePath(first->second) + QStringLiteral(".id")).line));
+        if (fresh)
+            return;
+        // Both routes hear of it: the one being edited may be either.
+        const QString firstPath = routePath(first->second) + QStringLiteral(".id");
+        error(path,
+            QStringLiteral("duplicate route id '%1' (also used at line %2): "
+                           "give each route its own id")
+                .arg(r.id)
+                .arg(locate(firstPath).line));
+        if (m_reportedDuplicate.contains(first->second))
+            return;
+        m_reportedDuplicate.insert(first->second);
+        error(firstPath,
+            QStringLiteral("duplicate route id '%1' (also used at line %2): "
+                           "give each route its own id")
+                .arg(r.id)
+                .arg(locate(path).line));
     }
 
     void checkLimit(qsizetype i)
@@ -286,6 +297,7 @@ private:
     const QString &m_file;
     QSet<QString> m_errorPaths;
     std::unordered_map<QString, qsizetype> m_firstWithId;
+    QSet<qsizetype> m_reportedDuplicate;
     Diagnostics m_out;
 };
 

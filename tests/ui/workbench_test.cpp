@@ -550,3 +550,63 @@ routes:
         "path: /c }\n    limit: { algorithm: gcra, rate: 5/s, burst: 7 }");
     EXPECT_EQ(saved.readAll(), expected);
 }
+
+TEST(Workbench, OneValidationAgreesWithLintOnTheSavedFile)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("public-api.yaml"));
+    ASSERT_TRUE(QFile::copy(kPublicApi, path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    const auto sameAsLint = [&] {
+        const Diagnostics lint = readPolicyFile(path).diagnostics;
+        const Diagnostics &shown = window.document()->diagnostics();
+        if (lint.size() != shown.size())
+            return ::testing::AssertionFailure()
+                << lint.size() << " from lint, " << shown.size() << " shown";
+        for (const Diagnostic &d : lint) {
+            const bool found = std::any_of(shown.begin(), shown.end(), [&](const Diagnostic &s) {
+                return s.line == d.line && s.column == d.column && s.path == d.path
+                    && s.message == d.message;
+            });
+            if (!found)
+                return ::testing::AssertionFailure() << "not shown: " << d.toString().toStdString();
+        }
+        return ::testing::AssertionSuccess();
+    };
+
+    // A route added at the top moves every later line: the shown lines are the saved file's.
+    window.designPage()->selectRoute(0);
+    window.designPage()->routeActions().front()->trigger(); // Add route
+    ASSERT_TRUE(window.saveAs(path));
+    EXPECT_TRUE(sameAsLint());
+
+    // The third route takes the first's id: both hear of it, the edited one included.
+    window.designPage()->selectRoute(2);
+    auto *id = qobject_cast<QLineEdit *>(editor->fieldWidget(QStringLiteral("id")));
+    const QString original = id->text();
+    const QString taken = window.document()->policy().routes[0].id;
+    id->setFocus();
+    id->selectAll();
+    QTest::keyClicks(id, taken);
+    EXPECT_TRUE(editor->messageLabel(QStringLiteral("id"))->isVisibleTo(editor));
+    EXPECT_TRUE(
+        editor->messageLabel(QStringLiteral("id"))->text().contains(QStringLiteral("duplicate")));
+    EXPECT_EQ(window.document()->errorCount(), 2);
+    ASSERT_TRUE(window.saveAs(path));
+    EXPECT_TRUE(sameAsLint());
+
+    // Fixing it clears it everywhere at once.
+    id->selectAll();
+    QTest::keyClicks(id, original);
+    EXPECT_FALSE(editor->messageLabel(QStringLiteral("id"))->isVisibleTo(editor));
+    EXPECT_EQ(window.document()->errorCount(), 0);
+    EXPECT_FALSE(window.validationLabel()->text().contains(QStringLiteral("error")))
+        << window.validationLabel()->text().toStdString();
+    ASSERT_TRUE(window.saveAs(path));
+    EXPECT_TRUE(sameAsLint());
+}

@@ -89,6 +89,15 @@ void RouteEditor::build()
     m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_form->setRowWrapPolicy(QFormLayout::DontWrapRows);
 
+    // Findings about the route as a whole or a field the form has no place for (an unknown
+    // field in the file): above the fields, not under one that is fine.
+    auto *routeMessage = new QLabel;
+    routeMessage->setWordWrap(true);
+    routeMessage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    routeMessage->setVisible(false);
+    m_form->addRow(routeMessage);
+    m_messages.insert(QStringLiteral("route"), routeMessage);
+
     m_id = new QLineEdit;
     m_form->addRow(tr("&Id:"),
         withMessage(QStringLiteral("id"), m_id,
@@ -358,8 +367,8 @@ void RouteEditor::showMessages()
                                                         : QStringLiteral("match.path");
             while (!m_messages.contains(field) && field.contains(QLatin1Char('.')))
                 field.truncate(field.lastIndexOf(QLatin1Char('.')));
-            if (!m_messages.contains(field))
-                field = QStringLiteral("id");
+            if (!m_messages.contains(field)) // an unknown field, or the route as a whole
+                field = QStringLiteral("route");
             (d.severity == Diagnostic::Severity::Error ? errors : warnings)[field] << d.message;
         }
     }

@@ -55,7 +55,6 @@ void PolicyDocument::newPolicy()
     p.routes.append(makeNewRoute(p));
     m_policy = p;
     m_savedText.clear(); // nothing on disk yet: the first save writes the whole file
-    m_readDiagnostics.clear();
     m_undo.clear();
     setFilePath(QString());
     revalidate();
@@ -81,14 +80,6 @@ bool PolicyDocument::load(const QString &path, QString *error)
     m_savedPolicy = r.policy;
     m_savedFormat = formatForPath(path);
     setFilePath(path);
-    // Keep what only the reader could see (fields it could not read); the validator's part is
-    // recomputed after every edit.
-    const Diagnostics validation = validatePolicy(m_policy, displayName(), {});
-    m_readDiagnostics.clear();
-    for (const Diagnostic &d : r.diagnostics)
-        if (!std::any_of(validation.begin(), validation.end(),
-                [&](const Diagnostic &v) { return v.path == d.path && v.message == d.message; }))
-            m_readDiagnostics.append(d);
     m_undo.clear();
     revalidate();
     emit reset();
@@ -128,21 +119,13 @@ bool PolicyDocument::loadRecovered(
 QString PolicyDocument::save(const QString &path)
 {
     const PolicyFormat format = formatForPath(path);
-    QByteArray bytes;
-    m_lastSaveRewrite.clear();
-    if (!m_savedText.isEmpty() && format == m_savedFormat) {
-        const TextPatch patch = patchPolicyText(m_savedText, m_savedPolicy, m_policy, format);
-        bytes = patch.text;
-        m_lastSaveRewrite = patch.fallback;
-    } else {
-        bytes = writePolicy(m_policy, format);
-    }
+    const TextPatch patch = textToSave(format);
+    const QByteArray &bytes = patch.text;
+    m_lastSaveRewrite = patch.fallback;
     const QString problem = saveTextFile(bytes, path);
     if (!problem.isEmpty())
         return problem;
     rememberSaved(bytes, format);
-    // Saved content carries no reader findings of an older file version.
-    m_readDiagnostics.clear();
     setFilePath(path);
     m_undo.setClean();
     revalidate();
@@ -229,10 +212,22 @@ int PolicyDocument::warningCount() const
     return int(m_diagnostics.size()) - errorCount();
 }
 
+TextPatch PolicyDocument::textToSave(PolicyFormat format) const
+{
+    if (!m_savedText.isEmpty() && format == m_savedFormat)
+        return patchPolicyText(m_savedText, m_savedPolicy, m_policy, format);
+    return TextPatch{writePolicy(m_policy, format), QString()};
+}
+
+// One validation for everything that shows problems: the text Save would write, read and
+// validated exactly as `quotactl lint` reads the saved file. So the form, the diagnostics
+// list, the status bar and Export agree with lint, a fixed value clears its message at once,
+// and line numbers are those of that text (after adds, moves, recovery).
 void PolicyDocument::revalidate()
 {
-    m_diagnostics = m_readDiagnostics;
-    m_diagnostics += validatePolicy(m_policy, displayName(), m_readDiagnostics);
+    const PolicyFormat format
+        = m_filePath.isEmpty() ? PolicyFormat::Yaml : formatForPath(m_filePath);
+    m_diagnostics = readPolicy(textToSave(format).text, displayName()).diagnostics;
     std::stable_sort(
         m_diagnostics.begin(), m_diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
             if (a.severity != b.severity)

@@ -4,6 +4,7 @@
 // stack is not at its clean index", and Undo after Save marks the file modified again.
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
+#include "model/policy/policytextpatch.h"
 #include "model/policy/policywriter.h"
 
 #include <QObject>
@@ -69,6 +70,7 @@ private:
     void setFilePath(const QString &path);
 
     void rememberSaved(const QByteArray &text, PolicyFormat format);
+    TextPatch textToSave(PolicyFormat format) const;
 
     Policy m_policy;
     QString m_filePath;
@@ -77,7 +79,6 @@ private:
     Policy m_savedPolicy;
     PolicyFormat m_savedFormat = PolicyFormat::Yaml;
     QString m_lastSaveRewrite;
-    Diagnostics m_readDiagnostics; // from the last load; dropped once the content changes
     Diagnostics m_diagnostics;
     QUndoStack m_undo;
 };

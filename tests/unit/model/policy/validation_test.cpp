@@ -98,7 +98,16 @@ INSTANTIATE_TEST_SUITE_P(Cases, Validation,
             "}\n"
             "  - id: a\n    match: { path: /b }\n    limit: { algorithm: gcra, rate: 1/s, burst: 1 "
             "}\n",
-            "routes[1].id", 7, 9, "duplicate route id 'a' (first used at line 4)"},
+            "routes[1].id", 7, 9, "duplicate route id 'a' (also used at line 4)"},
+        Case{"duplicate_id_blames_the_first_too",
+            "  - id: a\n    match: { path: /a }\n    limit: { algorithm: gcra, rate: 1/s, burst: 1 "
+            "}\n"
+            "  - id: a\n    match: { path: /b }\n    limit: { algorithm: gcra, rate: 1/s, burst: 1 "
+            "}\n",
+            "routes[0].id", 4, 9, "duplicate route id 'a' (also used at line 7)"},
+        Case{"unknown_algorithm_says_so",
+            "  - id: a\n    match: { path: /a }\n    limit: { algorithm: warp_drive, rate: 1/s }\n",
+            "routes[0].limit.algorithm", 6, 25, "unknown algorithm 'warp_drive'"},
         Case{"invalid_header",
             "  - id: a\n    match: { path: /a }\n    key: header:X Api Key\n    limit: { "
             "algorithm: gcra, rate: 1/s, burst: 1 }\n",
