@@ -6,6 +6,7 @@
 #include "screenshot.h"
 #include "ui/common/chartfiles.h"
 #include "ui/design/designpage.h"
+#include "ui/design/diagnosticsview.h"
 #include "ui/design/limitvalueedit.h"
 #include "ui/design/policysettingsdialog.h"
 #include "ui/design/routeeditor.h"
@@ -609,4 +610,64 @@ TEST(Workbench, OneValidationAgreesWithLintOnTheSavedFile)
         << window.validationLabel()->text().toStdString();
     ASSERT_TRUE(window.saveAs(path));
     EXPECT_TRUE(sameAsLint());
+}
+
+TEST(Workbench, DiagnosticsFilterGroupAndSayWhenThereAreNone)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("windows.yaml"));
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(R"(quota_studio: 1
+name: windows
+routes:
+  - id: a
+    match: { path: /a }
+    limit: { algorithm: fixed_window, limit: 100, window: 1m }
+  - id: b
+    match: { path: /b }
+    limit: { algorithm: fixed_window, limit: 100, window: 1m }
+  - id: c
+    match: { path: /c }
+    limit: { algorithm: fixed_window, limit: 100, window: 1m }
+  - id: d
+    match: { path: /d }
+    mode: shadow
+    limit: { algorithm: gcra, rate: 1/s, burst: 1 }
+)");
+    }
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    DiagnosticsView *view = window.designPage()->diagnostics();
+    QTabWidget *tabs = window.designPage()->bottomTabs();
+    EXPECT_TRUE(
+        tabs->tabText(tabs->indexOf(view)).contains(QStringLiteral("0 errors, 4 warnings")));
+
+    ASSERT_EQ(view->shownCount(), 2) << "three identical warnings are one group, plus d's";
+    QTreeWidgetItem *group = view->tree()->topLevelItem(0);
+    EXPECT_TRUE(group->text(2).startsWith(QStringLiteral("3 routes: fixed window 100 per 1m")))
+        << group->text(2).toStdString();
+    EXPECT_EQ(group->childCount(), 3);
+
+    view->routeFilter()->setCurrentIndex(view->routeFilter()->findData(QStringLiteral("d")));
+    ASSERT_EQ(view->shownCount(), 1);
+    EXPECT_TRUE(view->tree()->topLevelItem(0)->text(2).contains(QStringLiteral("shadow")));
+
+    view->routeFilter()->setCurrentIndex(0);
+    view->severityFilter()->setCurrentIndex(1); // errors only
+    EXPECT_EQ(view->shownCount(), 0);
+    EXPECT_TRUE(view->findChild<QLabel *>()->isVisibleTo(view));
+
+    view->severityFilter()->setCurrentIndex(0);
+    view->sourceFilter()->setCurrentIndex(
+        view->sourceFilter()->findData(QStringLiteral("haproxy")));
+    QTRY_VERIFY(view->shownCount() > 0); // computed off the GUI thread
+    bool sawGateway = false;
+    for (int i = 0; i < view->tree()->topLevelItemCount(); ++i)
+        sawGateway
+            |= view->tree()->topLevelItem(i)->text(2).contains(QStringLiteral("http_req_rate"));
+    EXPECT_TRUE(sawGateway) << "HAProxy's own approximation warnings";
 }

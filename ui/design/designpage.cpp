@@ -136,6 +136,21 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     connect(m_up, &QAction::triggered, this, [this] { moveRoute(-1); });
     connect(m_down, &QAction::triggered, this, [this] { moveRoute(+1); });
     connect(m_diagnostics, &DiagnosticsView::fieldRequested, this, &DesignPage::showField);
+    // The tab says how bad things are without being opened.
+    const auto updateTab = [this] {
+        const int errors = m_doc->errorCount(), warnings = m_doc->warningCount();
+        const int at = m_bottom->indexOf(m_diagnostics);
+        m_bottom->setTabIcon(at,
+            icon(errors        ? QStringLiteral("error")
+                    : warnings ? QStringLiteral("warning")
+                               : QStringLiteral("ok")));
+        m_bottom->setTabText(at,
+            errors || warnings
+                ? tr("Dia&gnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings)
+                : tr("Dia&gnostics"));
+    };
+    connect(m_doc, &PolicyDocument::diagnosticsChanged, this, updateTab);
+    updateTab();
     connect(m_policyName, &QLineEdit::textEdited, this, [this](const QString &name) {
         Policy after = m_doc->policy();
         after.name = name;
