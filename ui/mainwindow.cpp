@@ -11,9 +11,13 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
@@ -24,9 +28,12 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTimer>
 #include <QUndoStack>
+#include <QUrl>
 #include <QUuid>
+#include <QVBoxLayout>
 
 namespace qs {
 
@@ -115,9 +122,13 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     add(file, "save", tr("&Save"), QKeySequence::Save, [this] { save(); });
-    add(file, "save-as", tr("Save &As…"), QKeySequence::SaveAs, [this] { saveAsDialog(); });
+    // Not every platform theme defines a Save As key; Ctrl+Shift+S is what people expect.
+    add(file, "save-as", tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S),
+        [this] { saveAsDialog(); });
     add(file, "revert", tr("Re&vert"), QKeySequence(), [this] { revert(); });
     file->addSeparator();
+    // One policy per window: closing the policy closes its window (asking first).
+    add(file, "cancel", tr("&Close"), QKeySequence(Qt::CTRL | Qt::Key_W), [this] { close(); });
     add(file, "quit", tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
@@ -151,6 +162,12 @@ void MainWindow::buildMenus()
     }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    QAction *docs = help->addAction(tr("&Documentation"), this, [this] { openDocs(); });
+    docs->setShortcut(QKeySequence::HelpContents);
+    docs->setToolTip(tr("The policy format, the algorithms, the exporters and the workbench"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this] { showKeyboardReference(); })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Slash));
+    help->addSeparator();
     help->addAction(icon(QStringLiteral("quota-studio")), tr("&About Quota Studio"), this, [this] {
         QMessageBox::about(this, tr("About Quota Studio"),
             tr("<h3>Quota Studio %1</h3><p>Design, live-test, export and monitor API rate-limit "
@@ -226,13 +243,80 @@ bool MainWindow::openFile(const QString &path, bool ask)
 
 void MainWindow::openDialog()
 {
-    if (!maybeSave())
-        return;
+    // The file first: asking about unsaved changes is pointless if the operator cancels.
     const QString path = QFileDialog::getOpenFileName(this, tr("Open policy"),
         m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath(),
         kPolicyFilter);
     if (!path.isEmpty())
-        openFile(path, false);
+        openFile(path, true);
+}
+
+QString MainWindow::docsDirectory()
+{
+    // Installed next to the program, else the source tree this build came from.
+    const QString installed
+        = QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/quota-studio");
+    if (QFileInfo::exists(installed + QStringLiteral("/README.md")))
+        return QDir(installed).absolutePath();
+    return QStringLiteral(QS_DOCS_DIR);
+}
+
+void MainWindow::openDocs()
+{
+    const QString index = docsDirectory() + QStringLiteral("/README.md");
+    if (!QFileInfo::exists(index) || !QDesktopServices::openUrl(QUrl::fromLocalFile(index)))
+        QMessageBox::information(this, tr("Documentation"),
+            tr("The documentation is in %1 (start with README.md).")
+                .arg(QDir::toNativeSeparators(docsDirectory())));
+}
+
+QList<QPair<QString, QString>> MainWindow::keyboardReference() const
+{
+    QList<QPair<QString, QString>> rows;
+    QStringList seen;
+    for (const QAction *a : findChildren<QAction *>()) {
+        for (const QKeySequence &key : a->shortcuts()) {
+            const QString keys = key.toString(QKeySequence::NativeText);
+            const QString what = a->text().remove(QLatin1Char('&')).remove(QStringLiteral("…"));
+            if (keys.isEmpty() || what.isEmpty() || seen.contains(keys + what))
+                continue;
+            seen << keys + what;
+            rows.append({keys, what});
+        }
+    }
+    // Keys that belong to a widget rather than an action.
+    rows.append({tr("Ctrl+Z / Ctrl+Shift+Z in any field"), tr("Undo / redo the policy")});
+    rows.append({tr("Enter in the test console"), tr("Send the request")});
+    rows.append({tr("Enter on a diagnostic"), tr("Go to its field")});
+    std::sort(
+        rows.begin(), rows.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
+    return rows;
+}
+
+void MainWindow::showKeyboardReference()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Keyboard shortcuts"));
+    auto *table = new QTableWidget(&dialog);
+    const auto rows = keyboardReference();
+    table->setColumnCount(2);
+    table->setRowCount(int(rows.size()));
+    table->setHorizontalHeaderLabels({tr("Keys"), tr("Does")});
+    for (int i = 0; i < rows.size(); ++i) {
+        table->setItem(i, 0, new QTableWidgetItem(rows[i].first));
+        table->setItem(i, 1, new QTableWidgetItem(rows[i].second));
+    }
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->resizeColumnsToContents();
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto *layout = new QVBoxLayout(&dialog);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    dialog.resize(560, 520);
+    dialog.exec();
 }
 
 bool MainWindow::save()
@@ -298,11 +382,24 @@ void MainWindow::updateRecentMenu()
 {
     m_recentMenu->clear();
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    const QString home = QDir::homePath();
     for (int i = 0; i < recent.size(); ++i) {
-        QAction *a = m_recentMenu->addAction(
-            QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(recent[i]).fileName()));
+        // The path, not just the name: two policy.yaml files in two repositories are common.
+        QString shown = QDir::toNativeSeparators(recent[i]);
+        if (recent[i].startsWith(home + QLatin1Char('/')))
+            shown = QStringLiteral("~") + QDir::toNativeSeparators(recent[i].mid(home.size()));
+        QAction *a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(
+            shown.replace(QLatin1Char('&'), QStringLiteral("&&"))));
         a->setToolTip(recent[i]);
+        a->setEnabled(QFileInfo::exists(recent[i]));
         connect(a, &QAction::triggered, this, [this, path = recent[i]] { openFile(path); });
+    }
+    if (!recent.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("&Clear list"), this, [this] {
+            QSettings().remove(QStringLiteral("recentFiles"));
+            updateRecentMenu();
+        });
     }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }

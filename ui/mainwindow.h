@@ -47,6 +47,11 @@ public:
     bool recover(const RecoveryStore::Entry &entry);
     void offerRecovery();
 
+    // Every shortcut of the window: (keys, what they do), for Help > Keyboard shortcuts.
+    QList<QPair<QString, QString>> keyboardReference() const;
+    static QString docsDirectory();
+    QMenu *recentMenu() const { return m_recentMenu; }
+
 protected:
     void closeEvent(QCloseEvent *event) override;
     // Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y belong to the document, whichever field has focus.
@@ -55,6 +60,8 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    void openDocs();
+    void showKeyboardReference();
     void buildMenus();
     void updateTitle();
     void updateValidation();

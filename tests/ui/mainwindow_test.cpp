@@ -2,11 +2,11 @@
 // screenshot of every tab at both target sizes for a person to look at.
 #include "screenshot.h"
 #include "ui/design/designpage.h"
+#include "ui/design/testconsole.h"
+#include "ui/document/policydocument.h"
 #include "ui/export/exportpage.h"
 #include "ui/mainwindow.h"
-#include "ui/document/policydocument.h"
 #include "ui/simulate/simulatepage.h"
-#include "ui/design/testconsole.h"
 
 #include "ui/common/icons.h"
 #include <QAbstractButton>
@@ -18,8 +18,10 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QMenu>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
@@ -218,4 +220,43 @@ TEST(MainWindow, FollowsADarkPalette)
             test::saveScreenshot(&window, QStringLiteral("design-dark-1280x800")).isEmpty());
     }
     QApplication::setPalette(light);
+}
+
+TEST(MainWindow, MenusAnOperatorExpects)
+{
+    QSettings().remove(QStringLiteral("recentFiles"));
+    MainWindow window;
+    QTemporaryDir dir;
+    const QString a = dir.filePath(QStringLiteral("one/policy.yaml"));
+    const QString b = dir.filePath(QStringLiteral("two/policy.yaml"));
+    for (const QString &p : {a, b}) {
+        QDir().mkpath(QFileInfo(p).absolutePath());
+        ASSERT_TRUE(QFile::copy(QStringLiteral(QS_EXAMPLES_DIR "/gcra.yaml"), p));
+        ASSERT_TRUE(window.openFile(p, false));
+    }
+    QStringList recent;
+    for (QAction *action : window.recentMenu()->actions())
+        recent << action->text();
+    ASSERT_GE(recent.size(), 3);
+    EXPECT_TRUE(recent[0].contains(QStringLiteral("two"))) << "the path tells the two apart";
+    EXPECT_TRUE(recent[1].contains(QStringLiteral("one")));
+    EXPECT_EQ(recent.last(), QStringLiteral("&Clear list"));
+    window.recentMenu()->actions().last()->trigger();
+    EXPECT_FALSE(window.recentMenu()->isEnabled());
+
+    const auto keys = window.keyboardReference();
+    const auto has = [&](const QString &what, const QKeySequence &key) {
+        return std::any_of(keys.begin(), keys.end(), [&](const auto &row) {
+            return row.second == what && row.first == key.toString(QKeySequence::NativeText);
+        });
+    };
+    EXPECT_TRUE(has(QStringLiteral("Save As"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)));
+    EXPECT_TRUE(has(QStringLiteral("Close"), QKeySequence(Qt::CTRL | Qt::Key_W)));
+    EXPECT_TRUE(has(QStringLiteral("Undo"), QKeySequence(Qt::CTRL | Qt::Key_Z)));
+    EXPECT_TRUE(QFileInfo::exists(MainWindow::docsDirectory() + QStringLiteral("/README.md")));
+
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
+    EXPECT_FALSE(window.isVisible()) << "Ctrl+W closes the (unmodified) policy's window";
 }
