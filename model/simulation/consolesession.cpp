@@ -68,8 +68,12 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
     out.status = out.decision.allowed || !enforce ? 200 : denyStatus;
     const auto style = m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft);
     for (const limiter::Header &h :
-        limiter::responseHeaders(out.decision, route.id.toStdString(), style))
+        limiter::responseHeaders(out.decision, route.id.toStdString(), style)) {
+        // A shadow route passes the request: telling the client to retry later would be a lie.
+        if (out.shadowed && h.name == "Retry-After")
+            continue;
         out.headers.append({QString::fromStdString(h.name), QString::fromStdString(h.value)});
+    }
     return out;
 }
 

@@ -112,8 +112,15 @@ Series downsample(
     QString name, QString unit, const std::vector<double> &raw, Micros width, int maxPoints)
 {
     Series s{std::move(name), std::move(unit), {}, {}, {}, {}};
-    const std::size_t per = std::max<std::size_t>(
+    // Points of a round width (1, 2, 5, 10, 20, 50 … raw buckets): 50 ms, 1 s, 5 min, never
+    // 30 ms or 1.7 s, so that a point's rate reads as "per such interval".
+    const std::size_t needed = std::max<std::size_t>(
         1, (raw.size() + std::size_t(maxPoints) - 1) / std::size_t(maxPoints));
+    std::size_t per = 0;
+    for (std::size_t decade = 1; per == 0; decade *= 10)
+        for (const std::size_t m : {std::size_t(1), std::size_t(2), std::size_t(5)})
+            if (per == 0 && m * decade >= needed)
+                per = m * decade;
     for (std::size_t i = 0; i < raw.size(); i += per) {
         const std::size_t end = std::min(raw.size(), i + per);
         double sum = 0, lo = raw[i], hi = raw[i];
@@ -238,7 +245,10 @@ SimulationResult runTyped(const Config &config, TrafficSource &source,
     // Series in requests per second; the tracked client's remaining quota replayed per bucket.
     const double perSecond = 1e6 / double(width);
     std::vector<double> offered, allowed, denied, delayed;
-    for (const Bucket &b : buckets) {
+    // Only whole buckets: a last bucket cut short by the end of the run would show as a drop.
+    const std::size_t whole = std::size_t(settings.duration / width);
+    for (std::size_t i = 0; i < std::min(whole, buckets.size()); ++i) {
+        const Bucket &b = buckets[i];
         offered.push_back(b.offered * perSecond);
         allowed.push_back(b.allowed * perSecond);
         denied.push_back(b.denied * perSecond);
@@ -264,7 +274,7 @@ Series trackedRemaining(const Config &config, TrafficSource &source,
 {
     limiter::StateFor_t<Config> state{};
     const Micros width = bucketWidthFor(settings.duration);
-    std::vector<double> remaining(std::size_t(settings.duration / width) + 1, 0);
+    std::vector<double> remaining(std::size_t(settings.duration / width), 0); // whole buckets
     std::vector<Arrival> chunk;
     std::size_t filled = 0;
     auto fillUntil = [&](std::size_t bucket) {

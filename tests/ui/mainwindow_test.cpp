@@ -109,7 +109,7 @@ TEST(MainWindow, ADroppedPolicyFileOpens)
     EXPECT_FALSE(refuse.isAccepted()) << "only policy files are accepted";
 }
 
-TEST(MainWindow, ScreenshotsOfEveryTabAtBothSizes)
+TEST(MainWindow, ScreenshotsOfEveryTabAtThreeSizes)
 {
     QSettings().clear(); // the default layout, not whatever an earlier test left
     MainWindow window;
@@ -143,11 +143,9 @@ TEST(MainWindow, ScreenshotsOfEveryTabAtBothSizes)
 
     TestConsole *console = window.designPage()->console();
     console->useManualClock(true);
-    console->findChild<QComboBox *>()->setCurrentText(QStringLiteral("POST"));
-    for (int i = 0; i < 12; ++i)
-        console->sendOnce();
+    console->sendMany(12, 10);
 
-    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+    for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
         window.resize(size);
         window.tabs()->setCurrentWidget(window.designPage());
         window.designPage()->bottomTabs()->setCurrentIndex(1);
@@ -216,8 +214,17 @@ TEST(MainWindow, FollowsADarkPalette)
                 if (qAlpha(undo.pixel(x, y)) > 200 && qGray(undo.pixel(x, y)) > 200)
                     ++light;
         EXPECT_GT(light, 10) << "monochrome icons are drawn in the light text colour";
-        EXPECT_FALSE(
-            test::saveScreenshot(&window, QStringLiteral("design-dark-1280x800")).isEmpty());
+        for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
+            window.resize(size);
+            for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+                window.tabs()->setCurrentIndex(tab);
+                QTest::qWait(30);
+                const QString name = window.tabs()->tabText(tab).remove(QLatin1Char('&')).toLower();
+                EXPECT_FALSE(test::saveScreenshot(&window,
+                    QStringLiteral("%1-dark-%2x%3").arg(name).arg(size.width()).arg(size.height()))
+                                 .isEmpty());
+            }
+        }
     }
     QApplication::setPalette(light);
 }

@@ -5,6 +5,7 @@
 #include "model/policy/policywriter.h"
 #include "screenshot.h"
 #include "ui/common/chartfiles.h"
+#include "ui/common/charts.h"
 #include "ui/design/designpage.h"
 #include "ui/design/diagnosticsview.h"
 #include "ui/design/limitvalueedit.h"
@@ -28,6 +29,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListView>
+#include <QPen>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -40,6 +42,7 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
+#include <QValueAxis>
 
 #include <gtest/gtest.h>
 
@@ -183,10 +186,12 @@ TEST(Workbench, TestConsoleAnswersLikeTheGatewayOnAManualClock)
     ASSERT_TRUE(window.openFile(kPublicApi, false));
     TestConsole *console = window.designPage()->console();
     console->useManualClock(true);
-    console->pathEdit()->setText(QStringLiteral("/v1/login"));
-    // login: POST only, token bucket 10 @ 2/s. The console's method box starts at GET.
+    // login: POST only, token bucket 10 @ 2/s. The console opens on the selected route.
+    EXPECT_EQ(console->methodBox()->currentText(), QStringLiteral("POST"));
+    EXPECT_EQ(console->pathEdit()->text(), QStringLiteral("/v1/login"));
+    auto *method = console->methodBox();
+    method->setCurrentText(QStringLiteral("GET"));
     EXPECT_FALSE(console->sendOnce().route) << "GET /v1/login is not limited";
-    auto *method = console->findChild<QComboBox *>();
     method->setCurrentText(QStringLiteral("POST"));
     for (int i = 0; i < 10; ++i)
         ASSERT_EQ(console->sendOnce().status, 200) << i;
@@ -670,4 +675,79 @@ routes:
         sawGateway
             |= view->tree()->topLevelItem(i)->text(2).contains(QStringLiteral("http_req_rate"));
     EXPECT_TRUE(sawGateway) << "HAProxy's own approximation warnings";
+}
+
+TEST(Workbench, TestConsoleSendsManyCountsAndResets)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kPublicApi, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    TestConsole *console = window.designPage()->console();
+    console->useManualClock(true);
+    // 20 POST /v1/login at 10/s against 10 at once + 2/s: 10 + 2 per second over 1.9 s.
+    console->sendMany(20, 10);
+    const TestConsole::Counts c = console->counts();
+    EXPECT_EQ(c.admitted + c.denied, 20);
+    EXPECT_EQ(c.admitted, 13) << "10 at once, then one every 0.5 s over 1.9 s";
+    EXPECT_EQ(c.denied, 7);
+
+    // The route selected in the list fills the request: search is GET-any on /v1/search/*.
+    window.designPage()->selectRoute(1);
+    EXPECT_EQ(console->pathEdit()->text(), QStringLiteral("/v1/search/1"));
+
+    // Reset clears the states, the decision and the counters.
+    auto *reset = [&] {
+        for (auto *b : console->findChildren<QPushButton *>())
+            if (b->text().contains(QStringLiteral("Reset")))
+                return b;
+        return static_cast<QPushButton *>(nullptr);
+    }();
+    ASSERT_TRUE(reset);
+    reset->click();
+    EXPECT_EQ(console->counts().admitted, 0);
+    EXPECT_TRUE(console->response()->toPlainText().isEmpty());
+    EXPECT_TRUE(console->summary()->text().startsWith(QStringLiteral("Send a request")));
+}
+
+TEST(Workbench, ChartsAreHonestAboutColoursAxesStalenessAndShadow)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kPublicApi, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    SimulatePage *page = window.simulatePage();
+    window.tabs()->setCurrentWidget(page);
+    // search is in shadow mode: what it denies it only would deny.
+    auto *route = page->findChild<QComboBox *>();
+    route->setCurrentIndex(route->findText(QStringLiteral("search")));
+    QSignalSpy finished(page, &SimulatePage::finished);
+    page->run();
+    ASSERT_TRUE(finished.wait(20000));
+    bool wouldDeny = false;
+    for (int i = 0; i < page->summaryTable()->rowCount(); ++i)
+        wouldDeny
+            |= page->summaryTable()->item(i, 0)->text().startsWith(QStringLiteral("Would deny"));
+    EXPECT_TRUE(wouldDeny);
+    EXPECT_TRUE(page->runCaption().contains(QStringLiteral("public-api / search")));
+
+    QChart *chart = page->trafficChart()->chart();
+    for (QAbstractSeries *s : chart->series()) {
+        auto *line = qobject_cast<QLineSeries *>(s);
+        ASSERT_TRUE(line);
+        EXPECT_EQ(line->pen().color(), seriesColor(line->name())) << line->name().toStdString();
+    }
+    for (QAbstractAxis *a : chart->axes()) {
+        auto *axis = qobject_cast<QValueAxis *>(a);
+        ASSERT_TRUE(axis);
+        EXPECT_FALSE(axis->labelFormat().contains(QLatin1Char('g'))) << "no 1e+04 labels";
+    }
+    EXPECT_FALSE(page->isStale());
+
+    // Any change to what was simulated marks the results stale until the next run.
+    page->trafficEdit()->setFocus();
+    QTest::keyClick(page->trafficEdit(), Qt::Key_End);
+    QTest::keyClicks(page->trafficEdit(), QStringLiteral("0"));
+    EXPECT_TRUE(page->isStale());
+    EXPECT_TRUE(chart->title().endsWith(QStringLiteral("(stale)")));
 }

@@ -5,6 +5,8 @@
 #include <QCursor>
 #include <QLegend>
 #include <QLineSeries>
+#include <QLocale>
+#include <QPen>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -41,13 +43,68 @@ QValueAxis *axis(const QString &title)
     return a;
 }
 
+// The same colour for the same meaning on every chart and in both palettes (Okabe-Ito:
+// told apart by colour-blind eyes too): offered, allowed, denied, delayed, remaining, and one
+// per algorithm, so that a comparison reads the same as the explanation beside the editor.
+QColor colorOf(const QString &seriesName)
+{
+    static const QList<QPair<QString, QColor>> byPrefix = {
+        {QStringLiteral("token_bucket"), QColor(0x00, 0x72, 0xb2)},
+        {QStringLiteral("leaky_bucket"), QColor(0xe6, 0x9f, 0x00)},
+        {QStringLiteral("fixed_window"), QColor(0xd5, 0x5e, 0x00)},
+        {QStringLiteral("sliding_window_log"), QColor(0xcc, 0x79, 0xa7)},
+        {QStringLiteral("sliding_window_counter"), QColor(0x00, 0x9e, 0x73)},
+        {QStringLiteral("gcra"), QColor(0x56, 0xb4, 0xe9)},
+        {QStringLiteral("offered"), QColor(0x56, 0xb4, 0xe9)},
+        {QStringLiteral("allowed"), QColor(0x00, 0x9e, 0x73)},
+        {QStringLiteral("admitted"), QColor(0x00, 0x9e, 0x73)},
+        {QStringLiteral("denied"), QColor(0xd5, 0x5e, 0x00)},
+        {QStringLiteral("delayed"), QColor(0xe6, 0x9f, 0x00)},
+        {QStringLiteral("remaining"), QColor(0xcc, 0x79, 0xa7)},
+    };
+    for (const auto &[prefix, color] : byPrefix)
+        if (seriesName.startsWith(prefix))
+            return color;
+    return {};
+}
+
+// Seconds, minutes or hours, whichever keeps the axis labels short and plain.
+struct TimeUnit {
+    double seconds;
+    QString name;
+};
+TimeUnit timeUnitFor(double spanSeconds)
+{
+    if (spanSeconds > 3 * 3600)
+        return {3600, QStringLiteral("h")};
+    if (spanSeconds > 300)
+        return {60, QStringLiteral("min")};
+    return {1, QStringLiteral("s")};
+}
+
 } // namespace
+
+QColor seriesColor(const QString &seriesName)
+{
+    return colorOf(seriesName);
+}
 
 void showSeries(
     QChartView *view, const ChartLabels &labels, const std::vector<const Series *> &series)
 {
     QChart *chart = newChart(view, labels);
-    QValueAxis *x = axis(labels.xAxis), *y = axis(labels.yAxis);
+    // Each point is the start of an interval: the data ends one interval after the last.
+    double span = 0;
+    for (const Series *s : series)
+        if (!s->t.empty())
+            span = std::max(span, s->t.back() + (s->t.size() > 1 ? s->t[1] - s->t[0] : 0.0));
+    const TimeUnit time = timeUnitFor(span);
+    // The x axis title names the unit the values are in: "time (min)" for a 20-minute run.
+    QString xTitle = labels.xAxis;
+    xTitle.replace(QStringLiteral("(s)"), QStringLiteral("(%1)").arg(time.name));
+    QValueAxis *x = axis(xTitle), *y = axis(labels.yAxis);
+    x->setLabelFormat(QStringLiteral("%.0f"));
+    y->setLabelFormat(QStringLiteral("%.0f")); // never 1e+04
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double xMax = 0, yMax = 0;
@@ -57,31 +114,43 @@ void showSeries(
         QList<QPointF> points;
         points.reserve(qsizetype(s->t.size()));
         for (std::size_t i = 0; i < s->t.size(); ++i) {
-            points.append(QPointF(s->t[i], s->value[i]));
-            xMax = std::max(xMax, s->t[i]);
+            points.append(QPointF(s->t[i] / time.seconds, s->value[i]));
+            xMax = std::max(xMax, s->t[i] / time.seconds);
             yMax = std::max(yMax, s->value[i]);
         }
         line->replace(points); // one update instead of one per point
         chart->addSeries(line);
+        if (const QColor c = colorOf(s->name); c.isValid())
+            line->setPen(QPen(c, 2));
         line->attachAxis(x);
         line->attachAxis(y);
         const QString unit = s->unit;
         QObject::connect(line, &QLineSeries::hovered, view,
-            [name = s->name, unit](const QPointF &p, bool state) {
+            [name = s->name, unit, time](const QPointF &p, bool state) {
                 if (state)
                     QToolTip::showText(QCursor::pos(),
-                        QStringLiteral("%1 at %2 s: %3 %4")
+                        QStringLiteral("%1 at %2 %3: %4 %5")
                             .arg(name)
-                            .arg(p.x(), 0, 'f', 2)
-                            .arg(p.y(), 0, 'g', 5)
-                            .arg(unit));
+                            .arg(QLocale().toString(p.x(), 'f', 2), time.name)
+                            .arg(QLocale().toString(p.y(), 'f', p.y() < 100 ? 2 : 0), unit));
                 else
                     QToolTip::hideText();
             });
     }
-    x->setRange(0, std::max(1.0, xMax));
+    // The axis ends at the data, not at the next round number past it, with ticks at round
+    // steps from 0 (0, 10, 20 … 60, not 0, 9.8, 19.7 …).
+    const double end = std::max(span / time.seconds, xMax);
+    x->setRange(0, std::max(1e-9, end));
+    double tick = 1e-3;
+    for (double decade = 1e-3; end / tick > 8; decade *= 10)
+        for (const double m : {1.0, 2.0, 5.0})
+            if (end / tick > 8)
+                tick = m * decade;
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(tick);
+    x->setLabelFormat(tick < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     y->setRange(0, std::max(1.0, yMax * 1.1));
-    x->applyNiceNumbers(); // ticks at 0, 10, 20 … instead of 0, 14.9, 29.8 …
     y->applyNiceNumbers();
     install(view, chart);
 }

@@ -7,6 +7,7 @@
 #include <QString>
 
 class QChart;
+class QColor;
 class QChartView;
 
 namespace qs {
@@ -14,6 +15,10 @@ namespace qs {
 struct ChartLabels {
     QString title, xAxis, yAxis;
 };
+
+// The colour of a series by what it means ("offered", "allowed", "gcra …"), the same on every
+// chart and palette; invalid for a name with no fixed meaning.
+QColor seriesColor(const QString &seriesName);
 
 // Replaces the view's chart (deleting the old one).
 void showSeries(

@@ -1,13 +1,16 @@
 #include "ui/design/algorithmpanel.h"
 
-#include "model/policy/algorithmguide.h"
+#include "ui/common/charts.h"
+
 #include "model/export/limitshape.h"
+#include "model/policy/algorithmguide.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
+#include <QPen>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -90,6 +93,8 @@ void AlgorithmPanel::plot(const limiter::AlgorithmConfig &config)
                         .arg(2 * ratePerSecond, 0, 'g', 3));
     chart->addSeries(offered);
     chart->addSeries(admitted);
+    offered->setPen(QPen(seriesColor(QStringLiteral("offered")), 2, Qt::DashLine));
+    admitted->setPen(QPen(seriesColor(QStringLiteral("admitted")), 2));
     auto *x = new QValueAxis;
     x->setTitleText(tr("time (s)"));
     x->setRange(0, span);
@@ -105,9 +110,6 @@ void AlgorithmPanel::plot(const limiter::AlgorithmConfig &config)
         s->attachAxis(x);
         s->attachAxis(y);
     }
-    QPen pen = offered->pen();
-    pen.setStyle(Qt::DashLine);
-    offered->setPen(pen);
     chart->legend()->setAlignment(Qt::AlignBottom);
     // setChart takes ownership of the new chart; the old one must be deleted by us.
     QChart *old = m_view->chart();

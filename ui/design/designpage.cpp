@@ -229,6 +229,8 @@ void DesignPage::onCurrentChanged()
     const QModelIndex source = m_filter->mapToSource(m_list->currentIndex());
     m_editor->setRouteIndex(source.isValid() ? source.row() : -1);
     const bool any = source.isValid();
+    if (any) // the console opens ready to test the route in view
+        m_console->showRoute(m_doc->policy().routes[source.row()]);
     for (QAction *a : {m_duplicate, m_delete, m_up, m_down})
         a->setEnabled(any);
     refreshPanel();

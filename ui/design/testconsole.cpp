@@ -5,6 +5,7 @@
 #include "ui/document/policydocument.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -18,6 +19,7 @@
 #include <QSplitter>
 #include <QTextBlock>
 #include <QTextDocument>
+#include <QVBoxLayout>
 
 namespace qs {
 
@@ -26,6 +28,9 @@ QString seconds(limiter::Micros us)
 {
     return QStringLiteral("%1 s").arg(double(us) / 1e6, 0, 'f', 3);
 }
+// Readable on light and dark palettes alike.
+const QString kAdmittedColor = QStringLiteral("#2e9d4f");
+const QString kDeniedColor = QStringLiteral("#d64541");
 } // namespace
 
 TestConsole::TestConsole(PolicyDocument *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
@@ -40,27 +45,54 @@ TestConsole::TestConsole(PolicyDocument *doc, QWidget *parent) : QWidget(parent)
 
 void TestConsole::build()
 {
-    auto *layout = new QHBoxLayout(this);
-    auto *controls = new QWidget;
-    auto *form = new QFormLayout(controls);
+    // Three compact rows of controls over the output, so that at 1280x800 the request, the
+    // clock, Reset and the log are all visible in the Design page's lower pane.
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto *controls = new QGridLayout;
+    controls->setContentsMargins(0, 0, 0, 0);
+
     m_method = new QComboBox;
     m_method->setEditable(true);
     m_method->addItems({QStringLiteral("GET"), QStringLiteral("POST"), QStringLiteral("PUT"),
-        QStringLiteral("PATCH"), QStringLiteral("DELETE")});
+        QStringLiteral("PATCH"), QStringLiteral("DELETE"), QStringLiteral("HEAD"),
+        QStringLiteral("OPTIONS")});
+    m_method->setToolTip(tr("The request's method: routes may claim only some methods."));
     m_path = new QLineEdit(QStringLiteral("/v1/login"));
     m_path->setToolTip(tr("Request target, query string allowed; routes resolve as the gateway "
-                          "would (most specific pattern wins)."));
-    auto *request = new QWidget;
-    auto *requestLayout = new QHBoxLayout(request);
-    requestLayout->setContentsMargins(0, 0, 0, 0);
-    requestLayout->addWidget(m_method);
-    requestLayout->addWidget(m_path, 1);
-    form->addRow(tr("Re&quest:"), request);
+                          "would (most specific pattern wins). Filled from the selected route."));
     m_client = new QLineEdit(QStringLiteral("203.0.113.7"));
     m_client->setToolTip(tr("The client address the gateway sees: the value of `ip` key parts "
                             "and of a missing part under `missing_key: ip`. Change it to act as "
                             "another client."));
-    form->addRow(tr("C&lient address:"), m_client);
+    m_cost = new QSpinBox;
+    m_cost->setRange(0, 1'000'000);
+    m_cost->setSpecialValueText(tr("route's cost"));
+    m_cost->setToolTip(tr("Units the request takes; 0 uses the route's own cost."));
+    m_send = new QPushButton(icon(QStringLiteral("send")), tr("Se&nd"));
+    m_send->setAutoRepeat(true); // hold to repeat
+    m_send->setAutoRepeatDelay(400);
+    m_send->setAutoRepeatInterval(100);
+    m_send->setDefault(true);
+    m_send->setToolTip(tr("Send one request (Enter in the path or address field). Hold the "
+                          "button down to send ten a second."));
+    auto *requestLabel = new QLabel(tr("Re&quest:"));
+    requestLabel->setBuddy(m_method);
+    auto *clientLabel = new QLabel(tr("C&lient:"));
+    clientLabel->setBuddy(m_client);
+    auto *costLabel = new QLabel(tr("Co&st:"));
+    costLabel->setBuddy(m_cost);
+    auto *row1 = new QHBoxLayout;
+    row1->addWidget(requestLabel);
+    row1->addWidget(m_method);
+    row1->addWidget(m_path, 3);
+    row1->addWidget(clientLabel);
+    row1->addWidget(m_client, 1);
+    row1->addWidget(costLabel);
+    row1->addWidget(m_cost);
+    row1->addWidget(m_send);
+    controls->addLayout(row1, 0, 0, 1, 2);
+
     m_headers = new QPlainTextEdit;
     m_headers->setTabChangesFocus(true);
     m_headers->setPlaceholderText(QStringLiteral("X-Api-Key: k-123"));
@@ -69,57 +101,69 @@ void TestConsole::build()
                              "what the route's missing_key does. `query:` parts come from the "
                              "request target's query string."));
     m_headers->setAccessibleName(tr("Request headers"));
-    m_headers->setFixedHeight(m_headers->fontMetrics().lineSpacing() * 3
+    m_headers->setFixedHeight(m_headers->fontMetrics().lineSpacing() * 2
         + 2 * (m_headers->frameWidth() + int(m_headers->document()->documentMargin())));
-    form->addRow(tr("&Headers:"), m_headers);
-    m_cost = new QSpinBox;
-    m_cost->setRange(0, 1'000'000);
-    m_cost->setSpecialValueText(tr("route's cost"));
-    form->addRow(tr("Co&st:"), m_cost);
-
-    m_send = new QPushButton(icon(QStringLiteral("send")), tr("Se&nd"));
-    m_send->setAutoRepeat(true); // hold to repeat
-    m_send->setAutoRepeatDelay(400);
-    m_send->setAutoRepeatInterval(100);
-    m_send->setDefault(true);
-    m_send->setToolTip(tr("Send one request (Enter in the path or key field). Hold the button "
-                          "down to send ten a second."));
-    form->addRow(QString(), m_send);
+    auto *headersLabel = new QLabel(tr("&Headers:"));
+    headersLabel->setBuddy(m_headers);
+    auto *row2 = new QHBoxLayout;
+    row2->addWidget(headersLabel);
+    row2->addWidget(m_headers, 3);
+    m_burstCount = new QSpinBox;
+    m_burstCount->setRange(1, 100'000);
+    m_burstCount->setValue(20);
+    m_burstCount->setToolTip(tr("How many requests to send"));
+    m_burstRate = new QDoubleSpinBox;
+    m_burstRate->setRange(0.1, 10'000);
+    m_burstRate->setDecimals(1);
+    m_burstRate->setValue(10);
+    m_burstRate->setSuffix(tr(" /s"));
+    m_burstRate->setToolTip(tr("At what rate: on the manual clock they are spaced exactly, on "
+                               "the real clock sent by a timer"));
+    m_sendMany = new QPushButton(icon(QStringLiteral("run")), tr("Send &many"));
+    m_sendMany->setToolTip(tr("Send N requests at R per second and count what happens"));
+    m_counters = new QLabel;
+    m_counters->setTextFormat(Qt::RichText);
+    row2->addWidget(new QLabel(tr("Send")));
+    row2->addWidget(m_burstCount);
+    row2->addWidget(new QLabel(tr("at")));
+    row2->addWidget(m_burstRate);
+    row2->addWidget(m_sendMany);
+    row2->addWidget(m_counters, 2);
+    controls->addLayout(row2, 1, 0, 1, 2);
 
     m_realTime = new QRadioButton(tr("&Real time"));
     m_manual = new QRadioButton(tr("&Manual clock"));
     m_realTime->setChecked(true);
     m_realTime->setToolTip(tr("Requests are stamped with the time you send them."));
     m_manual->setToolTip(tr("Time stands still until you step it: exact, repeatable experiments."));
-    auto *clockModes = new QWidget;
-    auto *clockLayout = new QHBoxLayout(clockModes);
-    clockLayout->setContentsMargins(0, 0, 0, 0);
-    clockLayout->addWidget(m_realTime);
-    clockLayout->addWidget(m_manual);
-    form->addRow(tr("Clock:"), clockModes);
-    auto *steps = new QWidget;
-    auto *stepLayout = new QHBoxLayout(steps);
-    stepLayout->setContentsMargins(0, 0, 0, 0);
+    auto *row3 = new QHBoxLayout;
+    row3->addWidget(new QLabel(tr("Clock:")));
+    row3->addWidget(m_realTime);
+    row3->addWidget(m_manual);
     for (const auto &[label, by] : {std::pair{QStringLiteral("+100 ms"), limiter::Micros(100'000)},
              std::pair{QStringLiteral("+1 s"), limiter::kMicrosPerSecond},
              std::pair{QStringLiteral("+10 s"), 10 * limiter::kMicrosPerSecond}}) {
         auto *b = new QPushButton(icon(QStringLiteral("step")), label);
         b->setToolTip(tr("Advance the manual clock by %1").arg(label.mid(1)));
         connect(b, &QPushButton::clicked, this, [this, by = by] { step(by); });
-        stepLayout->addWidget(b);
+        row3->addWidget(b);
         m_stepButtons << b;
     }
     m_clock = new QLabel;
-    form->addRow(tr("Step:"), steps);
-    form->addRow(tr("Now:"), m_clock);
+    row3->addWidget(m_clock, 1);
     auto *resetButton = new QPushButton(icon(QStringLiteral("revert")), tr("Reset &states"));
-    resetButton->setToolTip(tr("Forget every key's state and restart the clock."));
-    connect(resetButton, &QPushButton::clicked, this, &TestConsole::restart);
-    form->addRow(QString(), resetButton);
-    layout->addWidget(controls);
+    resetButton->setToolTip(tr("Forget every key's state, restart the clock and clear the "
+                               "decision and the counters."));
+    connect(resetButton, &QPushButton::clicked, this, [this] {
+        restart();
+        clearDecision();
+    });
+    row3->addWidget(resetButton);
+    controls->addLayout(row3, 2, 0, 1, 2);
+    layout->addLayout(controls);
 
-    auto *output = new QSplitter(Qt::Vertical);
-    m_summary = new QLabel(tr("Send a request to see the decision."));
+    auto *output = new QSplitter(Qt::Horizontal);
+    m_summary = new QLabel;
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     auto *top = new QWidget;
@@ -139,12 +183,84 @@ void TestConsole::build()
     m_log->setPlaceholderText(tr("Request log"));
     m_log->setAccessibleName(tr("Request log"));
     output->addWidget(m_log);
+    output->setStretchFactor(0, 2);
+    output->setStretchFactor(1, 3);
     layout->addWidget(output, 1);
+    clearDecision();
 
     connect(m_send, &QPushButton::clicked, this, [this] { sendOnce(); });
     connect(m_path, &QLineEdit::returnPressed, this, [this] { sendOnce(); });
     connect(m_client, &QLineEdit::returnPressed, this, [this] { sendOnce(); });
     connect(m_manual, &QRadioButton::toggled, this, &TestConsole::useManualClock);
+    connect(m_sendMany, &QPushButton::clicked, this,
+        [this] { sendMany(m_burstCount->value(), m_burstRate->value()); });
+    m_burstTimer.setTimerType(Qt::PreciseTimer);
+    connect(&m_burstTimer, &QTimer::timeout, this, [this] {
+        if (m_burstLeft <= 0) {
+            m_burstTimer.stop();
+            m_sendMany->setEnabled(true);
+            return;
+        }
+        --m_burstLeft;
+        sendOnce();
+    });
+}
+
+void TestConsole::clearDecision()
+{
+    m_summary->setText(tr("Send a request to see the decision."));
+    m_response->clear();
+    m_counts = {};
+    updateCounters();
+}
+
+void TestConsole::updateCounters()
+{
+    m_counters->setText(tr("<span style='color:%1'>admitted %2</span> · "
+                           "<span style='color:%3'>denied %4</span> · delayed %5")
+                            .arg(kAdmittedColor)
+                            .arg(m_counts.admitted)
+                            .arg(kDeniedColor)
+                            .arg(m_counts.denied)
+                            .arg(m_counts.delayed));
+}
+
+void TestConsole::sendMany(int count, double perSecond)
+{
+    m_counts = {};
+    updateCounters();
+    const auto spacing = limiter::Micros(1e6 / perSecond);
+    if (m_manual->isChecked()) {
+        // Exact and immediate: the manual clock moves by the spacing between requests.
+        for (int i = 0; i < count; ++i) {
+            if (i > 0)
+                step(spacing);
+            sendOnce();
+        }
+        return;
+    }
+    m_burstLeft = count;
+    m_sendMany->setEnabled(false);
+    m_burstTimer.start(std::max(1, int(spacing / 1000)));
+}
+
+void TestConsole::showRoute(const Route &route)
+{
+    // A POST route sends POST; its path, with a value for each parameter.
+    if (!route.methods.isEmpty())
+        m_method->setCurrentText(route.methods.first());
+    else
+        m_method->setCurrentText(QStringLiteral("GET"));
+    QStringList segments;
+    for (const QString &segment : route.path.split(QLatin1Char('/'), Qt::SkipEmptyParts)) {
+        if (segment == QLatin1String("**"))
+            segments << QStringLiteral("any");
+        else if (segment == QLatin1String("*") || segment.startsWith(QLatin1Char('{')))
+            segments << QStringLiteral("1");
+        else
+            segments << segment;
+    }
+    m_path->setText(QLatin1Char('/') + segments.join(QLatin1Char('/')));
 }
 
 void TestConsole::restart()
@@ -236,6 +352,8 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
         return;
     }
     if (!r.counted) {
+        (r.status == 200 ? m_counts.admitted : m_counts.denied)++;
+        updateCounters();
         const QString parts = r.missingKeyParts.join(QStringLiteral(", "));
         const bool denied = r.status != 200 || r.shadowed;
         const QString verdict = denied
@@ -255,6 +373,10 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
         return;
     }
     const limiter::Decision &d = r.decision;
+    if (d.allowed && d.delay > 0)
+        ++m_counts.delayed;
+    (d.allowed || r.shadowed ? m_counts.admitted : m_counts.denied)++;
+    updateCounters();
     QString verdict = d.allowed
         ? (d.delay > 0 ? tr("admitted after a delay of %1").arg(seconds(d.delay)) : tr("admitted"))
         : r.shadowed ? tr("over the limit — passed (shadow mode)")
@@ -272,9 +394,11 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
                            r.missingKey == MissingKeyMode::Ip
                                ? tr("counted under the client address")
                                : tr("counted in the one bucket shared by such requests"));
-    m_summary->setText(tr("<b>Route '%1'</b>, key <code>%2</code>: <b>%3</b><br>Key state: %4")
-                           .arg(r.routeId.toHtmlEscaped(), keyText, verdict.toHtmlEscaped(),
-                               quota.toHtmlEscaped()));
+    m_summary->setText(
+        tr("<b>Route '%1'</b>, key <code>%2</code>: <b style='color:%5'>%3</b>"
+           "<br>Key state: %4")
+            .arg(r.routeId.toHtmlEscaped(), keyText, verdict.toHtmlEscaped(), quota.toHtmlEscaped(),
+                r.status == 200 ? kAdmittedColor : kDeniedColor));
     QString text
         = QStringLiteral("HTTP/1.1 %1 %2\n")
               .arg(r.status)

@@ -5,12 +5,14 @@
 #include "model/simulation/consolesession.h"
 
 #include <QElapsedTimer>
+#include <QTimer>
 #include <QWidget>
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QDoubleSpinBox;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
@@ -26,6 +28,16 @@ public:
 
     // For tests and the keyboard: the same as pressing Send.
     ConsoleResponse sendOnce();
+    // N requests at R per second: spaced exactly on the manual clock, by a timer in real time.
+    void sendMany(int count, double perSecond);
+    // Fills method and path from a route (a POST route sends POST; parameters get values).
+    void showRoute(const Route &route);
+    struct Counts {
+        int admitted = 0, denied = 0, delayed = 0;
+    };
+    Counts counts() const { return m_counts; }
+    QComboBox *methodBox() const { return m_method; }
+    QLabel *summary() const { return m_summary; }
     void useManualClock(bool manual);
     void step(limiter::Micros by);
     QPlainTextEdit *response() const { return m_response; }
@@ -39,13 +51,21 @@ private:
     limiter::Micros now() const;
     void showResponse(const ConsoleRequest &request, const ConsoleResponse &r);
     void updateClockLabel();
+    void clearDecision();
+    void updateCounters();
     QList<QPair<QString, QString>> requestHeaders() const;
 
     PolicyDocument *m_doc;
     ConsoleSession m_session;
     QComboBox *m_method = nullptr;
     QLineEdit *m_path = nullptr, *m_client = nullptr;
-    QSpinBox *m_cost = nullptr;
+    QSpinBox *m_cost = nullptr, *m_burstCount = nullptr;
+    QDoubleSpinBox *m_burstRate = nullptr;
+    QPushButton *m_sendMany = nullptr;
+    QLabel *m_counters = nullptr;
+    Counts m_counts;
+    QTimer m_burstTimer;
+    int m_burstLeft = 0;
     QPushButton *m_send = nullptr;
     QRadioButton *m_realTime = nullptr, *m_manual = nullptr;
     QLabel *m_clock = nullptr, *m_summary = nullptr;

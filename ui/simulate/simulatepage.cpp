@@ -9,6 +9,7 @@
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
 
+#include <QChart>
 #include <QChartView>
 #include <QComboBox>
 #include <QFileDialog>
@@ -16,9 +17,11 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
@@ -77,6 +80,10 @@ SimulatePage::SimulatePage(PolicyDocument *doc, QWidget *parent) : QWidget(paren
     connect(doc, &PolicyDocument::reset, this, &SimulatePage::refreshRoutes);
     connect(doc, &PolicyDocument::routesChanged, this, &SimulatePage::refreshRoutes);
     connect(doc, &PolicyDocument::routeChanged, this, &SimulatePage::refreshRoutes);
+    for (auto signal : {&PolicyDocument::routesChanged, &PolicyDocument::policyFieldsChanged,
+             &PolicyDocument::reset})
+        connect(doc, signal, this, &SimulatePage::markStale);
+    connect(doc, &PolicyDocument::routeChanged, this, &SimulatePage::markStale);
     connect(&m_watcher, &QFutureWatcher<SimulationRun>::finished, this, &SimulatePage::onFinished);
     refreshRoutes();
 }
@@ -204,6 +211,10 @@ void SimulatePage::build()
     connect(m_route, &QComboBox::activated, this, &SimulatePage::suggestTraffic);
     connect(m_savePng, &QPushButton::clicked, this, &SimulatePage::saveChart);
     connect(m_saveCsv, &QPushButton::clicked, this, &SimulatePage::saveCsv);
+    connect(m_traffic, &QLineEdit::textEdited, this, &SimulatePage::markStale);
+    connect(m_seed, &QSpinBox::valueChanged, this, &SimulatePage::markStale);
+    connect(m_duration, &QuantityEdit::edited, this, &SimulatePage::markStale);
+    connect(m_route, &QComboBox::activated, this, &SimulatePage::markStale);
     connect(m_traffic, &QLineEdit::textChanged, this, [this](const QString &text) {
         const auto parsed = parseTrafficSpec(text);
         const auto *problem = std::get_if<QString>(&parsed);
@@ -317,6 +328,12 @@ void SimulatePage::run(bool compare)
     m_progressPermille = std::make_shared<std::atomic<int>>(0);
     setRunning(true);
     m_status->setText(compare ? tr("Comparing six algorithms…") : tr("Simulating…"));
+    m_pending = SimulationRun{};
+    m_pending.policy = m_doc->policy().name;
+    m_pending.route = m_route->currentText();
+    m_pending.traffic = m_traffic->text();
+    m_pending.duration = formatDuration(settings.duration);
+    m_pending.shadow = m_doc->policy().routes[routeIndex].effectiveMode() == RouteMode::Shadow;
     m_watcher.setFuture(QtConcurrent::run(simulateRun, m_doc->policy(), qsizetype(routeIndex),
         settings, compare, m_cancelFlag, m_progressPermille));
 }
@@ -356,7 +373,13 @@ void SimulatePage::onFinished()
         return;
     }
     m_progress->setValue(1000);
+    run.policy = m_pending.policy;
+    run.route = m_pending.route;
+    run.traffic = m_pending.traffic;
+    run.duration = m_pending.duration;
+    run.shadow = m_pending.shadow;
     m_last = std::move(run);
+    m_stale = false;
     if (m_last.comparison)
         showComparison(m_last.results);
     else
@@ -378,24 +401,27 @@ void SimulatePage::showResult(const SimulationResult &r)
     showSeries(m_trafficChart, labels, traffic);
     showSeries(m_keyChart, kKeyLabels, key);
     const SimulationSummary &s = r.summary;
+    const QLocale locale;
+    const auto count = [&](std::uint64_t n) { return locale.toString(qulonglong(n)); };
     const QList<QPair<QString, QString>> rows{
         {tr("Algorithm"), s.algorithm},
-        {tr("Requests offered"), QString::number(s.offered)},
-        {tr("Allowed"), QString::number(s.allowed)},
-        {tr("Denied"), QString::number(s.denied)},
-        {tr("Delayed (shaped)"), QString::number(s.delayed)},
+        {tr("Requests offered"), count(s.offered)},
+        {tr("Allowed"), count(s.allowed)},
+        // A shadow route denies nothing in production: say what it would have done.
+        {m_last.shadow ? tr("Would deny (shadow mode: passed in production)") : tr("Denied"),
+            count(s.denied)},
+        {tr("Delayed (shaped)"), count(s.delayed)},
         {tr("Acceptance"), percent(s.acceptance)},
         {tr("Most admitted in any %1").arg(formatDuration(s.window)),
-            QString::number(s.maxAdmittedInWindow)},
+            locale.toString(qlonglong(s.maxAdmittedInWindow))},
         {tr("Delay p50 / p99"),
             QStringLiteral("%1 ms / %2 ms")
                 .arg(s.p50DelayUs / 1000, 0, 'f', 1)
                 .arg(s.p99DelayUs / 1000, 0, 'f', 1)},
         {tr("Denials taken by the top 1% of clients"), percent(s.topClientsDenialShare)},
-        {tr("Clients"), QString::number(s.clients)},
-        {tr("Requests for other routes"), QString::number(s.otherRoutes)},
-        {tr("Requests without their key (missing_key: %1)").arg(missingKeyModeName(s.missingKey)),
-            QString::number(s.keyless)},
+        {tr("Clients"), count(s.clients)},
+        {tr("Requests for other routes"), count(s.otherRoutes)},
+        {tr("Without key (%1)").arg(missingKeyModeName(s.missingKey)), count(s.keyless)},
     };
     m_summary->setColumnCount(2);
     m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
@@ -405,8 +431,11 @@ void SimulatePage::showResult(const SimulationResult &r)
         m_summary->setItem(i, 1, new QTableWidgetItem(rows[i].second));
     }
     m_summary->resizeColumnToContents(0);
-    m_status->setText(
-        tr("%1 requests simulated: %2 allowed.").arg(s.offered).arg(percent(s.acceptance)));
+    m_status->setText(tr("%1 requests simulated: %2 allowed.%3")
+                          .arg(count(s.offered), percent(s.acceptance),
+                              m_last.shadow ? tr(" The route is in shadow mode: its denials are "
+                                                 "what it would deny once enforced.")
+                                            : QString()));
     if (r.skippedLines > 0)
         m_status->setText(m_status->text()
             + tr(" %1 log lines skipped (first: line %2: %3).")
@@ -449,12 +478,47 @@ void SimulatePage::showComparison(const std::vector<SimulationResult> &results)
 void SimulatePage::saveChart()
 {
     auto *view = qobject_cast<QChartView *>(m_charts->currentWidget());
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"),
-        QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"));
-    if (path.isEmpty() || !view)
+    if (!view)
         return;
-    if (const QString problem = saveChartImage(view, path); !problem.isEmpty())
+    // The file says what it shows, in its name and in its title: a chart in a ticket or a
+    // slide is read without the workbench beside it.
+    QString name = m_last.results.empty()
+        ? QStringLiteral("chart")
+        : QStringLiteral("%1-%2-%3-%4")
+              .arg(m_last.policy, m_last.route, m_last.traffic.section(QLatin1Char(':'), 0, 0),
+                  m_last.duration);
+    name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("_"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"),
+        name + QStringLiteral(".png"), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty())
+        return;
+    const QString title = view->chart()->title();
+    if (!m_last.results.empty())
+        view->chart()->setTitle(QStringLiteral("%1<br><small>%2</small>").arg(title, runCaption()));
+    const QString problem = saveChartImage(view, path);
+    view->chart()->setTitle(title);
+    if (!problem.isEmpty())
         QMessageBox::warning(this, tr("Save chart"), problem);
+}
+
+QString SimulatePage::runCaption() const
+{
+    return tr("%1 / %2 — %3 for %4%5")
+        .arg(m_last.policy, m_last.route, m_last.traffic, m_last.duration,
+            m_stale ? tr(" (inputs changed since)") : QString());
+}
+
+// The charts and the summary no longer answer the question on screen: say so until Run.
+void SimulatePage::markStale()
+{
+    if (m_last.results.empty() || m_stale || isRunning())
+        return;
+    m_stale = true;
+    m_status->setText(tr("Inputs changed since this run: the results below are stale. Press "
+                         "Run (F5) to update them."));
+    for (QChartView *view : {m_trafficChart, m_keyChart, m_compareChart})
+        if (view->chart() && !view->chart()->title().endsWith(tr(" (stale)")))
+            view->chart()->setTitle(view->chart()->title() + tr(" (stale)"));
 }
 
 void SimulatePage::saveCsv()

@@ -31,6 +31,9 @@ class QuantityEdit;
 struct SimulationRun {
     std::vector<SimulationResult> results;
     bool comparison = false;
+    // What was simulated, for titles and file names of saved charts.
+    QString policy, route, traffic, duration;
+    bool shadow = false; // the route is in shadow mode: its denials only "would" happen
 };
 
 class SimulatePage : public QWidget {
@@ -43,6 +46,9 @@ public:
     void cancel();
     bool isRunning() const;
     const SimulationRun &lastRun() const { return m_last; }
+    bool isStale() const { return m_stale; }
+    // "public-api / login — steady:20/s, 1m": what a saved chart says it shows.
+    QString runCaption() const;
 
     QLineEdit *trafficEdit() const { return m_traffic; }
     QTableWidget *summaryTable() const { return m_summary; }
@@ -80,7 +86,9 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     std::shared_ptr<std::atomic<int>> m_progressPermille;
     QFutureWatcher<SimulationRun> m_watcher;
-    SimulationRun m_last;
+    SimulationRun m_last, m_pending;
+    bool m_stale = false;
+    void markStale();
 };
 
 } // namespace qs

@@ -74,6 +74,7 @@ TEST(ConsoleSession, ShadowRoutesCountButNeverReject)
     EXPECT_FALSE(r.decision.allowed);
     EXPECT_TRUE(r.shadowed);
     EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(header(r, "Retry-After"), QString()) << "a passed request is not told to retry";
 }
 
 TEST(ConsoleSession, ARequestWithoutItsKeyHeaderFollowsMissingKey)

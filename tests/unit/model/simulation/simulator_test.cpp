@@ -181,3 +181,22 @@ TEST(Simulator, KeylessRequestsFollowTheRoutesMissingKey)
     EXPECT_EQ(simulate(byIp, byIp.routes[0], s).summary.keyless, 0u)
         << "an ip key cannot be missing";
 }
+
+TEST(Simulator, SeriesPointsAreRoundAndTheLastIsNotACutShortDrop)
+{
+    // 61.5 s: the raw buckets are 10 ms, so a last partial bucket would show as a fall to 0.
+    const auto s = settings("steady:100/s", 61'500'000);
+    const Policy p = policyWith("{ algorithm: gcra, rate: 1000/s, burst: 10 }");
+    SimulationSettings run = s;
+    run.maxPoints = 600;
+    const SimulationResult r = simulate(p, p.routes[0], run);
+    const Series &allowed = r.series[1];
+    ASSERT_GT(allowed.t.size(), 2u);
+    const double step = allowed.t[1] - allowed.t[0];
+    bool round = false;
+    for (const double w : {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0})
+        round |= std::abs(step - w) < 1e-9;
+    EXPECT_TRUE(round) << "a point covers " << step << " s";
+    EXPECT_NEAR(allowed.value.back(), 100.0, 5.0) << "the last point is a whole interval";
+    EXPECT_NEAR(allowed.value.front(), 100.0, 5.0);
+}
