@@ -20,10 +20,12 @@
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QListWidget>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -247,8 +249,8 @@ void MainWindow::openDialog()
     const QString path = QFileDialog::getOpenFileName(this, tr("Open policy"),
         m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath(),
         kPolicyFilter);
-    if (!path.isEmpty())
-        openFile(path, true);
+    if (!path.isEmpty() && openFile(path, true))
+        offerRecovery();
 }
 
 QString MainWindow::docsDirectory()
@@ -392,7 +394,10 @@ void MainWindow::updateRecentMenu()
             shown.replace(QLatin1Char('&'), QStringLiteral("&&"))));
         a->setToolTip(recent[i]);
         a->setEnabled(QFileInfo::exists(recent[i]));
-        connect(a, &QAction::triggered, this, [this, path = recent[i]] { openFile(path); });
+        connect(a, &QAction::triggered, this, [this, path = recent[i]] {
+            if (openFile(path))
+                offerRecovery();
+        });
     }
     if (!recent.isEmpty()) {
         m_recentMenu->addSeparator();
@@ -495,20 +500,78 @@ bool MainWindow::recover(const RecoveryStore::Entry &entry)
     return true;
 }
 
+QList<RecoveryStore::Entry> MainWindow::recoveryCandidates() const
+{
+    const QList<RecoveryStore::Entry> all = recoverable();
+    if (m_doc->filePath().isEmpty())
+        return all;
+    const QString opened = QFileInfo(m_doc->filePath()).canonicalFilePath();
+    QList<RecoveryStore::Entry> mine;
+    for (const RecoveryStore::Entry &e : all)
+        if (!e.originalPath.isEmpty() && QFileInfo(e.originalPath).canonicalFilePath() == opened)
+            mine.append(e);
+    return mine;
+}
+
 void MainWindow::offerRecovery()
 {
-    for (const RecoveryStore::Entry &e : recoverable()) {
-        const QString what = e.originalPath.isEmpty() ? tr("an unsaved policy")
-                                                      : QDir::toNativeSeparators(e.originalPath);
-        const auto answer = QMessageBox::question(this, tr("Recover unsaved changes"),
-            tr("Quota Studio ended without saving changes to %1 (copy from %2). Recover them?\n\n"
-               "No discards the copy.")
-                .arg(what, QLocale().toString(e.written, QLocale::ShortFormat)),
-            QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-        if (answer == QMessageBox::Yes && recover(e))
-            return; // one document per window
-        m_recovery.remove(e.id);
+    const QList<RecoveryStore::Entry> candidates = recoveryCandidates();
+    if (candidates.isEmpty())
+        return;
+    const auto describe = [](const RecoveryStore::Entry &e) {
+        return tr("%1 — changes from %2")
+            .arg(e.originalPath.isEmpty() ? tr("a policy never saved")
+                                          : QDir::toNativeSeparators(e.originalPath),
+                QLocale().toString(e.written, QLocale::ShortFormat));
+    };
+    if (candidates.size() == 1) {
+        const RecoveryStore::Entry &e = candidates.front();
+        QMessageBox box(QMessageBox::Question, tr("Recover unsaved changes"),
+            tr("Quota Studio ended without saving %1. Recover them?").arg(describe(e)),
+            QMessageBox::NoButton, this);
+        QPushButton *recoverButton = box.addButton(tr("&Recover"), QMessageBox::AcceptRole);
+        QPushButton *discard = box.addButton(tr("&Discard the copy"), QMessageBox::DestructiveRole);
+        box.addButton(tr("&Later"), QMessageBox::RejectRole);
+        box.setDefaultButton(recoverButton);
+        box.exec();
+        if (box.clickedButton() == recoverButton)
+            recover(e);
+        else if (box.clickedButton() == discard)
+            m_recovery.remove(e.id);
+        return;
     }
+    // Several: the operator picks the one to recover here; the others stay for later.
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Recover unsaved changes"));
+    auto *list = new QListWidget(&dialog);
+    for (const RecoveryStore::Entry &e : candidates)
+        list->addItem(describe(e));
+    list->setCurrentRow(0);
+    auto *buttons = new QDialogButtonBox(&dialog);
+    QPushButton *recoverButton = buttons->addButton(tr("&Recover"), QDialogButtonBox::AcceptRole);
+    QPushButton *discard = buttons->addButton(tr("&Discard"), QDialogButtonBox::DestructiveRole);
+    buttons->addButton(tr("&Later"), QDialogButtonBox::RejectRole);
+    connect(recoverButton, &QPushButton::clicked, &dialog, &QDialog::accept);
+    connect(discard, &QPushButton::clicked, &dialog, [&] {
+        m_recovery.remove(candidates[list->currentRow()].id);
+        delete list->takeItem(list->currentRow());
+        if (list->count() == 0)
+            dialog.reject();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto *layout = new QVBoxLayout(&dialog);
+    layout->addWidget(new QLabel(tr("Quota Studio ended without saving these changes. Choose "
+                                    "one to recover in this window; the others stay for later.")));
+    layout->addWidget(list);
+    layout->addWidget(buttons);
+    if (dialog.exec() != QDialog::Accepted || list->currentRow() < 0)
+        return;
+    const QString chosen = list->currentItem()->text();
+    for (const RecoveryStore::Entry &e : candidates)
+        if (describe(e) == chosen) {
+            recover(e);
+            return;
+        }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

@@ -45,7 +45,11 @@ public:
     QList<RecoveryStore::Entry> recoverable() const;
     void writeRecoveryNow();
     bool recover(const RecoveryStore::Entry &entry);
+    // Offers lost changes back: those of the file this window opened, and only those (a copy
+    // of another file waits for that file, never replaces the one asked for); at a start
+    // without a file, every copy, several in a list to choose from.
     void offerRecovery();
+    QList<RecoveryStore::Entry> recoveryCandidates() const;
 
     // Every shortcut of the window: (keys, what they do), for Help > Keyboard shortcuts.
     QList<QPair<QString, QString>> keyboardReference() const;

@@ -751,3 +751,40 @@ TEST(Workbench, ChartsAreHonestAboutColoursAxesStalenessAndShadow)
     EXPECT_TRUE(page->isStale());
     EXPECT_TRUE(chart->title().endsWith(QStringLiteral("(stale)")));
 }
+
+TEST(Workbench, RecoveryOffersTheOpenedFilesOwnCopyOnly)
+{
+    QTemporaryDir dir;
+    const QString a = dir.filePath(QStringLiteral("a.yaml"));
+    const QString b = dir.filePath(QStringLiteral("b.yaml"));
+    ASSERT_TRUE(QFile::copy(kTokenBucket, a));
+    ASSERT_TRUE(QFile::copy(kTokenBucket, b));
+    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+        RecoveryStore().remove(e.id);
+    for (const QString &file : {a, b}) {
+        auto *crashed = new MainWindow;
+        ASSERT_TRUE(crashed->openFile(file, false));
+        spin(crashed->designPage()->editor(), "limit.capacity")->setValue(file == a ? 11 : 22);
+        crashed->writeRecoveryNow();
+        crashed->deleteLater();
+    }
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+
+    MainWindow opened;
+    ASSERT_TRUE(opened.openFile(b, false));
+    const QList<RecoveryStore::Entry> forB = opened.recoveryCandidates();
+    ASSERT_EQ(forB.size(), 1) << "a's copy is not offered in b's window";
+    EXPECT_EQ(forB.front().originalPath, b);
+    ASSERT_TRUE(opened.recover(forB.front()));
+    EXPECT_EQ(opened.document()->filePath(), b) << "never another file than the one asked for";
+    EXPECT_EQ(*opened.document()->policy().routes[0].limit.capacity, 22);
+
+    opened.document()->undoStack()->setClean(); // done with b: its window closes cleanly
+    opened.close();
+
+    MainWindow empty; // a start without a file lists what is left: a's copy, kept
+    const QList<RecoveryStore::Entry> left = empty.recoveryCandidates();
+    ASSERT_EQ(left.size(), 1);
+    EXPECT_EQ(left.front().originalPath, a);
+    RecoveryStore().remove(left.front().id);
+}
