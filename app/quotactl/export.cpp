@@ -1,10 +1,9 @@
 // quotactl export FILE --target ID|all [-o DIR]: gateway configuration files.
 #include "commands.h"
 #include "model/export/exporter.h"
+#include "model/export/exportfolder.h"
 #include "model/policy/policyreader.h"
 
-#include <QDir>
-#include <QSaveFile>
 #include <QTextStream>
 
 namespace qs::cli {
@@ -32,25 +31,6 @@ QString targetFiles()
 int usage(const QString &message)
 {
     return usageError("export", message);
-}
-
-// Files in `dir` that look like an export's (a name some target writes, or a bundle's script)
-// but that this export did not write: left by an earlier one, they would be deployed with it.
-QStringList staleFiles(const QString &dir, const std::vector<ExportedFile> &written)
-{
-    QStringList ours;
-    for (const Exporter *e : exporters())
-        ours << e->suggestedFileNames();
-    QStringList stale;
-    const QStringList present = QDir(dir).entryList(QDir::Files, QDir::Name);
-    for (const QString &name : present) {
-        const bool exportLike = ours.contains(name) || name.endsWith(QLatin1String(".lua"));
-        const bool fresh = std::any_of(
-            written.begin(), written.end(), [&](const ExportedFile &f) { return f.name == name; });
-        if (exportLike && !fresh)
-            stale << name;
-    }
-    return stale;
 }
 
 } // namespace
@@ -104,8 +84,9 @@ int runExport(const QStringList &args)
     if (!policy)
         return 1;
     int status = 0;
+    std::vector<TargetFiles> toWrite;
     for (const Exporter *exporter : chosen) {
-        const ExportResult result = exporter->exportPolicy(*policy);
+        ExportResult result = exporter->exportPolicy(*policy);
         for (Diagnostic d : result.diagnostics) {
             d.file = file;
             err << d.toString() << '\n';
@@ -122,29 +103,33 @@ int runExport(const QStringList &args)
             out << result.files.front().content;
             continue;
         }
-        const QString targetDir = chosen.size() > 1 ? QDir(dir).filePath(exporter->id()) : dir;
-        if (!QDir().mkpath(targetDir)) {
-            err << "quotactl export: cannot create " << targetDir << '\n';
-            return 1;
-        }
-        for (const ExportedFile &f : result.files) {
-            QSaveFile save(QDir(targetDir).filePath(f.name));
-            if (!save.open(QIODevice::WriteOnly) || save.write(f.content) != f.content.size()
-                || !save.commit()) {
-                err << "quotactl export: cannot write " << save.fileName() << ": "
-                    << save.errorString() << '\n';
-                return 1;
-            }
-            err << "wrote " << QDir(targetDir).filePath(f.name) << '\n';
-        }
-        for (const QString &name : staleFiles(targetDir, result.files)) {
-            const QString path = QDir(targetDir).filePath(name);
-            if (prune && QFile::remove(path))
-                err << "removed stale " << path << '\n';
+        toWrite.push_back({exporter->id(), std::move(result.files)});
+    }
+    if (dir.isEmpty() || toWrite.empty())
+        return status;
+    // The same folder rule and plan as the workbench's Export page (model/export/exportfolder).
+    const ExportPlan plan = planExport(dir, toWrite);
+    if (const QString problem = writeExport(plan, prune); !problem.isEmpty()) {
+        err << "quotactl export: " << problem << '\n';
+        return 1;
+    }
+    for (const PlannedFile &f : plan.files) {
+        switch (f.change) {
+        case PlannedFile::Change::New:
+        case PlannedFile::Change::Changed:
+            err << "wrote " << f.path << '\n';
+            break;
+        case PlannedFile::Change::Unchanged:
+            err << "unchanged " << f.path << '\n';
+            break;
+        case PlannedFile::Change::Stale:
+            if (prune)
+                err << "removed stale " << f.path << '\n';
             else
-                err << "quotactl export: warning: " << path
+                err << "quotactl export: warning: " << f.path
                     << " is stale (an earlier export's; this one did not write it): remove it "
                        "or pass --prune before deploying the folder\n";
+            break;
         }
     }
     return status;

@@ -263,9 +263,55 @@ TEST(Workbench, ExportPreviewShowsTheNginxText)
     EXPECT_TRUE(nginx.contains(QStringLiteral("limit_req_zone"))) << nginx.toStdString();
     EXPECT_GT(page->warnings()->topLevelItemCount(), 0) << "approximations are listed per route";
 
+    // One target writes into the folder itself, as `quotactl export --target nginx -o` does.
     QTemporaryDir dir;
     EXPECT_EQ(page->saveTo(dir.path()), QString());
-    EXPECT_TRUE(QFile::exists(dir.filePath(QStringLiteral("nginx/nginx.conf"))));
+    EXPECT_TRUE(QFile::exists(dir.filePath(QStringLiteral("nginx.conf"))));
+}
+
+TEST(Workbench, ExportSaysWhatItWouldChangeAndChecksWithTheRealGateway)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kPublicApi, false));
+    ExportPage *page = window.exportPage();
+    page->setTargetChecked(QStringLiteral("haproxy"), true);
+    page->setTargetChecked(QStringLiteral("redis-bundle"), true);
+    QSignalSpy done(page, &ExportPage::finished);
+    page->refreshNow();
+    ASSERT_TRUE(done.wait(20000));
+
+    QTemporaryDir dir;
+    ASSERT_EQ(page->plan(dir.path()).count(PlannedFile::Change::New), 3 + 1 + 7)
+        << "nginx 3, haproxy 1, the bundle: manifest, README, 5 scripts; "
+        << page->plan(dir.path()).summary().toStdString();
+    ASSERT_EQ(page->saveTo(dir.path()), QString());
+    EXPECT_TRUE(QFile::exists(dir.filePath(QStringLiteral("nginx/nginx.conf"))))
+        << "several targets: one folder each, as quotactl export --target all";
+    {
+        QFile stale(dir.filePath(QStringLiteral("redis-bundle/old_algorithm.lua")));
+        ASSERT_TRUE(stale.open(QIODevice::WriteOnly));
+        QFile edited(dir.filePath(QStringLiteral("haproxy/haproxy.cfg")));
+        ASSERT_TRUE(edited.open(QIODevice::Append));
+        edited.write("# edited by hand\n");
+    }
+    const ExportPlan again = page->plan(dir.path());
+    EXPECT_EQ(again.count(PlannedFile::Change::Changed), 1);
+    EXPECT_EQ(again.count(PlannedFile::Change::Stale), 1);
+    EXPECT_EQ(again.count(PlannedFile::Change::New), 0);
+    ASSERT_EQ(page->saveTo(dir.path(), true), QString());
+    EXPECT_FALSE(QFile::exists(dir.filePath(QStringLiteral("redis-bundle/old_algorithm.lua"))));
+
+    if (ExportPage::checkerFor(QStringLiteral("nginx")).isEmpty())
+        GTEST_SKIP() << "nginx not installed";
+    QSignalSpy checked(page, &ExportPage::checked);
+    page->checkWithGateways();
+    ASSERT_TRUE(checked.wait(30000));
+    EXPECT_TRUE(page->checkResult()->text().contains(QStringLiteral("✔ nginx -t")))
+        << page->checkResult()->text().toStdString();
+    if (!ExportPage::checkerFor(QStringLiteral("haproxy")).isEmpty()) {
+        EXPECT_TRUE(page->checkResult()->text().contains(QStringLiteral("✔ haproxy -c")))
+            << page->checkResult()->text().toStdString();
+    }
 }
 
 // The GUI thread keeps running its event loop while a long simulation and an export run:

@@ -1,21 +1,27 @@
 #include "ui/export/exportpage.h"
 
+#include "model/export/exportfolder.h"
+
 #include "ui/common/confighighlighter.h"
 #include "ui/common/icons.h"
 #include "ui/document/policydocument.h"
 
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -65,7 +71,8 @@ ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
     m_save->setText(tr("&Save to folder…"));
     m_save->setIcon(icon(QStringLiteral("export")));
     m_save->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    m_save->setToolTip(tr("Write the checked targets' files, one folder per target (Ctrl+E)"));
+    m_save->setToolTip(tr("Write the checked targets' files (several targets: one folder each, "
+                          "as quotactl export does); asks before changing earlier files (Ctrl+E)"));
     m_status->setWordWrap(true);
 
     auto *left = new QWidget;
@@ -74,6 +81,14 @@ ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
     leftLayout->addWidget(new QLabel(tr("Gateways:")));
     leftLayout->addWidget(m_targets, 1);
     leftLayout->addWidget(m_save);
+    m_check = new QPushButton(icon(QStringLiteral("ok")), tr("Check with &gateways"));
+    m_check->setToolTip(tr("Run the real gateway's own checker on the previews (nginx -t, "
+                           "haproxy -c) where it is installed"));
+    m_checkResult = new QLabel;
+    m_checkResult->setWordWrap(true);
+    m_checkResult->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    leftLayout->addWidget(m_check);
+    leftLayout->addWidget(m_checkResult);
     leftLayout->addWidget(m_status);
 
     m_previews->setDocumentMode(true);
@@ -114,6 +129,12 @@ ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
     connect(&m_watcher, &QFutureWatcher<std::vector<TargetExport>>::finished, this,
         &ExportPage::onFinished);
     connect(m_save, &QPushButton::clicked, this, &ExportPage::chooseFolderAndSave);
+    connect(m_check, &QPushButton::clicked, this, &ExportPage::checkWithGateways);
+    connect(&m_checkWatcher, &QFutureWatcher<QString>::finished, this, [this] {
+        m_check->setEnabled(true);
+        m_checkResult->setText(m_checkWatcher.result());
+        emit checked();
+    });
     scheduleRefresh();
 }
 
@@ -222,22 +243,18 @@ void ExportPage::onFinished()
     emit finished();
 }
 
-QString ExportPage::saveTo(const QString &dir)
+ExportPlan ExportPage::plan(const QString &dir) const
 {
-    for (const TargetExport &t : m_last) {
-        if (hasErrors(t.result.diagnostics))
-            continue;
-        const QString folder = QDir(dir).filePath(t.target);
-        if (!QDir().mkpath(folder))
-            return tr("cannot create %1").arg(folder);
-        for (const ExportedFile &f : t.result.files) {
-            QSaveFile file(QDir(folder).filePath(f.name));
-            if (!file.open(QIODevice::WriteOnly) || file.write(f.content) != f.content.size()
-                || !file.commit())
-                return tr("cannot write %1: %2").arg(file.fileName(), file.errorString());
-        }
-    }
-    return {};
+    std::vector<TargetFiles> targets;
+    for (const TargetExport &t : m_last)
+        if (!hasErrors(t.result.diagnostics))
+            targets.push_back({t.target, t.result.files});
+    return planExport(dir, targets);
+}
+
+QString ExportPage::saveTo(const QString &dir, bool prune)
+{
+    return writeExport(plan(dir), prune);
 }
 
 void ExportPage::chooseFolderAndSave()
@@ -245,12 +262,110 @@ void ExportPage::chooseFolderAndSave()
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Export to folder"));
     if (dir.isEmpty())
         return;
-    const QString problem = saveTo(dir);
+    const ExportPlan p = plan(dir);
+    bool prune = false;
+    const int changed = p.count(PlannedFile::Change::Changed);
+    const int stale = p.count(PlannedFile::Change::Stale);
+    if (changed + stale > 0) {
+        // Never overwrite silently: say what will change, and what an earlier export left.
+        QStringList details;
+        for (const PlannedFile &f : p.files) {
+            static const char *const kWords[]
+                = {QT_TR_NOOP("new"), QT_TR_NOOP("changed"), QT_TR_NOOP("unchanged"),
+                    QT_TR_NOOP("stale (an earlier export's, not written now)")};
+            details << QStringLiteral("%1: %2").arg(
+                QDir::toNativeSeparators(f.path), tr(kWords[int(f.change)]));
+        }
+        QMessageBox box(QMessageBox::Question, tr("Export"),
+            tr("%1 already holds exported files: %2.")
+                .arg(QDir::toNativeSeparators(dir), p.summary()),
+            QMessageBox::Cancel, this);
+        box.setDetailedText(details.join(QLatin1Char('\n')));
+        QPushButton *overwrite = box.addButton(
+            stale ? tr("Overwrite and &remove stale") : tr("&Overwrite"), QMessageBox::AcceptRole);
+        QPushButton *keep = stale
+            ? box.addButton(tr("Overwrite, &keep stale"), QMessageBox::AcceptRole)
+            : nullptr;
+        box.setDefaultButton(QMessageBox::Cancel);
+        box.exec();
+        if (box.clickedButton() != overwrite && (!keep || box.clickedButton() != keep))
+            return;
+        prune = box.clickedButton() == overwrite && stale > 0;
+    }
+    const QString problem = writeExport(p, prune);
     if (!problem.isEmpty())
         QMessageBox::warning(this, tr("Export"), problem);
     else
-        m_status->setText(
-            tr("Saved to %1 (one folder per gateway).").arg(QDir::toNativeSeparators(dir)));
+        m_status->setText(tr("Saved to %1: %2.").arg(QDir::toNativeSeparators(dir), p.summary()));
+}
+
+QString ExportPage::checkerFor(const QString &target)
+{
+    const QString tool = target == QLatin1String("nginx") ? QStringLiteral("nginx")
+        : target == QLatin1String("haproxy")              ? QStringLiteral("haproxy")
+                                                          : QString();
+    if (tool.isEmpty())
+        return {};
+    QString path = QStandardPaths::findExecutable(tool);
+    if (path.isEmpty())
+        path = QStandardPaths::findExecutable(
+            tool, {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")});
+    return path;
+}
+
+void ExportPage::checkWithGateways()
+{
+    // The previews, written to a scratch folder and handed to the real gateway's own checker,
+    // off the GUI thread: nginx -t and haproxy -c take a moment.
+    struct Job {
+        QString target, tool;
+        std::vector<ExportedFile> files;
+    };
+    std::vector<Job> jobs;
+    for (const TargetExport &t : m_last)
+        if (const QString tool = checkerFor(t.target); !tool.isEmpty() && !t.result.files.empty())
+            jobs.push_back({t.target, tool, t.result.files});
+    if (jobs.empty()) {
+        m_checkResult->setText(tr("No checked gateway has a checker installed here (nginx -t, "
+                                  "haproxy -c)."));
+        return;
+    }
+    m_check->setEnabled(false);
+    m_checkResult->setText(tr("Checking…"));
+    m_checkWatcher.setFuture(QtConcurrent::run([jobs] {
+        QStringList lines;
+        for (const Job &job : jobs) {
+            QTemporaryDir dir;
+            for (const ExportedFile &f : job.files) {
+                QFile out(dir.filePath(f.name));
+                if (out.open(QIODevice::WriteOnly))
+                    out.write(f.content);
+            }
+            QProcess process;
+            process.setProcessChannelMode(QProcess::MergedChannels);
+            if (job.target == QLatin1String("nginx"))
+                process.start(job.tool,
+                    {QStringLiteral("-t"), QStringLiteral("-q"), QStringLiteral("-p"), dir.path(),
+                        QStringLiteral("-c"), dir.filePath(QStringLiteral("nginx.conf"))});
+            else
+                process.start(job.tool,
+                    {QStringLiteral("-c"), QStringLiteral("-f"),
+                        dir.filePath(QStringLiteral("haproxy.cfg"))});
+            const bool finished = process.waitForFinished(20000);
+            const QString output = QString::fromUtf8(process.readAll()).trimmed();
+            const bool ok = finished && process.exitStatus() == QProcess::NormalExit
+                && process.exitCode() == 0;
+            lines << QStringLiteral("%1 %2: %3%4")
+                         .arg(ok ? QStringLiteral("✔") : QStringLiteral("✖"),
+                             QFileInfo(job.tool).fileName()
+                                 + (job.target == QLatin1String("nginx") ? QStringLiteral(" -t")
+                                                                         : QStringLiteral(" -c")),
+                             ok ? QObject::tr("the configuration is accepted")
+                                : QObject::tr("refused"),
+                             output.isEmpty() || ok ? QString() : QStringLiteral("\n") + output);
+        }
+        return lines.join(QLatin1Char('\n'));
+    }));
 }
 
 } // namespace qs

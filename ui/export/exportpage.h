@@ -3,6 +3,7 @@
 // warnings per route — what each gateway cannot express, in numbers — and save to a folder.
 // Exports run on a worker thread whenever the policy or the choice of targets changes.
 #include "model/export/exporter.h"
+#include "model/export/exportfolder.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -32,8 +33,15 @@ public:
 
     void setTargetChecked(const QString &id, bool checked);
     void refreshNow(); // starts an export; finished() says when it is shown
-    // Writes every checked target's files under dir/<target>/; empty string on success.
-    QString saveTo(const QString &dir);
+    // What writing the checked targets' files into dir would change (one target: dir itself,
+    // several: dir/<target>/, as quotactl export writes), and the writing itself (`prune`
+    // removes the stale files of an earlier export); empty string on success.
+    ExportPlan plan(const QString &dir) const;
+    QString saveTo(const QString &dir, bool prune = false);
+    // Runs nginx -t / haproxy -c on the previews where installed; checked() when done.
+    void checkWithGateways();
+    QLabel *checkResult() const { return m_checkResult; }
+    static QString checkerFor(const QString &target); // empty: none installed
 
     QTabWidget *previews() const { return m_previews; }
     QTreeWidget *warnings() const { return m_warnings; }
@@ -41,6 +49,7 @@ public:
 
 signals:
     void finished();
+    void checked();
 
 private:
     void scheduleRefresh();
@@ -53,7 +62,9 @@ private:
     QTabWidget *m_previews;
     QTreeWidget *m_warnings;
     QLabel *m_status;
-    QPushButton *m_save;
+    QPushButton *m_save, *m_check = nullptr;
+    QLabel *m_checkResult = nullptr;
+    QFutureWatcher<QString> m_checkWatcher;
     QSplitter *m_columns, *m_rows;
     QTimer *m_debounce;
     QFutureWatcher<std::vector<TargetExport>> m_watcher;
