@@ -486,9 +486,16 @@ TEST(Workbench, UndoKeysActOnTheDocumentWhicheverFieldHasFocus)
     ASSERT_EQ(stack->count(), 2);
 
     // Undo from the id field undoes the capacity (the document's last step), not the id's text.
+    // Every kind of field: line edits, a spin box, a rate field, a combo box, the console's
+    // headers box (not the document's, and still the document's undo).
+    auto *mode = qobject_cast<QComboBox *>(editor->fieldWidget(QStringLiteral("mode")));
+    auto *path = qobject_cast<QLineEdit *>(editor->fieldWidget(QStringLiteral("match.path")));
+    QPlainTextEdit *headers = window.designPage()->console()->headersEdit();
+    ASSERT_TRUE(mode && path && headers);
     for (QWidget *focus :
         {static_cast<QWidget *>(id), static_cast<QWidget *>(capacity->findChild<QLineEdit *>()),
-            static_cast<QWidget *>(refill->lineEdit())}) {
+            static_cast<QWidget *>(refill->lineEdit()), static_cast<QWidget *>(mode),
+            static_cast<QWidget *>(path), static_cast<QWidget *>(headers)}) {
         focus->setFocus();
         QTest::keyClick(focus, Qt::Key_Z, Qt::ControlModifier);
         QTest::keyClick(focus, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);

@@ -70,6 +70,7 @@ struct Scenario {
     std::function<bool(Policy &)> edit; // false: does not apply to this policy
     int maxChangedLines; // YAML
     int maxChangedJsonLines; // JSON spends a line per field and moves commas
+    qsizetype minRoutes = 1;
 };
 
 Route newRoute(const QString &id)
@@ -130,20 +131,16 @@ const std::vector<Scenario> &scenarios()
             10, 18},
         {"delete_route",
             [](Policy &p) {
-                if (p.routes.size() < 2)
-                    return false;
                 p.routes.removeAt(p.routes.size() - 1);
                 return true;
             },
-            12, 20},
+            12, 20, 2},
         {"reorder_routes",
             [](Policy &p) {
-                if (p.routes.size() < 2)
-                    return false;
                 p.routes.swapItemsAt(0, 1);
                 return true;
             },
-            24, 40},
+            24, 40, 2},
         {"policy_settings",
             [](Policy &p) {
                 p.defaults.status = p.defaults.status.value_or(429) == 503 ? 502 : 503;
@@ -185,9 +182,12 @@ std::vector<Case> cases()
 {
     std::vector<Case> out;
     const QDir dir(QStringLiteral(QS_EXAMPLES_DIR));
-    for (const QString &f : dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name))
+    for (const QString &f : dir.entryList({QStringLiteral("*.yaml")}, QDir::Files, QDir::Name)) {
+        const qsizetype routes = readPolicy(readFile(dir.filePath(f)), f).policy.routes.size();
         for (const Scenario &s : scenarios())
-            out.push_back({dir.filePath(f), &s});
+            if (routes >= s.minRoutes) // deleting or moving one of one route proves nothing
+                out.push_back({dir.filePath(f), &s});
+    }
     return out;
 }
 
@@ -199,8 +199,7 @@ void checkPatch(
     const PolicyReadResult read = readPolicy(original, name);
     ASSERT_FALSE(hasErrors(read.diagnostics));
     Policy after = read.policy;
-    if (!scenario.edit(after))
-        GTEST_SKIP() << "not applicable";
+    ASSERT_TRUE(scenario.edit(after)) << "every generated case applies";
     const TextPatch patch = patchPolicyText(original, read.policy, after, format);
     EXPECT_EQ(patch.fallback, QString()) << "rewritten whole";
     EXPECT_EQ(readPolicy(patch.text, name).policy, after) << "the saved text reads back as edited";
