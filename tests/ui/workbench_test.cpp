@@ -841,3 +841,29 @@ TEST(Workbench, RecoveryOffersTheOpenedFilesOwnCopyOnly)
     EXPECT_EQ(left.front().originalPath, a);
     RecoveryStore().remove(left.front().id);
 }
+
+TEST(Workbench, ALargePolicyIsValidatedOffTheGuiThread)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("large.yaml"));
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("quota_studio: 1\nname: large\nroutes:\n");
+        for (int i = 0; i < 600; ++i)
+            f.write(QStringLiteral("  - id: r%1\n    match: { path: /r/%1 }\n    limit: { "
+                                   "algorithm: gcra, rate: 5/s, burst: 5 }\n")
+                        .arg(i)
+                        .toUtf8());
+    }
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    QTRY_COMPARE(window.document()->errorCount(), 0);
+    Route broken = window.document()->policy().routes[3];
+    broken.id = QStringLiteral("r4"); // a duplicate id
+    window.document()->replaceRoute(3, broken, QStringLiteral("rename"));
+    EXPECT_EQ(window.document()->errorCount(), 0) << "not yet: the worker reads it";
+    QTRY_COMPARE(window.document()->errorCount(), 2);
+    window.document()->undoStack()->undo();
+    QTRY_COMPARE(window.document()->errorCount(), 0);
+}

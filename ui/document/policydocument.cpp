@@ -8,6 +8,7 @@
 #include "ui/document/policycommands.h"
 
 #include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -17,6 +18,26 @@ PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
 {
     connect(&m_undo, &QUndoStack::cleanChanged, this,
         [this](bool clean) { emit modifiedChanged(!clean); });
+    m_validateLater.setSingleShot(true);
+    m_validateLater.setInterval(300);
+    connect(&m_validateLater, &QTimer::timeout, this, [this] {
+        const PolicyFormat format
+            = m_filePath.isEmpty() ? PolicyFormat::Yaml : formatForPath(m_filePath);
+        const int generation = m_validationGeneration;
+        m_validation.setProperty("generation", generation);
+        m_validation.setFuture(
+            QtConcurrent::run([savedText = m_savedText, saved = m_savedPolicy, policy = m_policy,
+                                  savedFormat = m_savedFormat, format, name = displayName()] {
+                const QByteArray text = !savedText.isEmpty() && format == savedFormat
+                    ? patchPolicyText(savedText, saved, policy, format).text
+                    : writePolicy(policy, format);
+                return readPolicy(text, name).diagnostics;
+            }));
+    });
+    connect(&m_validation, &QFutureWatcher<Diagnostics>::finished, this, [this] {
+        if (m_validation.property("generation").toInt() == m_validationGeneration)
+            applyDiagnostics(m_validation.result());
+    });
     newPolicy();
 }
 
@@ -26,6 +47,7 @@ PolicyDocument::~PolicyDocument()
     // listens (our parent) is half destroyed. Nothing may reach it.
     m_undo.blockSignals(true);
     blockSignals(true);
+    m_validation.waitForFinished(); // a worker reading a copy: let it end before we go
 }
 
 Route makeNewRoute(const Policy &policy)
@@ -81,7 +103,13 @@ bool PolicyDocument::load(const QString &path, QString *error)
     m_savedFormat = formatForPath(path);
     setFilePath(path);
     m_undo.clear();
-    revalidate();
+    // Unedited, the text Save would write is the file itself: its reading is the validation.
+    ++m_validationGeneration;
+    m_validateLater.stop();
+    Diagnostics found = r.diagnostics;
+    for (Diagnostic &d : found)
+        d.file = displayName();
+    applyDiagnostics(std::move(found));
     emit reset();
     return true;
 }
@@ -227,7 +255,21 @@ void PolicyDocument::revalidate()
 {
     const PolicyFormat format
         = m_filePath.isEmpty() ? PolicyFormat::Yaml : formatForPath(m_filePath);
-    m_diagnostics = readPolicy(textToSave(format).text, displayName()).diagnostics;
+    // Reading a policy of thousands of routes takes seconds (yaml-cpp: docs/benchmarks.md):
+    // those are validated on a worker once typing pauses, the rest at once.
+    constexpr qsizetype kValidateNowRoutes = 500;
+    ++m_validationGeneration;
+    if (m_policy.routes.size() <= kValidateNowRoutes) {
+        m_validateLater.stop();
+        applyDiagnostics(readPolicy(textToSave(format).text, displayName()).diagnostics);
+        return;
+    }
+    m_validateLater.start();
+}
+
+void PolicyDocument::applyDiagnostics(Diagnostics diagnostics)
+{
+    m_diagnostics = std::move(diagnostics);
     std::stable_sort(
         m_diagnostics.begin(), m_diagnostics.end(), [](const Diagnostic &a, const Diagnostic &b) {
             if (a.severity != b.severity)

@@ -7,7 +7,9 @@
 #include "model/policy/policytextpatch.h"
 #include "model/policy/policywriter.h"
 
+#include <QFutureWatcher>
 #include <QObject>
+#include <QTimer>
 #include <QUndoStack>
 
 namespace qs {
@@ -79,6 +81,11 @@ private:
     Policy m_savedPolicy;
     PolicyFormat m_savedFormat = PolicyFormat::Yaml;
     QString m_lastSaveRewrite;
+    // Large policies are validated off the GUI thread, once typing pauses; the newest wins.
+    QTimer m_validateLater;
+    QFutureWatcher<Diagnostics> m_validation;
+    int m_validationGeneration = 0;
+    void applyDiagnostics(Diagnostics diagnostics);
     Diagnostics m_diagnostics;
     QUndoStack m_undo;
 };
