@@ -1,6 +1,7 @@
 #include "model/export/envoyexporter.h"
 
 #include "model/export/exportreport.h"
+#include "model/export/gatewaywriter.h"
 #include "model/export/limitshape.h"
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/limitconversion.h"
@@ -85,31 +86,22 @@ void emitTypedConfig(YAML::Emitter &out, const char *type)
         << YAML::Value << type;
 }
 
-class EnvoyWriter {
+class EnvoyWriter final : public GatewayWriter {
 public:
-    explicit EnvoyWriter(const Policy &policy)
-        : m_policy(policy), m_report(policy, QStringLiteral("envoy"))
+    EnvoyWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
     {
         m_report.reserve(QStringLiteral("qs_unlimited"));
     }
 
-    ExportResult run()
+private:
+    // Envoy takes the first route that matches: most specific first, the policy's own rule.
+    void order() override { sortMostSpecificFirst(m_routes); }
+    QByteArray write(const QString &file) override
     {
-        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
-            prepare(i);
-        ExportResult result;
-        result.diagnostics = m_report.diagnostics();
-        if (m_report.hasErrors())
-            return result;
-        // Envoy takes the first route that matches: most specific first, the policy's own rule.
-        sortMostSpecificFirst(m_routes);
-        result.files.push_back({QStringLiteral("envoy.yaml"), bootstrap()});
-        result.files.push_back({QStringLiteral("ratelimit-config.yaml"), serviceConfig()});
-        return result;
+        return file == QLatin1String("envoy.yaml") ? bootstrap() : serviceConfig();
     }
 
-private:
-    void prepare(qsizetype i)
+    void prepare(qsizetype i) override
     {
         const Route &r = m_policy.routes[i];
         EnvoyRoute out;
@@ -141,10 +133,7 @@ private:
         if (!mapLocal(out, *config) || !mapService(out, *config))
             return;
         out.shadow = r.effectiveMode() == RouteMode::Shadow;
-        if (r.cost && *r.cost != 1)
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
-                QStringLiteral("Envoy takes one token per request; cost %1 is not exported")
-                    .arg(*r.cost));
+        noteCostNotExported(i);
         m_routes.push_back(out);
     }
 
@@ -443,8 +432,6 @@ private:
         return QByteArray(out.c_str()) + '\n';
     }
 
-    const Policy &m_policy;
-    ExportReport m_report;
     std::vector<EnvoyRoute> m_routes;
 };
 
@@ -452,7 +439,7 @@ private:
 
 ExportResult EnvoyExporter::exportPolicy(const Policy &policy) const
 {
-    return EnvoyWriter(policy).run();
+    return EnvoyWriter(policy, *this).run();
 }
 
 } // namespace qs

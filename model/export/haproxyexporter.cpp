@@ -1,6 +1,7 @@
 #include "model/export/haproxyexporter.h"
 
 #include "model/export/exportreport.h"
+#include "model/export/gatewaywriter.h"
 
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
@@ -27,28 +28,15 @@ struct RouteRule {
     limiter::Micros period = 0;
 };
 
-class HaproxyWriter {
+class HaproxyWriter final : public GatewayWriter {
 public:
-    explicit HaproxyWriter(const Policy &policy)
-        : m_policy(policy), m_report(policy, QStringLiteral("haproxy"))
-    {
-    }
-
-    ExportResult run()
-    {
-        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
-            prepare(i);
-        ExportResult result;
-        result.diagnostics = m_report.diagnostics();
-        if (m_report.hasErrors())
-            return result;
-        sortMostSpecificFirst(m_rules);
-        result.files.push_back({QStringLiteral("haproxy.cfg"), config().toUtf8()});
-        return result;
-    }
+    using GatewayWriter::GatewayWriter;
 
 private:
-    void prepare(qsizetype i)
+    void order() override { sortMostSpecificFirst(m_rules); }
+    QByteArray write(const QString &) override { return config().toUtf8(); }
+
+    void prepare(qsizetype i) override
     {
         const Route &r = m_policy.routes[i];
         RouteRule rule;
@@ -125,9 +113,7 @@ private:
                         as)
                     .arg(rule.limit)
                     .arg(formatDuration(rule.period)));
-        if (r.cost && *r.cost != 1)
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
-                QStringLiteral("HAProxy counts requests; cost %1 is not exported").arg(*r.cost));
+        noteCostNotExported(i);
         m_rules.push_back(rule);
     }
 
@@ -247,16 +233,14 @@ private:
         return out;
     }
 
-    const Policy &m_policy;
     std::vector<RouteRule> m_rules;
-    ExportReport m_report;
 };
 
 } // namespace
 
 ExportResult HaproxyExporter::exportPolicy(const Policy &policy) const
 {
-    return HaproxyWriter(policy).run();
+    return HaproxyWriter(policy, *this).run();
 }
 
 } // namespace qs

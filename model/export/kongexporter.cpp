@@ -1,6 +1,7 @@
 #include "model/export/kongexporter.h"
 
 #include "model/export/exportreport.h"
+#include "model/export/gatewaywriter.h"
 #include "model/export/limitshape.h"
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/limitconversion.h"
@@ -28,29 +29,19 @@ struct KongRoute {
     bool limited = true;
 };
 
-class KongWriter {
+class KongWriter final : public GatewayWriter {
 public:
-    explicit KongWriter(const Policy &policy)
-        : m_policy(policy), m_report(policy, QStringLiteral("kong"))
+    KongWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
     {
         m_report.reserve(QStringLiteral("qs-unlimited"));
     }
 
-    ExportResult run()
-    {
-        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
-            prepare(i);
-        ExportResult result;
-        result.diagnostics = m_report.diagnostics();
-        if (m_report.hasErrors())
-            return result;
-        sortMostSpecificFirst(m_routes); // regex_priority follows this order
-        result.files.push_back({QStringLiteral("kong.yml"), yaml()});
-        return result;
-    }
-
 private:
-    void prepare(qsizetype i)
+    // regex_priority follows this order.
+    void order() override { sortMostSpecificFirst(m_routes); }
+    QByteArray write(const QString &) override { return yaml(); }
+
+    void prepare(qsizetype i) override
     {
         const Route &r = m_policy.routes[i];
         KongRoute out;
@@ -76,9 +67,7 @@ private:
                 QStringLiteral("Kong's rate-limiting has no dry-run: the shadow route is "
                                "exported without the plugin"));
         }
-        if (r.cost && *r.cost != 1)
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
-                QStringLiteral("Kong counts requests; cost %1 is not exported").arg(*r.cost));
+        noteCostNotExported(i);
         m_routes.push_back(out);
     }
 
@@ -244,8 +233,6 @@ private:
         return QByteArray(out.c_str()) + '\n';
     }
 
-    const Policy &m_policy;
-    ExportReport m_report;
     std::vector<KongRoute> m_routes;
 };
 
@@ -253,7 +240,7 @@ private:
 
 ExportResult KongExporter::exportPolicy(const Policy &policy) const
 {
-    return KongWriter(policy).run();
+    return KongWriter(policy, *this).run();
 }
 
 } // namespace qs

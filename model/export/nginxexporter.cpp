@@ -1,6 +1,7 @@
 #include "model/export/nginxexporter.h"
 
 #include "model/export/exportreport.h"
+#include "model/export/gatewaywriter.h"
 
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
@@ -59,29 +60,9 @@ QString nginxRate(const limiter::Rate &r, QString *approximation)
     return QStringLiteral("%1r/m").arg(rounded);
 }
 
-class NginxWriter {
+class NginxWriter final : public GatewayWriter {
 public:
-    explicit NginxWriter(const Policy &policy)
-        : m_policy(policy), m_report(policy, QStringLiteral("nginx"))
-    {
-    }
-
-    ExportResult run()
-    {
-        prepare();
-        // The snippets are written before the report is read: a location can add a warning.
-        const QString http = m_report.hasErrors() ? QString() : httpSnippet();
-        const QString server = m_report.hasErrors() ? QString() : serverSnippet();
-        ExportResult result;
-        result.diagnostics = m_report.diagnostics();
-        if (m_report.hasErrors())
-            return result;
-        result.files.push_back({QStringLiteral("qs-limits-http.conf"), http.toUtf8()});
-        result.files.push_back({QStringLiteral("qs-limits-server.conf"), server.toUtf8()});
-        result.files.push_back(
-            {QStringLiteral("nginx.conf"), completeConfig(http, server).toUtf8()});
-        return result;
-    }
+    using GatewayWriter::GatewayWriter;
 
 private:
     // The key's parts joined by a newline, which no header, query value or textual address
@@ -179,37 +160,43 @@ private:
         return out;
     }
 
-    void prepare()
+    void prepare(qsizetype i) override
     {
         static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
-        for (qsizetype i = 0; i < m_policy.routes.size(); ++i) {
-            const Route &r = m_policy.routes[i];
-            RouteExport e;
-            e.route = &r;
-            e.index = i;
-            e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
-            e.pattern = m_report.pathPattern(i);
-            if (!e.pattern)
-                continue;
-            e.regex = e.pattern->toRegex();
-            e.missing = m_policy.missingKeyOf(r);
-            const auto key = keyExpression(e);
-            if (!key)
-                continue;
-            e.keyExpr = *key;
-            const auto config = m_report.algorithmConfig(i);
-            if (!config)
-                continue;
-            mapLimit(e, *config);
-            if (r.cost && *r.cost != 1)
-                m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
-                    QStringLiteral("NGINX counts every request as 1; cost %1 is not exported "
-                                   "(the route admits %1x more requests than designed)")
-                        .arg(*r.cost));
-            m_routes.push_back(e);
-        }
-        // Regex locations are tried in file order: most specific first, as the policy resolves.
-        sortMostSpecificFirst(m_routes);
+        const Route &r = m_policy.routes[i];
+        RouteExport e;
+        e.route = &r;
+        e.index = i;
+        e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
+        e.pattern = m_report.pathPattern(i);
+        if (!e.pattern)
+            return;
+        e.regex = e.pattern->toRegex();
+        e.missing = m_policy.missingKeyOf(r);
+        const auto key = keyExpression(e);
+        if (!key)
+            return;
+        e.keyExpr = *key;
+        const auto config = m_report.algorithmConfig(i);
+        if (!config)
+            return;
+        mapLimit(e, *config);
+        noteCostNotExported(i);
+        m_routes.push_back(e);
+    }
+
+    // Regex locations are tried in file order: most specific first, as the policy resolves.
+    void order() override { sortMostSpecificFirst(m_routes); }
+
+    // In the file table's order: the snippets first (a location can add a warning), then the
+    // complete configuration made of them.
+    QByteArray write(const QString &file) override
+    {
+        if (file == QLatin1String("qs-limits-http.conf"))
+            return (m_http = httpSnippet()).toUtf8();
+        if (file == QLatin1String("qs-limits-server.conf"))
+            return (m_server = serverSnippet()).toUtf8();
+        return completeConfig(m_http, m_server).toUtf8();
     }
 
     void mapLimit(RouteExport &e, const limiter::AlgorithmConfig &config)
@@ -412,11 +399,10 @@ private:
             .arg(indent(http, 4), indent(server, 8));
     }
 
-    const Policy &m_policy;
     std::vector<RouteExport> m_routes;
+    QString m_http, m_server; // the snippets, for the complete configuration
     std::set<std::pair<QString, MissingKeyMode>> m_substitutes; // variable, fallback
     std::set<QString> m_presenceFlags;
-    ExportReport m_report;
 };
 
 } // namespace
@@ -429,7 +415,7 @@ QStringList NginxExporter::suggestedFileNames() const
 
 ExportResult NginxExporter::exportPolicy(const Policy &policy) const
 {
-    return NginxWriter(policy).run();
+    return NginxWriter(policy, *this).run();
 }
 
 } // namespace qs

@@ -2,6 +2,7 @@
 
 #include "limiter/redisscripts.h"
 #include "model/export/exportreport.h"
+#include "model/export/gatewaywriter.h"
 #include "model/policy/limitconversion.h"
 
 #include <QCryptographicHash>
@@ -143,47 +144,52 @@ or SCRIPT FLUSH); redis-py and ioredis do the same.
 
 )";
 
-class BundleWriter {
+class BundleWriter final : public GatewayWriter {
 public:
-    explicit BundleWriter(const Policy &policy)
-        : m_policy(policy), m_report(policy, QStringLiteral("redis-bundle"))
-    {
-    }
-
-    ExportResult run()
-    {
-        QJsonArray routes;
-        QString table = QStringLiteral("| route | script | key | parameters |\n"
-                                       "| --- | --- | --- | --- |\n");
-        for (qsizetype i = 0; i < m_policy.routes.size(); ++i) {
-            const Route &r = m_policy.routes[i];
-            // The middleware matches the pattern in manifest.json: the same rule as every
-            // gateway, so a path no gateway would accept is not handed to it either.
-            const auto config = m_report.algorithmConfig(i);
-            if (!m_report.pathPattern(i) || !config)
-                continue;
-            const QJsonObject route = describe(r, *config);
-            routes.append(route);
-            QStringList parameters;
-            for (const QJsonValue v : route[QStringLiteral("parameters")].toArray())
-                parameters << QString::number(v.toInteger());
-            table += QStringLiteral("| %1 | %2 | `%3` | %4 |\n")
-                         .arg(cell(r.id), route[QStringLiteral("script")].toString(),
-                             cell(route[QStringLiteral("key_template")].toString()),
-                             parameters.join(QStringLiteral(", ")));
-        }
-        ExportResult result;
-        result.diagnostics = m_report.diagnostics();
-        if (m_report.hasErrors())
-            return result;
-        result.files.push_back({QStringLiteral("manifest.json"), manifest(routes)});
-        result.files.push_back({QStringLiteral("README.md"), QByteArray(kReadme) + table.toUtf8()});
-        for (const auto &[name, text] : m_scripts)
-            result.files.push_back({name + QStringLiteral(".lua"), text});
-        return result;
-    }
+    using GatewayWriter::GatewayWriter;
 
 private:
+    // The middleware matches the pattern in manifest.json: the same rule as every gateway, so
+    // a path no gateway would accept is not handed to it either.
+    void prepare(qsizetype i) override
+    {
+        const Route &r = m_policy.routes[i];
+        const auto config = m_report.algorithmConfig(i);
+        if (!m_report.pathPattern(i) || !config)
+            return;
+        const QJsonObject route = describe(r, *config);
+        m_routes.append(route);
+        QStringList parameters;
+        for (const QJsonValue v : route[QStringLiteral("parameters")].toArray())
+            parameters << QString::number(v.toInteger());
+        m_table += QStringLiteral("| %1 | %2 | `%3` | %4 |\n")
+                       .arg(cell(r.id), route[QStringLiteral("script")].toString(),
+                           cell(route[QStringLiteral("key_template")].toString()),
+                           parameters.join(QStringLiteral(", ")));
+    }
+
+    // The manifest, the README and one script per algorithm the policy uses.
+    QStringList files() const override
+    {
+        QStringList names{QStringLiteral("manifest.json"), QStringLiteral("README.md")};
+        for (const auto &entry : m_scripts)
+            names << entry.first + QStringLiteral(".lua");
+        return names;
+    }
+
+    QByteArray write(const QString &file) override
+    {
+        if (file == QLatin1String("manifest.json"))
+            return manifest(m_routes);
+        if (file == QLatin1String("README.md"))
+            return QByteArray(kReadme)
+                + QStringLiteral(
+                    "| route | script | key | parameters |\n| --- | --- | --- | --- |\n")
+                      .toUtf8()
+                + m_table.toUtf8();
+        return m_scripts.at(file.chopped(4));
+    }
+
     QJsonObject describe(const Route &r, const limiter::AlgorithmConfig &config)
     {
         const limiter::Algorithm algorithm = limiter::algorithmOf(config);
@@ -256,16 +262,16 @@ private:
         return QJsonDocument(root).toJson(QJsonDocument::Indented);
     }
 
-    const Policy &m_policy;
-    ExportReport m_report;
     std::map<QString, QByteArray> m_scripts; // by algorithm name, sorted for stable output
+    QJsonArray m_routes; // the manifest's, in policy order
+    QString m_table; // the README's rows
 };
 
 } // namespace
 
 ExportResult RedisBundleExporter::exportPolicy(const Policy &policy) const
 {
-    return BundleWriter(policy).run();
+    return BundleWriter(policy, *this).run();
 }
 
 } // namespace qs

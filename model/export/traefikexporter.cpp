@@ -1,6 +1,7 @@
 #include "model/export/traefikexporter.h"
 
 #include "model/export/exportreport.h"
+#include "model/export/gatewaywriter.h"
 
 #include "model/export/limitshape.h"
 #include "model/policy/limitconversion.h"
@@ -29,28 +30,16 @@ struct RouterOut {
     QString header;
 };
 
-class TraefikWriter {
+class TraefikWriter final : public GatewayWriter {
 public:
-    explicit TraefikWriter(const Policy &policy)
-        : m_policy(policy), m_report(policy, QStringLiteral("traefik"))
-    {
-    }
-
-    ExportResult run()
-    {
-        for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
-            prepare(i);
-        ExportResult result;
-        result.diagnostics = m_report.diagnostics();
-        if (m_report.hasErrors())
-            return result;
-        sortMostSpecificFirst(m_routers); // priorities are given in this order
-        result.files.push_back({QStringLiteral("traefik-dynamic.yml"), yaml()});
-        return result;
-    }
+    using GatewayWriter::GatewayWriter;
 
 private:
-    void prepare(qsizetype i)
+    // Router priorities are given in this order.
+    void order() override { sortMostSpecificFirst(m_routers); }
+    QByteArray write(const QString &) override { return yaml(); }
+
+    void prepare(qsizetype i) override
     {
         const Route &r = m_policy.routes[i];
         RouterOut out;
@@ -121,9 +110,7 @@ private:
             m_report.note(Diagnostic::Severity::Warning, i, QString(),
                 QStringLiteral("Traefik always answers 429; status %1 is not exported")
                     .arg(*m_policy.defaults.status));
-        if (r.cost && *r.cost != 1)
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".cost"),
-                QStringLiteral("Traefik counts requests; cost %1 is not exported").arg(*r.cost));
+        noteCostNotExported(i);
         m_routers.push_back(out);
     }
 
@@ -200,16 +187,14 @@ private:
         return QByteArray(out.c_str()) + '\n';
     }
 
-    const Policy &m_policy;
     std::vector<RouterOut> m_routers;
-    ExportReport m_report;
 };
 
 } // namespace
 
 ExportResult TraefikExporter::exportPolicy(const Policy &policy) const
 {
-    return TraefikWriter(policy).run();
+    return TraefikWriter(policy, *this).run();
 }
 
 } // namespace qs
