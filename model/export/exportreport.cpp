@@ -7,11 +7,11 @@ namespace qs {
 void ExportReport::note(
     Diagnostic::Severity severity, qsizetype route, const QString &field, const QString &message)
 {
-    const QString routePath = QStringLiteral("routes[%1]").arg(route);
-    const QString path = routePath + field;
-    const SourceLocation at = m_policy.locations.value(path, m_policy.locations.value(routePath));
-    m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path,
-        QStringLiteral("[%1] route '%2': %3").arg(m_target, m_policy.routes[route].id, message)});
+    const QString path = routePath(route, field);
+    const SourceLocation at
+        = m_policy.locations.value(path, m_policy.locations.value(routePath(route)));
+    m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path, message, route,
+        m_target, m_policy.routes[route].id});
 }
 
 std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)

@@ -24,7 +24,8 @@ public:
     {
     }
 
-    // "[target] route '<id>': message" at routes[i]<field> (the file name is the caller's).
+    // A finding at routes[i]<field>, tagged with the route and the target (the file name is the
+    // caller's).
     void note(Diagnostic::Severity severity, qsizetype route, const QString &field,
         const QString &message);
     const Diagnostics &diagnostics() const { return m_diagnostics; }

@@ -68,8 +68,11 @@ private:
     void report(Diagnostic::Severity severity, const YAML::Mark &mark, const QString &path,
         const QString &message)
     {
-        m_diagnostics.append(
-            Diagnostic{severity, m_file, mark.line + 1, mark.column + 1, path, message});
+        const bool inRoute = m_route
+            && (path.startsWith(m_routePrefix) || path + QLatin1Char('.') == m_routePrefix);
+        const qsizetype route = inRoute ? m_routeIndex : -1;
+        m_diagnostics.append(Diagnostic{
+            severity, m_file, mark.line + 1, mark.column + 1, path, message, route, {}, {}});
     }
 
     static QString child(const QString &path, const QString &key)
@@ -265,6 +268,7 @@ private:
     QString m_file;
     // The route being read and its path prefix: refused values are kept in its origin.
     Route *m_route = nullptr;
+    qsizetype m_routeIndex = -1;
     QString m_routePrefix;
     Policy &m_policy;
     Diagnostics &m_diagnostics;
@@ -321,11 +325,12 @@ void Reader::readRoot(const YAML::Node &root)
                         .arg(value.size())
                         .arg(kMaxRoutes));
             for (std::size_t i = 0; i < std::min(value.size(), std::size_t(kMaxRoutes)); ++i) {
-                const QString path = QStringLiteral("routes[%1]").arg(i);
+                const QString path = routePath(qsizetype(i));
                 remember(path, value[i]);
                 Route route;
                 route.origin.uid = nextRouteUid();
                 m_route = &route;
+                m_routeIndex = qsizetype(i);
                 m_routePrefix = path + QLatin1Char('.');
                 readRoute(value[i], path, route);
                 m_route = nullptr;
@@ -597,7 +602,7 @@ PolicyReadResult failure(const QString &fileName, int line, int column, const QS
 {
     PolicyReadResult result;
     result.diagnostics.append(
-        Diagnostic{Diagnostic::Severity::Error, fileName, line, column, QString(), message});
+        Diagnostic{Diagnostic::Severity::Error, fileName, line, column, {}, message, -1, {}, {}});
     return result;
 }
 
@@ -641,7 +646,7 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
         Reader(fileName, result).readRoot(root);
     } catch (const YAML::Exception &e) { // defensive: the reader checks types before use
         result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, fileName, e.mark.line + 1,
-            e.mark.column + 1, QString(), QString::fromStdString(e.msg)});
+            e.mark.column + 1, {}, QString::fromStdString(e.msg), -1, {}, {}});
         return result;
     }
     // Semantic checks run even after reading errors, so that every problem shows at once; they

@@ -53,8 +53,6 @@ public:
     }
 
 private:
-    static QString routePath(qsizetype i) { return QStringLiteral("routes[%1]").arg(i); }
-
     bool hasErrorAt(const QString &prefix) const { return m_errorPaths.contains(prefix); }
 
     SourceLocation locate(QString path) const
@@ -69,24 +67,35 @@ private:
         return {};
     }
 
-    void add(Diagnostic::Severity severity, const QString &path, const QString &message)
+    void add(
+        Diagnostic::Severity severity, qsizetype route, const QString &path, const QString &message)
     {
         const SourceLocation at = locate(path);
-        m_out.append(Diagnostic{severity, m_file, at.line, at.column, path, message});
+        m_out.append(
+            Diagnostic{severity, m_file, at.line, at.column, path, message, route, {}, {}});
     }
+    // About the policy as a whole (`redis.prefix`, `routes`).
     void error(const QString &path, const QString &message)
     {
-        add(Diagnostic::Severity::Error, path, message);
+        add(Diagnostic::Severity::Error, -1, path, message);
     }
     void warn(const QString &path, const QString &message)
     {
-        add(Diagnostic::Severity::Warning, path, message);
+        add(Diagnostic::Severity::Warning, -1, path, message);
+    }
+    // About a field of route `route` ("limit.capacity").
+    void error(qsizetype route, const QString &field, const QString &message)
+    {
+        add(Diagnostic::Severity::Error, route, routePath(route, field), message);
+    }
+    void warn(qsizetype route, const QString &field, const QString &message)
+    {
+        add(Diagnostic::Severity::Warning, route, routePath(route, field), message);
     }
 
     std::optional<PathPattern> checkRoute(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
-        const QString path = routePath(i);
         checkId(i);
         std::optional<PathPattern> pattern;
         // An empty path that is written down is checked (and refused) like any other; only a
@@ -94,19 +103,19 @@ private:
         if (!r.path.isEmpty() || r.matchFieldOrder.contains(QStringLiteral("path"))) {
             const auto parsed = PathPattern::parse(r.path);
             if (const auto *problem = std::get_if<QString>(&parsed))
-                error(path + QStringLiteral(".match.path"), *problem);
+                error(i, QStringLiteral("match.path"), *problem);
             else
                 pattern = std::get<PathPattern>(parsed);
         }
-        if (!hasErrorAt(path + QStringLiteral(".limit")) && r.fieldOrder.contains("limit"))
+        if (!hasErrorAt(routePath(i, QStringLiteral("limit"))) && r.fieldOrder.contains("limit"))
             checkLimit(i);
         if (r.missingKey && !keyCanBeMissing(m_policy.keyOf(r)))
-            warn(path + QStringLiteral(".missing_key"),
+            warn(i, QStringLiteral("missing_key"),
                 QStringLiteral("missing_key has no effect on route '%1': its key has no header "
                                "or query part a request could lack")
                     .arg(r.id));
         if (r.effectiveMode() == RouteMode::Shadow)
-            warn(path + QStringLiteral(".mode"),
+            warn(i, QStringLiteral("mode"),
                 QStringLiteral("route '%1' is in shadow mode: requests over the limit are "
                                "counted and reported, never rejected")
                     .arg(r.id));
@@ -116,13 +125,13 @@ private:
     void checkId(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
-        const QString path = routePath(i) + QStringLiteral(".id");
-        if (!r.fieldOrder.contains(QStringLiteral("id")) || hasErrorAt(path))
+        const QString id = QStringLiteral("id");
+        if (!r.fieldOrder.contains(id) || hasErrorAt(routePath(i, id)))
             return;
         static const QRegularExpression idSyntax(
             QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"));
         if (!idSyntax.match(r.id).hasMatch()) {
-            error(path,
+            error(i, id,
                 QStringLiteral("route id '%1' must be 1-64 letters, digits, '_', '.' or "
                                "'-', starting with a letter or digit (ids become zone, "
                                "table and key names in gateway configs)")
@@ -133,42 +142,43 @@ private:
         if (fresh)
             return;
         // Both routes hear of it: the one being edited may be either.
-        const QString firstPath = routePath(first->second) + QStringLiteral(".id");
-        error(path,
+        const qsizetype j = first->second;
+        error(i, id,
             QStringLiteral("duplicate route id '%1' (also used at line %2): "
                            "give each route its own id")
                 .arg(r.id)
-                .arg(locate(firstPath).line));
-        if (m_reportedDuplicate.contains(first->second))
+                .arg(locate(routePath(j, id)).line));
+        if (m_reportedDuplicate.contains(j))
             return;
-        m_reportedDuplicate.insert(first->second);
-        error(firstPath,
+        m_reportedDuplicate.insert(j);
+        error(j, id,
             QStringLiteral("duplicate route id '%1' (also used at line %2): "
                            "give each route its own id")
                 .arg(r.id)
-                .arg(locate(path).line));
+                .arg(locate(routePath(i, id)).line));
     }
 
     void checkLimit(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
-        const QString path = routePath(i) + QStringLiteral(".limit");
         const auto converted = toAlgorithmConfig(r.limit);
         if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            error(problem->field.isEmpty() ? path : path + QLatin1Char('.') + problem->field,
+            error(i,
+                problem->field.isEmpty() ? QStringLiteral("limit")
+                                         : QStringLiteral("limit.") + problem->field,
                 problem->message);
             return;
         }
         const auto &config = std::get<limiter::AlgorithmConfig>(converted);
         const qint64 maxCost = maxAdmissibleCost(config);
         if (r.effectiveCost() > maxCost)
-            error(routePath(i) + QStringLiteral(".cost"),
+            error(i, QStringLiteral("cost"),
                 QStringLiteral("cost %1 is more than this limit can ever admit (%2): every "
                                "request would be denied; lower the cost or raise the limit")
                     .arg(r.effectiveCost())
                     .arg(maxCost));
         if (r.limit.algorithm == limiter::Algorithm::FixedWindow)
-            warn(path + QStringLiteral(".algorithm"),
+            warn(i, QStringLiteral("limit.algorithm"),
                 // Any span of one window can hold two windows' quotas, and the two halves can
                 // sit a moment apart: the bound is the window itself, not a fixed figure.
                 QStringLiteral("fixed window %1 per %2: a client can send %1 just before a "
@@ -179,7 +189,7 @@ private:
                     .arg(r.limit.window->text)
                     .arg(2 * *r.limit.limit));
         if (r.limit.algorithm == limiter::Algorithm::SlidingWindowLog && *r.limit.limit > kLargeLog)
-            warn(path + QStringLiteral(".limit"),
+            warn(i, QStringLiteral("limit.limit"),
                 QStringLiteral("a sliding window log keeps one entry per admitted request: "
                                "up to %1 entries, about %2 KB of Redis memory per client key; "
                                "sliding_window_counter needs ~100 bytes")
@@ -250,17 +260,17 @@ private:
                     || PathPattern::compareSpecificity(*patterns[i], *patterns[j]) != 0
                     || !PathPattern::overlap(*patterns[i], *patterns[j]))
                     continue;
-                const QString at = routePath(j) + QStringLiteral(".match.path");
-                const int line = locate(routePath(i) + QStringLiteral(".match.path")).line;
+                const QString at = QStringLiteral("match.path");
+                const int line = locate(routePath(i, at)).line;
                 if (patterns[i]->segments() == patterns[j]->segments()
                     && methodsCover(a.methods, b.methods))
-                    warn(at,
+                    warn(j, at,
                         QStringLiteral("route '%1' can never match: route '%2' (line %3) "
                                        "has the same path and takes all its methods first")
                             .arg(b.id, a.id)
                             .arg(line));
                 else
-                    error(at,
+                    error(j, at,
                         QStringLiteral("routes '%1' and '%2' (line %3) are equally specific "
                                        "and both match some requests: make one path more "
                                        "specific or split their methods")

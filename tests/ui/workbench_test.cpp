@@ -149,7 +149,7 @@ TEST(Workbench, ABadValueShowsItsMessageBesideTheField)
         << "an unparsable key is never committed";
 
     // Double-clicking a diagnostic focuses its field.
-    window.designPage()->showField(QStringLiteral("routes[0].limit.capacity"));
+    window.designPage()->showField(0, QStringLiteral("limit.capacity"));
     EXPECT_TRUE(capacity->hasFocus() || QApplication::focusWidget() == capacity
         || capacity->isAncestorOf(QApplication::focusWidget()));
 }

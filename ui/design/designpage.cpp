@@ -212,16 +212,14 @@ void DesignPage::selectRoute(qsizetype index)
     refreshPanel();
 }
 
-void DesignPage::showField(const QString &path)
+void DesignPage::showField(qsizetype route, const QString &fieldInRoute)
 {
-    static const QRegularExpression routeIndex(QStringLiteral("^routes\\[(\\d+)\\]"));
-    const QRegularExpressionMatch m = routeIndex.match(path);
-    if (!m.hasMatch()) {
+    if (route < 0 || route >= m_doc->policy().routes.size()) {
         m_policyName->setFocus();
         return;
     }
-    selectRoute(m.captured(1).toLongLong());
-    m_editor->focusField(path);
+    selectRoute(route);
+    m_editor->focusField(fieldInRoute);
 }
 
 void DesignPage::onCurrentChanged()
@@ -259,7 +257,7 @@ void DesignPage::addRoute()
     routes.insert(at, makeNewRoute(m_doc->policy()));
     m_selectAfterChange = at;
     m_doc->replaceRoutes(routes, tr("Add route"));
-    m_editor->focusField(QStringLiteral("routes[%1].id").arg(at));
+    m_editor->focusField(QStringLiteral("id"));
 }
 
 void DesignPage::duplicateRoute()

@@ -35,7 +35,8 @@ public:
     QList<QAction *> routeActions() const;
 
     void selectRoute(qsizetype index);
-    void showField(const QString &path); // from a diagnostic: select its route, focus the field
+    // From a diagnostic: select its route, focus the field ("limit.capacity").
+    void showField(qsizetype route, const QString &fieldInRoute);
 
 private:
     void addRoute();

@@ -8,7 +8,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QRegularExpression>
 #include <QStackedWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -21,22 +20,6 @@ namespace qs {
 namespace {
 
 enum Severity { AnySeverity, ErrorsOnly, WarningsOnly };
-
-// "[nginx] route 'login': the message" -> "the message": what findings about different routes
-// share, so that identical ones can be grouped.
-QString groupText(const QString &message)
-{
-    static const QRegularExpression prefix(QStringLiteral("^\\[[^\\]]+\\] route '[^']*': "));
-    return QString(message).remove(prefix);
-}
-
-// "routes[12].limit.window" -> 12; -1 for findings about the policy as a whole.
-int routeOf(const QString &path)
-{
-    static const QRegularExpression re(QStringLiteral("^routes\\[(\\d+)\\]"));
-    const auto m = re.match(path);
-    return m.hasMatch() ? m.captured(1).toInt() : -1;
-}
 
 } // namespace
 
@@ -82,9 +65,9 @@ DiagnosticsView::DiagnosticsView(PolicyDocument *doc, QWidget *parent)
 
     connect(doc, &PolicyDocument::diagnosticsChanged, this, &DiagnosticsView::refresh);
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
-        const QString path = item->data(1, Qt::UserRole).toString();
-        if (!path.isEmpty())
-            emit fieldRequested(path);
+        const QVariant route = item->data(0, Qt::UserRole);
+        if (route.isValid())
+            emit fieldRequested(route.toLongLong(), item->data(1, Qt::UserRole).toString());
     });
     connect(m_severity, &QComboBox::currentIndexChanged, this, &DiagnosticsView::show);
     connect(m_route, &QComboBox::currentIndexChanged, this, &DiagnosticsView::show);
@@ -150,9 +133,9 @@ void DiagnosticsView::show()
         const bool error = d.severity == Diagnostic::Severity::Error;
         if ((severity == ErrorsOnly && !error) || (severity == WarningsOnly && error))
             continue;
-        if (!routeId.isEmpty() && routeOf(d.path) != routeIndex)
+        if (!routeId.isEmpty() && d.route != routeIndex)
             continue;
-        const std::pair<int, QString> key{error ? 0 : 1, groupText(d.message)};
+        const std::pair<int, QString> key{error ? 0 : 1, d.message};
         if (!groups.count(key))
             order.push_back(key);
         groups[key].append(d);
@@ -166,7 +149,8 @@ void DiagnosticsView::show()
         item->setIcon(0, icon(error ? QStringLiteral("error") : QStringLiteral("warning")));
         item->setText(0, d.line > 0 ? QString::number(d.line) : QString());
         item->setText(1, d.path);
-        item->setData(1, Qt::UserRole, d.path);
+        item->setData(0, Qt::UserRole, QVariant::fromValue(qlonglong(d.route)));
+        item->setData(1, Qt::UserRole, d.fieldInRoute());
         item->setText(2, d.message);
         item->setToolTip(2, d.toString());
         item->setData(0, Qt::AccessibleTextRole, error ? tr("error") : tr("warning"));
@@ -181,7 +165,7 @@ void DiagnosticsView::show()
         fill(item, members.front());
         item->setText(0, QString());
         item->setText(1, tr("%n routes", nullptr, int(members.size())));
-        item->setData(1, Qt::UserRole, QString());
+        item->setData(0, Qt::UserRole, QVariant()); // a group: no one field to go to
         item->setText(2, tr("%1 routes: %2").arg(members.size()).arg(key.second));
         for (const Diagnostic &d : members)
             fill(new QTreeWidgetItem(item), d);

@@ -30,7 +30,7 @@ public:
     int shownCount() const;
 
 signals:
-    void fieldRequested(const QString &path); // e.g. routes[2].limit.capacity
+    void fieldRequested(qsizetype route, const QString &fieldInRoute); // 2, "limit.capacity"
 
 private:
     void refresh(); // the document changed: new findings, new route list

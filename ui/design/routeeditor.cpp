@@ -357,9 +357,8 @@ void RouteEditor::showMessages()
 {
     QHash<QString, QStringList> errors, warnings;
     if (route()) {
-        const QString prefix = QStringLiteral("routes[%1]").arg(m_index);
-        for (const Diagnostic &d : m_doc->diagnosticsAt(prefix)) {
-            QString field = d.path.mid(prefix.size() + 1);
+        for (const Diagnostic &d : m_doc->diagnosticsOfRoute(m_index)) {
+            QString field = d.fieldInRoute();
             if (field.isEmpty())
                 field = QStringLiteral("id");
             else if (field == QLatin1String("limit") || field == QLatin1String("match"))
@@ -420,12 +419,11 @@ void RouteEditor::updatePathTest()
         m_pathTestResult->setText(tr("✓ %1 %2 is limited by this route").arg(method, target));
 }
 
-bool RouteEditor::focusField(const QString &path)
+bool RouteEditor::focusField(const QString &fieldInRoute)
 {
-    const QString prefix = QStringLiteral("routes[%1].").arg(m_index);
-    if (!path.startsWith(prefix))
+    if (!route())
         return false;
-    QString field = path.mid(prefix.size());
+    QString field = fieldInRoute;
     while (!m_fields.contains(field) && field.contains(QLatin1Char('.')))
         field.truncate(field.lastIndexOf(QLatin1Char('.')));
     if (field == QLatin1String("limit"))
@@ -438,7 +436,7 @@ bool RouteEditor::focusField(const QString &path)
 void RouteEditor::commit(const Route &after, const QString &text, const QString &field)
 {
     m_doc->replaceRoute(
-        m_index, after, text, QStringLiteral("routes[%1].%2").arg(m_index).arg(field));
+        m_index, after, text, routePath(m_index, field)); // the merge key: one field of one route
 }
 
 void RouteEditor::onIdEdited()

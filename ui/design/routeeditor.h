@@ -27,7 +27,7 @@ public:
     void setRouteIndex(qsizetype index); // -1: nothing to edit
     qsizetype routeIndex() const { return m_index; }
     // Moves the keyboard focus to the widget of a diagnostic path (routes[2].limit.capacity).
-    bool focusField(const QString &path);
+    bool focusField(const QString &fieldInRoute); // "limit.capacity"
 
     // For tests and the explanation panel.
     QWidget *fieldWidget(const QString &field) const { return m_fields.value(field); }

@@ -45,7 +45,7 @@ QVariant RouteListModel::data(const QModelIndex &index, int role) const
             QString::fromLatin1(limiter::algorithmName(r.limit.algorithm).data())}
             .join(QLatin1Char(' '));
     case Qt::DecorationRole: {
-        const Diagnostics d = m_doc->diagnosticsAt(QStringLiteral("routes[%1]").arg(index.row()));
+        const Diagnostics d = m_doc->diagnosticsOfRoute(index.row());
         if (hasErrors(d))
             return icon(QStringLiteral("error"));
         if (!d.isEmpty())
@@ -57,8 +57,7 @@ QVariant RouteListModel::data(const QModelIndex &index, int role) const
         if (!r.description.isEmpty())
             lines << r.description;
         lines << algorithmDisplayName(r.limit.algorithm);
-        for (const Diagnostic &d :
-            m_doc->diagnosticsAt(QStringLiteral("routes[%1]").arg(index.row())))
+        for (const Diagnostic &d : m_doc->diagnosticsOfRoute(index.row()))
             lines << d.message;
         return lines.join(QLatin1Char('\n'));
     }

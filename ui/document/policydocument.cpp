@@ -229,6 +229,15 @@ Diagnostics PolicyDocument::diagnosticsAt(const QString &pathPrefix) const
     return out;
 }
 
+Diagnostics PolicyDocument::diagnosticsOfRoute(qsizetype route) const
+{
+    Diagnostics out;
+    for (const Diagnostic &d : m_diagnostics)
+        if (d.route == route)
+            out.append(d);
+    return out;
+}
+
 int PolicyDocument::errorCount() const
 {
     return int(std::count_if(m_diagnostics.begin(), m_diagnostics.end(),

@@ -42,16 +42,6 @@ std::vector<TargetExport> exportAll(const Policy &policy, const QStringList &tar
     return out;
 }
 
-QString routeOf(const Diagnostic &d, const Policy &policy)
-{
-    static const QRegularExpression index(QStringLiteral("^routes\\[(\\d+)\\]"));
-    const QRegularExpressionMatch m = index.match(d.path);
-    if (!m.hasMatch())
-        return QObject::tr("(policy)");
-    const qsizetype i = m.captured(1).toLongLong();
-    return i < policy.routes.size() ? policy.routes[i].id : d.path;
-}
-
 } // namespace
 
 ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
@@ -216,17 +206,16 @@ void ExportPage::onFinished()
         for (const Diagnostic &d : t.result.diagnostics) {
             const bool error = d.severity == Diagnostic::Severity::Error;
             (error ? errors : warnings)++;
-            const QString route = routeOf(d, m_doc->policy());
+            const QString route = d.route >= 0 && d.route < m_doc->policy().routes.size()
+                ? m_doc->policy().routes[d.route].id
+                : tr("(policy)");
             QTreeWidgetItem *&parent = routes[route];
             if (!parent) {
                 parent = new QTreeWidgetItem(m_warnings, {route});
                 parent->setIcon(0, icon(QStringLiteral("route")));
                 parent->setExpanded(true);
             }
-            auto *item = new QTreeWidgetItem(parent,
-                {t.target,
-                    QString(d.message).remove(
-                        QRegularExpression(QStringLiteral("^\\[[a-z-]+\\] route '[^']*': ")))});
+            auto *item = new QTreeWidgetItem(parent, {d.target, d.message});
             item->setIcon(0, icon(error ? QStringLiteral("error") : QStringLiteral("warning")));
             item->setToolTip(1, d.toString());
         }
