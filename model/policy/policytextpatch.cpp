@@ -8,6 +8,7 @@
 #include <QHash>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace qs {
@@ -74,8 +75,10 @@ QByteArray yamlScalar(const QString &text, bool inFlow)
     const bool plain = !out.isEmpty() && out[0] != '"' && out[0] != '\'' && out[0] != '|'
         && out[0] != '>' && !out.contains('\n');
     static const char *const kFlowSyntax = ",[]{}";
-    const bool flowSafe = std::none_of(
-        text.begin(), text.end(), [](QChar c) { return std::strchr(kFlowSyntax, c.toLatin1()); });
+    const bool flowSafe = std::none_of(text.begin(), text.end(), [](QChar c) {
+        const char latin = c.toLatin1(); // 0 for characters outside Latin-1: not syntax
+        return latin != 0 && std::strchr(kFlowSyntax, latin) != nullptr;
+    });
     if (plain && (!inFlow || flowSafe))
         return out;
     return jsonQuoted(text).toUtf8(); // JSON's string form is a valid YAML double-quoted scalar
@@ -154,7 +157,8 @@ public:
 
 private:
     bool json() const { return m_format == PolicyFormat::Json; }
-    char at(qsizetype i) const { return i < m_text.size() ? m_text[i] : '\n'; }
+    // Outside the text reads as a line break: the start and the end of a line.
+    char at(qsizetype i) const { return i >= 0 && i < m_text.size() ? m_text[i] : '\n'; }
 
     qsizetype lineStart(qsizetype pos) const
     {
