@@ -122,22 +122,24 @@ std::variant<limiter::Rate, QString> parseRate(const QString &text)
 
 QString describeRate(const limiter::Rate &rate)
 {
-    if (rate.count == 1)
-        return QStringLiteral("1 request every %1").arg(formatDurationInWords(rate.period));
     static const struct {
         Micros period;
         const char *name;
-    } units[] = {{limiter::kMicrosPerMinute, "minute"}, {limiter::kMicrosPerHour, "hour"},
-        {limiter::kMicrosPerDay, "day"}};
-    const double perSecond = rate.perSecond();
+    } units[] = {{limiter::kMicrosPerSecond, "second"}, {limiter::kMicrosPerMinute, "minute"},
+        {limiter::kMicrosPerHour, "hour"}, {limiter::kMicrosPerDay, "day"}};
+    const QString requests = rate.count == 1
+        ? QStringLiteral("1 request")
+        : QStringLiteral("%1 requests").arg(QLocale().toString(rate.count));
+    // Written per one unit: say it that way ("30 requests per hour", "1 request per second").
     for (const auto &u : units)
-        if (rate.period == u.period && perSecond < 1)
-            return QStringLiteral("%1 requests per %2")
-                .arg(QLocale().toString(rate.count), QLatin1String(u.name));
-    if (rate.period == limiter::kMicrosPerSecond || perSecond >= 1)
-        return QStringLiteral("%1 requests per second").arg(QLocale().toString(perSecond, 'g', 6));
-    return QStringLiteral("%1 requests every %2")
-        .arg(QLocale().toString(rate.count), formatDurationInWords(rate.period));
+        if (rate.period == u.period)
+            return QStringLiteral("%1 per %2").arg(requests, QLatin1String(u.name));
+    if (rate.count == 1)
+        return QStringLiteral("1 request every %1").arg(formatDurationInWords(rate.period));
+    if (rate.perSecond() >= 1)
+        return QStringLiteral("%1 requests per second")
+            .arg(QLocale().toString(rate.perSecond(), 'g', 6));
+    return QStringLiteral("%1 every %2").arg(requests, formatDurationInWords(rate.period));
 }
 
 QString formatDurationInWords(Micros micros)

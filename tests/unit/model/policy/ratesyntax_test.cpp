@@ -41,6 +41,8 @@ TEST(RateSyntax, DecimalCountsAndEveryAreExact)
     EXPECT_EQ(describeRate(rate("5/250ms")), QStringLiteral("20 requests per second"));
     EXPECT_EQ(describeRate(rate("30/h")), QStringLiteral("30 requests per hour"));
     EXPECT_EQ(describeRate(rate("7/90s")), QStringLiteral("7 requests every 1.5 min"));
+    EXPECT_EQ(describeRate(rate("1/s")), QStringLiteral("1 request per second"));
+    EXPECT_EQ(describeRate(rate("2/s")), QStringLiteral("2 requests per second"));
     EXPECT_EQ(formatDurationInWords(12'500'000), QStringLiteral("12.5 s"));
 }
 
