@@ -606,6 +606,26 @@ PolicyReadResult failure(const QString &fileName, int line, int column, const QS
     return result;
 }
 
+// The line of a `---` that starts a second document (one after content), or 0. Found in the
+// text rather than with YAML::LoadAll, which loops forever on some malformed input (the fuzzer
+// found one); a `---` at column 0 always ends what came before, even a block scalar.
+int secondDocumentLine(const QByteArray &text)
+{
+    bool content = false;
+    int line = 0;
+    for (const QByteArray &raw : text.split('\n')) {
+        ++line;
+        const QByteArray trimmed = raw.trimmed();
+        const bool marker = raw.startsWith("---")
+            && (raw.size() == 3 || raw[3] == ' ' || raw[3] == '\t' || raw[3] == '\r');
+        if (marker && content)
+            return line;
+        if (!marker && !trimmed.isEmpty() && !trimmed.startsWith('#') && !trimmed.startsWith('%'))
+            content = true;
+    }
+    return 0;
+}
+
 QString tooLarge()
 {
     return QStringLiteral("larger than %1 MiB, the most Quota Studio reads: is this a policy? "
@@ -621,15 +641,12 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
         return failure(fileName, 0, 0, tooLarge());
     PolicyReadResult result;
     YAML::Node root;
+    if (const int line = secondDocumentLine(text); line > 0)
+        return failure(fileName, line, 1,
+            QStringLiteral("a second YAML document starts here (`---`): a policy is one "
+                           "document; remove the `---` or put each policy in its own file"));
     try {
-        const std::vector<YAML::Node> documents = YAML::LoadAll(text.toStdString());
-        if (documents.size() > 1)
-            return failure(fileName, documents[1].Mark().line + 1, documents[1].Mark().column + 1,
-                QStringLiteral("a second YAML document starts here (after `---`): a policy is "
-                               "one document; remove the `---` or put each policy in its own "
-                               "file"));
-        if (!documents.empty())
-            root = documents.front();
+        root = YAML::Load(text.toStdString());
     } catch (const YAML::DeepRecursion &e) {
         return failure(fileName, e.mark.line + 1, e.mark.column + 1,
             QStringLiteral("nesting deeper than %1 levels here: a policy needs at most six; "

@@ -1,6 +1,7 @@
 #include "model/policy/policyreader.h"
 
 #include <QDir>
+#include <QFile>
 
 #include <gtest/gtest.h>
 
@@ -122,7 +123,11 @@ TEST(PolicyReader, SecondDocumentDeepNestingAndHugeNumbersSayWhatAndWhere)
     const PolicyReadResult multi = readPolicy(
         "quota_studio: 1\nname: a\nroutes: []\n---\nname: b\n", QStringLiteral("m.yaml"));
     ASSERT_EQ(multi.diagnostics.size(), 1);
-    EXPECT_EQ(multi.diagnostics[0].line, 5);
+    EXPECT_EQ(multi.diagnostics[0].line, 4) << "the `---` line";
+    EXPECT_FALSE(hasErrors(
+        readPolicy("# c\n---\nquota_studio: 1\nname: a\nroutes: []\n", QStringLiteral("lead.yaml"))
+            .diagnostics))
+        << "a `---` before the only document is fine";
     EXPECT_TRUE(multi.diagnostics[0].message.contains(QStringLiteral("second YAML document")));
 
     const PolicyReadResult deep = readPolicy(
@@ -162,4 +167,13 @@ TEST(PolicyReader, RedisPrefixRefusesAHashTagAndSaysWhy)
     ASSERT_NE(d, nullptr) << dump(r.diagnostics);
     EXPECT_EQ(d->line, 3);
     EXPECT_TRUE(d->message.contains(QStringLiteral("one Redis Cluster slot")));
+}
+
+// yaml-cpp's LoadAll looped forever on this input (found by the fuzzer); the reader must answer.
+TEST(PolicyReader, InputThatHungTheMultiDocumentCheckIsAnswered)
+{
+    QFile f(QStringLiteral(QS_FUZZ_CORPUS_DIR "/loadall-loop.yaml"));
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    const PolicyReadResult r = readPolicy(f.readAll(), QStringLiteral("loop.yaml"));
+    EXPECT_TRUE(hasErrors(r.diagnostics));
 }
