@@ -18,16 +18,20 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -277,4 +281,46 @@ TEST(MainWindow, MenusAnOperatorExpects)
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
     EXPECT_FALSE(window.isVisible()) << "Ctrl+W closes the (unmodified) policy's window";
+}
+
+// Open asks about unsaved changes only after the file was chosen: cancelling the file dialog
+// must not have cost a prompt.
+TEST(MainWindow, OpenChoosesTheFileBeforeAskingAboutUnsavedChanges)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(QStringLiteral(QS_EXAMPLES_DIR "/gcra.yaml"), false));
+    Route edited = window.document()->policy().routes[0];
+    edited.id = QStringLiteral("edited");
+    window.document()->replaceRoute(0, edited, QStringLiteral("rename"));
+    ASSERT_TRUE(window.isWindowModified());
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+
+    QStringList seen; // the modal windows, in the order they came up
+    QTimer answer;
+    answer.setInterval(20);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        QWidget *modal = QApplication::activeModalWidget();
+        if (!modal)
+            return;
+        if (auto *files = qobject_cast<QFileDialog *>(modal)) {
+            seen << QStringLiteral("file");
+            files->selectFile(QStringLiteral(QS_EXAMPLES_DIR "/token-bucket.yaml"));
+            QMetaObject::invokeMethod(files, "accept"); // a slot, protected in C++
+        } else if (auto *box = qobject_cast<QMessageBox *>(modal)) {
+            seen << QStringLiteral("unsaved");
+            box->button(QMessageBox::Discard)->click();
+        }
+    });
+    answer.start();
+    QTimer::singleShot(0, &window, [&] {
+        for (QAction *a : window.findChildren<QAction *>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Open)) {
+                a->trigger();
+                break;
+            }
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(
+        window.document()->policy().name, QStringLiteral("example-token-bucket"), 10000);
+    EXPECT_EQ(seen, (QStringList{QStringLiteral("file"), QStringLiteral("unsaved")}));
 }
