@@ -417,6 +417,10 @@ TEST(Workbench, UnsavedChangesAreRecoveredAfterACrash)
 
     ASSERT_TRUE(next.save());
     EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit.capacity, 77);
+    QFile saved(file);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    EXPECT_TRUE(saved.readAll().startsWith("# The smallest policy"))
+        << "saved into the original's own text: its comments stay";
     EXPECT_TRUE(RecoveryStore().entries().isEmpty()) << "saved: no copy left behind";
 
     MainWindow clean;

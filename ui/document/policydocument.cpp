@@ -126,10 +126,10 @@ bool PolicyDocument::loadRecovered(
         = originalPath.isEmpty() ? PolicyReadResult{} : readPolicyFile(originalPath, &originalText);
     if (!originalText.isEmpty() && !hasErrors(original.diagnostics)) {
         for (Route &r : m_policy.routes) {
-            r.origin = {};
+            r.origin.uid = 0; // the copy's own numbering means nothing in the original
             for (const Route &o : original.policy.routes)
                 if (o.id == r.id)
-                    r.origin = o.origin;
+                    r.origin.uid = o.origin.uid;
         }
         m_savedText = originalText;
         m_savedPolicy = original.policy;
