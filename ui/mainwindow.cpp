@@ -544,17 +544,30 @@ void MainWindow::offerRecovery()
     QDialog dialog(this);
     dialog.setWindowTitle(tr("Recover unsaved changes"));
     auto *list = new QListWidget(&dialog);
-    for (const RecoveryStore::Entry &e : candidates)
-        list->addItem(describe(e));
+    for (const RecoveryStore::Entry &e : candidates) {
+        auto *item = new QListWidgetItem(describe(e), list);
+        item->setData(Qt::UserRole, e.id); // rows move as others are discarded; ids do not
+    }
     list->setCurrentRow(0);
+    const auto chosen = [&]() -> const RecoveryStore::Entry * {
+        const QListWidgetItem *item = list->currentItem();
+        if (!item)
+            return nullptr;
+        for (const RecoveryStore::Entry &e : candidates)
+            if (e.id == item->data(Qt::UserRole).toString())
+                return &e;
+        return nullptr;
+    };
     auto *buttons = new QDialogButtonBox(&dialog);
     QPushButton *recoverButton = buttons->addButton(tr("&Recover"), QDialogButtonBox::AcceptRole);
     QPushButton *discard = buttons->addButton(tr("&Discard"), QDialogButtonBox::DestructiveRole);
     buttons->addButton(tr("&Later"), QDialogButtonBox::RejectRole);
     connect(recoverButton, &QPushButton::clicked, &dialog, &QDialog::accept);
     connect(discard, &QPushButton::clicked, &dialog, [&] {
-        m_recovery.remove(candidates[list->currentRow()].id);
-        delete list->takeItem(list->currentRow());
+        if (const RecoveryStore::Entry *e = chosen()) {
+            m_recovery.remove(e->id);
+            delete list->takeItem(list->currentRow());
+        }
         if (list->count() == 0)
             dialog.reject();
     });
@@ -564,14 +577,10 @@ void MainWindow::offerRecovery()
                                     "one to recover in this window; the others stay for later.")));
     layout->addWidget(list);
     layout->addWidget(buttons);
-    if (dialog.exec() != QDialog::Accepted || list->currentRow() < 0)
+    if (dialog.exec() != QDialog::Accepted)
         return;
-    const QString chosen = list->currentItem()->text();
-    for (const RecoveryStore::Entry &e : candidates)
-        if (describe(e) == chosen) {
-            recover(e);
-            return;
-        }
+    if (const RecoveryStore::Entry *e = chosen())
+        recover(*e);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

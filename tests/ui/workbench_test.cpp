@@ -29,6 +29,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QListView>
+#include <QListWidget>
 #include <QPen>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -870,4 +871,61 @@ TEST(Workbench, ALargePolicyIsValidatedOffTheGuiThread)
     QTRY_COMPARE(window.document()->errorCount(), 2);
     window.document()->undoStack()->undo();
     QTRY_COMPARE(window.document()->errorCount(), 0);
+}
+
+TEST(Workbench, SeveralLostCopiesAreListedToDiscardOrRecover)
+{
+    QTemporaryDir dir;
+    const QString a = dir.filePath(QStringLiteral("a.yaml"));
+    const QString b = dir.filePath(QStringLiteral("b.yaml"));
+    ASSERT_TRUE(QFile::copy(kTokenBucket, a));
+    ASSERT_TRUE(QFile::copy(kTokenBucket, b));
+    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+        RecoveryStore().remove(e.id);
+    for (const QString &file : {a, b}) {
+        auto *crashed = new MainWindow;
+        ASSERT_TRUE(crashed->openFile(file, false));
+        spin(crashed->designPage()->editor(), "limit.capacity")->setValue(file == a ? 11 : 22);
+        crashed->writeRecoveryNow();
+        crashed->deleteLater();
+        QTest::qWait(1100); // copies are listed newest first: keep their times apart
+    }
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    // In the list: discard the first copy shown, recover the one left.
+    QString discarded;
+    QTimer answer;
+    answer.setInterval(20);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        auto *dialog = qobject_cast<QDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        auto *list = dialog->findChild<QListWidget *>();
+        ASSERT_TRUE(list);
+        for (QPushButton *button : dialog->findChildren<QPushButton *>()) {
+            if (list->count() == 2 && button->text() == QStringLiteral("&Discard")) {
+                discarded = list->item(0)->text();
+                button->click();
+                return;
+            }
+            if (list->count() == 1 && button->text() == QStringLiteral("&Recover")) {
+                button->click();
+                return;
+            }
+        }
+    });
+    answer.start();
+    window.offerRecovery();
+    answer.stop();
+    ASSERT_FALSE(discarded.isEmpty());
+    const QString recoveredFile = window.document()->filePath();
+    EXPECT_FALSE(discarded.contains(QFileInfo(recoveredFile).fileName()))
+        << "the copy left in the list is the one recovered";
+    EXPECT_EQ(*window.document()->policy().routes[0].limit.capacity, recoveredFile == a ? 11 : 22);
+    window.document()->undoStack()->setClean();
+    window.close();
+    EXPECT_TRUE(RecoveryStore().entries().isEmpty()) << "one discarded, one recovered";
 }
