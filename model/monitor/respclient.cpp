@@ -1,0 +1,277 @@
+#include "model/monitor/respclient.h"
+
+#include <hiredis/hiredis.h>
+
+#include <vector>
+
+namespace qs {
+
+namespace {
+
+RespValue fromReply(const redisReply *r)
+{
+    RespValue v;
+    switch (r->type) {
+    case REDIS_REPLY_STATUS:
+        v.type = RespValue::Type::Status;
+        v.text = QByteArray(r->str, qsizetype(r->len));
+        break;
+    case REDIS_REPLY_ERROR:
+        v.type = RespValue::Type::Error;
+        v.text = QByteArray(r->str, qsizetype(r->len));
+        break;
+    case REDIS_REPLY_INTEGER:
+        v.type = RespValue::Type::Integer;
+        v.integer = r->integer;
+        break;
+    case REDIS_REPLY_STRING:
+        v.type = RespValue::Type::String;
+        v.text = QByteArray(r->str, qsizetype(r->len));
+        break;
+    case REDIS_REPLY_ARRAY:
+        v.type = RespValue::Type::Array;
+        for (std::size_t i = 0; i < r->elements; ++i)
+            v.elements.append(fromReply(r->element[i]));
+        break;
+    default:
+        v.type = RespValue::Type::Nil;
+    }
+    return v;
+}
+
+QByteArray encode(const QList<QByteArray> &argv)
+{
+    std::vector<const char *> parts;
+    std::vector<size_t> lengths;
+    for (const QByteArray &a : argv) {
+        parts.push_back(a.constData());
+        lengths.push_back(size_t(a.size()));
+    }
+    char *command = nullptr;
+    const int length
+        = redisFormatCommandArgv(&command, int(argv.size()), parts.data(), lengths.data());
+    QByteArray out = length > 0 ? QByteArray(command, length) : QByteArray();
+    redisFreeCommand(command);
+    return out;
+}
+
+} // namespace
+
+RespClient::RespClient(QObject *parent) : QObject(parent)
+{
+    m_clock.start();
+    m_connectTimer.setSingleShot(true);
+    m_reconnectTimer.setSingleShot(true);
+    m_timeoutTimer.setInterval(100);
+    connect(&m_socket, &QTcpSocket::connected, this, &RespClient::onConnected);
+    connect(&m_socket, &QTcpSocket::readyRead, this, &RespClient::onReadyRead);
+    connect(&m_socket, &QTcpSocket::errorOccurred, this, &RespClient::onSocketError);
+    connect(&m_connectTimer, &QTimer::timeout, this, [this] {
+        lost(State::Unreachable,
+            tr("no connection to %1:%2 within %3 ms")
+                .arg(m_options.host)
+                .arg(m_options.port)
+                .arg(m_options.connectTimeoutMs));
+    });
+    connect(&m_reconnectTimer, &QTimer::timeout, this, &RespClient::connectNow);
+    connect(&m_timeoutTimer, &QTimer::timeout, this, &RespClient::checkTimeouts);
+}
+
+RespClient::~RespClient()
+{
+    m_socket.disconnect(this);
+    if (m_reader)
+        redisReaderFree(m_reader);
+}
+
+void RespClient::open(const Options &options)
+{
+    close();
+    m_options = options;
+    m_backoffMs = options.reconnectMinMs;
+    m_sent = 0;
+    connectNow();
+}
+
+void RespClient::close()
+{
+    m_reconnectTimer.stop();
+    m_connectTimer.stop();
+    m_timeoutTimer.stop();
+    m_socket.abort();
+    failInFlight("connection closed");
+    for (Pending &p : m_queue)
+        if (p.done)
+            p.done(RespValue::error("connection closed"));
+    m_queue.clear();
+    setState(State::Disconnected, tr("closed"));
+}
+
+void RespClient::setState(State state, const QString &text)
+{
+    if (state == m_state && text == m_stateText)
+        return;
+    m_state = state;
+    m_stateText = text;
+    emit stateChanged(state, text);
+}
+
+void RespClient::connectNow()
+{
+    if (m_reader)
+        redisReaderFree(m_reader);
+    m_reader = redisReaderCreate();
+    m_handshakeLeft = 0;
+    setState(State::Connecting, tr("connecting to %1:%2").arg(m_options.host).arg(m_options.port));
+    m_connectTimer.start(m_options.connectTimeoutMs);
+    m_socket.connectToHost(m_options.host, m_options.port);
+}
+
+void RespClient::onConnected()
+{
+    m_connectTimer.stop();
+    m_timeoutTimer.start();
+    // The handshake goes first in the pipeline; its replies decide the state.
+    const auto step = [this](QList<QByteArray> argv, bool authentication) {
+        ++m_handshakeLeft;
+        write({std::move(argv),
+            [this, authentication](const RespValue &reply) {
+                if (m_state != State::Connecting)
+                    return; // the handshake was already decided (or dropped)
+                if (reply.isError()) {
+                    if (authentication)
+                        lost(State::AuthenticationFailed,
+                            tr("authentication failed: %1").arg(QString::fromUtf8(reply.text)));
+                    else if (reply.text.startsWith("LOADING"))
+                        lost(State::Loading, tr("the server is loading its data"));
+                    else
+                        lost(State::Unreachable, QString::fromUtf8(reply.text));
+                    return;
+                }
+                if (--m_handshakeLeft == 0) {
+                    m_backoffMs = m_options.reconnectMinMs;
+                    setState(State::Connected,
+                        tr("connected to %1:%2").arg(m_options.host).arg(m_options.port));
+                    flushQueue();
+                }
+            },
+            0});
+    };
+    if (!m_options.password.isEmpty()) {
+        QList<QByteArray> auth{"AUTH"};
+        if (!m_options.user.isEmpty())
+            auth << m_options.user.toUtf8();
+        auth << m_options.password.toUtf8();
+        step(auth, true);
+    }
+    if (m_options.db != 0)
+        step({"SELECT", QByteArray::number(m_options.db)}, false);
+    step({"CLIENT", "SETNAME", m_options.clientName}, false);
+}
+
+void RespClient::send(const QList<QByteArray> &argv, Callback done)
+{
+    if (m_state == State::Connected)
+        write({argv, std::move(done), 0});
+    else
+        m_queue.push_back({argv, std::move(done), 0});
+}
+
+void RespClient::write(Pending command)
+{
+    const QByteArray bytes = encode(command.argv);
+    command.sentAtMs = m_clock.elapsed();
+    m_inFlight.push_back(std::move(command));
+    m_socket.write(bytes);
+    ++m_sent;
+}
+
+void RespClient::flushQueue()
+{
+    while (!m_queue.empty() && m_state == State::Connected) {
+        Pending p = std::move(m_queue.front());
+        m_queue.pop_front();
+        write(std::move(p));
+    }
+}
+
+void RespClient::onReadyRead()
+{
+    const QByteArray bytes = m_socket.readAll();
+    if (redisReaderFeed(m_reader, bytes.constData(), size_t(bytes.size())) != REDIS_OK) {
+        lost(State::Unreachable, tr("the server sent something that is not RESP"));
+        return;
+    }
+    while (m_reader) {
+        void *reply = nullptr;
+        if (redisReaderGetReply(m_reader, &reply) != REDIS_OK) {
+            lost(State::Unreachable, tr("the server sent something that is not RESP"));
+            return;
+        }
+        if (!reply)
+            break;
+        const RespValue value = fromReply(static_cast<redisReply *>(reply));
+        freeReplyObject(reply);
+        deliver(value);
+        if (m_socket.state() != QAbstractSocket::ConnectedState)
+            return; // a reply's callback dropped the connection (authentication failed)
+    }
+}
+
+void RespClient::deliver(const RespValue &reply)
+{
+    if (m_inFlight.empty())
+        return; // nothing asked for it (cannot happen with a well-behaved server)
+    Pending p = std::move(m_inFlight.front());
+    m_inFlight.pop_front();
+    if (reply.isError() && reply.text.startsWith("LOADING") && m_handshakeLeft == 0) {
+        if (p.done)
+            p.done(reply);
+        lost(State::Loading, tr("the server is loading its data"));
+        return;
+    }
+    if (p.done)
+        p.done(reply);
+}
+
+void RespClient::checkTimeouts()
+{
+    if (m_inFlight.empty())
+        return;
+    const qint64 waited = m_clock.elapsed() - m_inFlight.front().sentAtMs;
+    if (waited > m_options.readTimeoutMs)
+        lost(State::Unreachable,
+            tr("no reply within %1 ms (the server is busy or gone)").arg(m_options.readTimeoutMs));
+}
+
+void RespClient::onSocketError()
+{
+    if (m_state == State::AuthenticationFailed || m_state == State::Disconnected)
+        return;
+    lost(State::Unreachable, m_socket.errorString());
+}
+
+void RespClient::failInFlight(const QByteArray &why)
+{
+    std::deque<Pending> failed;
+    failed.swap(m_inFlight);
+    for (Pending &p : failed)
+        if (p.done)
+            p.done(RespValue::error(why));
+}
+
+void RespClient::lost(State state, const QString &text)
+{
+    m_connectTimer.stop();
+    m_timeoutTimer.stop();
+    setState(state, text);
+    m_socket.abort();
+    failInFlight(text.toUtf8());
+    // A wrong password does not heal by itself: wait for open() with another one.
+    if (state == State::AuthenticationFailed)
+        return;
+    m_reconnectTimer.start(m_backoffMs);
+    m_backoffMs = std::min(m_backoffMs * 2, m_options.reconnectMaxMs);
+}
+
+} // namespace qs

@@ -1,0 +1,105 @@
+#pragma once
+// A Redis client for the Qt event loop, for the monitor: a QTcpSocket, hiredis' redisReader to
+// parse replies and redisFormatCommandArgv to encode commands (no RESP parser of our own, as
+// hiredis keeps its reader apart from any transport). Commands are pipelined: send() queues,
+// replies come back in order to their callbacks. The connection says what state it is in, in
+// terms an operator can act on, and comes back by itself with a capped backoff.
+//
+// Why a second client beside limiter/RedisBackend: that one is synchronous, Qt-free and sits on
+// a gateway's request path; the monitor needs a client that never blocks a GUI thread and
+// reports connection trouble as states (docs/monitoring.md).
+#include "model/monitor/respvalue.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QString>
+#include <QTcpSocket>
+#include <QTimer>
+
+#include <deque>
+#include <functional>
+
+struct redisReader;
+
+namespace qs {
+
+class RespClient : public QObject {
+    Q_OBJECT
+public:
+    enum class State {
+        Disconnected, // not opened, or closed
+        Connecting,
+        Connected, // handshake done: commands flow
+        AuthenticationFailed, // wrong password or ACL user: not retried until open() again
+        Unreachable, // refused, reset, timed out: retried with backoff
+        Loading, // the server is loading its dataset: retried
+    };
+    Q_ENUM(State)
+
+    struct Options {
+        QString host = QStringLiteral("127.0.0.1");
+        quint16 port = 6379;
+        QString user; // ACL user; empty: the default user
+        QString password; // never logged, never in a state text
+        int db = 0;
+        int connectTimeoutMs = 2000;
+        int readTimeoutMs = 2000;
+        int reconnectMinMs = 250;
+        int reconnectMaxMs = 10'000;
+        QByteArray clientName = "quota-studio-monitor";
+    };
+
+    using Callback = std::function<void(const RespValue &)>;
+
+    explicit RespClient(QObject *parent = nullptr);
+    ~RespClient() override;
+
+    void open(const Options &options);
+    void close();
+
+    State state() const { return m_state; }
+    QString stateText() const { return m_stateText; }
+
+    // Queues a command; its reply, or an error value when the connection is lost or the reply
+    // takes longer than the read timeout, goes to `done` (on the event loop, in order).
+    void send(const QList<QByteArray> &argv, Callback done = {});
+    // Commands written to the server since open() (the handshake included).
+    quint64 commandsSent() const { return m_sent; }
+
+signals:
+    void stateChanged(qs::RespClient::State state, const QString &text);
+
+private:
+    struct Pending {
+        QList<QByteArray> argv;
+        Callback done;
+        qint64 sentAtMs = 0;
+    };
+
+    void setState(State state, const QString &text);
+    void connectNow();
+    void onConnected();
+    void onReadyRead();
+    void onSocketError();
+    void checkTimeouts();
+    void write(Pending command);
+    void flushQueue();
+    void failInFlight(const QByteArray &why);
+    void lost(State state, const QString &text); // drop the connection, retry later
+    void deliver(const RespValue &reply);
+
+    Options m_options;
+    QTcpSocket m_socket;
+    redisReader *m_reader = nullptr;
+    QTimer m_connectTimer, m_reconnectTimer, m_timeoutTimer;
+    QElapsedTimer m_clock;
+    std::deque<Pending> m_queue; // not written yet
+    std::deque<Pending> m_inFlight; // written, waiting for replies, in order
+    int m_handshakeLeft = 0; // replies of AUTH / SELECT / CLIENT SETNAME still due
+    int m_backoffMs = 0;
+    quint64 m_sent = 0;
+    State m_state = State::Disconnected;
+    QString m_stateText;
+};
+
+} // namespace qs

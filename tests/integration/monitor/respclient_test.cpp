@@ -1,0 +1,160 @@
+// The monitor's RESP client against real redis-server processes of the test's own: pipelined
+// replies in order, authentication (password and ACL user) as a state that is not retried,
+// a killed and restarted server recovered without reopening, a busy server reported as a
+// timeout while the event loop keeps turning.
+#include "model/monitor/respclient.h"
+#include "tests/support/redisprocess.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+using namespace qs;
+using qs::test::RedisProcess;
+
+namespace {
+
+RespClient::Options optionsFor(const RedisProcess &server)
+{
+    RespClient::Options o;
+    o.port = quint16(server.port());
+    o.reconnectMinMs = 50;
+    o.reconnectMaxMs = 200;
+    return o;
+}
+
+// Waits on the event loop until the client is in `state` (or `ms` pass).
+bool waitFor(const RespClient &client, RespClient::State state, int ms = 5000)
+{
+    QElapsedTimer t;
+    t.start();
+    while (client.state() != state && t.elapsed() < ms)
+        QTest::qWait(10);
+    return client.state() == state;
+}
+
+RespValue call(RespClient &client, const QList<QByteArray> &argv)
+{
+    RespValue out = RespValue::error("no reply");
+    bool done = false;
+    client.send(argv, [&](const RespValue &v) {
+        out = v;
+        done = true;
+    });
+    QElapsedTimer t;
+    t.start();
+    while (!done && t.elapsed() < 5000)
+        QTest::qWait(5);
+    return out;
+}
+
+} // namespace
+
+TEST(RespClient, PipelinedRepliesComeBackInOrder)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    RespClient client;
+    client.open(optionsFor(server));
+    // Sent before the connection is up: queued, then written in one pipeline.
+    std::vector<QByteArray> got;
+    for (int i = 0; i < 1000; ++i) {
+        client.send({"SET", "k" + QByteArray::number(i), QByteArray::number(i)});
+        client.send({"GET", "k" + QByteArray::number(i)},
+            [&](const RespValue &v) { got.push_back(v.text); });
+    }
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected));
+    QElapsedTimer t;
+    t.start();
+    while (got.size() < 1000 && t.elapsed() < 5000)
+        QTest::qWait(5);
+    ASSERT_EQ(got.size(), 1000u);
+    for (int i = 0; i < 1000; ++i)
+        ASSERT_EQ(got[std::size_t(i)], QByteArray::number(i)) << i;
+    const RespValue name = call(client, {"CLIENT", "GETNAME"});
+    EXPECT_EQ(name.text, QByteArray("quota-studio-monitor"));
+    EXPECT_EQ(client.commandsSent(), 1u + 2000u + 1u) << "SETNAME, the pipeline, GETNAME";
+}
+
+TEST(RespClient, AuthenticationFailureIsAStateNotARetryLoop)
+{
+    RedisProcess server({"--requirepass", "s3cret"});
+    ASSERT_TRUE(server.start());
+    RespClient client;
+    RespClient::Options o = optionsFor(server);
+    o.password = QStringLiteral("wrong");
+    client.open(o);
+    ASSERT_TRUE(waitFor(client, RespClient::State::AuthenticationFailed));
+    EXPECT_FALSE(client.stateText().contains(QStringLiteral("wrong"))) << "never the password";
+    const quint64 sent = client.commandsSent();
+    QTest::qWait(500);
+    EXPECT_EQ(client.state(), RespClient::State::AuthenticationFailed);
+    EXPECT_EQ(client.commandsSent(), sent) << "a wrong password is not retried";
+
+    o.password = QStringLiteral("s3cret");
+    client.open(o);
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected));
+    // A read-only ACL user: reads work, a write is refused by the server.
+    EXPECT_EQ(
+        call(client,
+            {"ACL", "SETUSER", "monitor", "on", ">pw", "~*", "+@read", "+client|setname", "+ping"})
+            .text,
+        QByteArray("OK"));
+    RespClient reader;
+    RespClient::Options ro = optionsFor(server);
+    ro.user = QStringLiteral("monitor");
+    ro.password = QStringLiteral("pw");
+    reader.open(ro);
+    ASSERT_TRUE(waitFor(reader, RespClient::State::Connected)) << reader.stateText().toStdString();
+    EXPECT_EQ(call(reader, {"GET", "nothing"}).type, RespValue::Type::Nil);
+    EXPECT_TRUE(call(reader, {"SET", "x", "1"}).isError());
+    ro.user = QStringLiteral("nobody");
+    reader.open(ro);
+    EXPECT_TRUE(waitFor(reader, RespClient::State::AuthenticationFailed));
+}
+
+TEST(RespClient, AKilledServerIsUnreachableThenRecoveredWithoutReopening)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    RespClient client;
+    client.open(optionsFor(server));
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected));
+    server.stop(); // SIGKILL
+    ASSERT_TRUE(waitFor(client, RespClient::State::Unreachable));
+    ASSERT_TRUE(server.start()); // same port
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected)) << client.stateText().toStdString();
+    EXPECT_EQ(call(client, {"PING"}).text, QByteArray("PONG"));
+}
+
+TEST(RespClient, ABusyServerIsATimeoutAndTheEventLoopKeepsTurning)
+{
+    RedisProcess server({"--enable-debug-command", "yes"});
+    ASSERT_TRUE(server.start());
+    RespClient client;
+    RespClient::Options o = optionsFor(server);
+    o.readTimeoutMs = 300;
+    client.open(o);
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected));
+    int ticks = 0;
+    QTimer probe;
+    probe.setInterval(20);
+    QObject::connect(&probe, &QTimer::timeout, [&] { ++ticks; });
+    probe.start();
+    const RespValue slept = call(client, {"DEBUG", "SLEEP", "1"});
+    EXPECT_TRUE(slept.isError());
+    EXPECT_TRUE(slept.text.contains("no reply within 300 ms")) << slept.text.toStdString();
+    EXPECT_GT(ticks, 5) << "nothing blocked while waiting";
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected)) << "back once the server wakes";
+    EXPECT_EQ(call(client, {"PING"}).text, QByteArray("PONG"));
+}
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
