@@ -249,8 +249,17 @@ void MainWindow::openDialog()
     const QString path = QFileDialog::getOpenFileName(this, tr("Open policy"),
         m_doc->filePath().isEmpty() ? QString() : QFileInfo(m_doc->filePath()).absolutePath(),
         kPolicyFilter);
-    if (!path.isEmpty() && openFile(path, true))
-        offerRecovery();
+    openChosenFile(path);
+}
+
+bool MainWindow::openChosenFile(const QString &path)
+{
+    if (path.isEmpty())
+        return false; // the dialog was cancelled: nothing to ask about
+    if (!openFile(path, true))
+        return false;
+    offerRecovery();
+    return true;
 }
 
 QString MainWindow::docsDirectory()

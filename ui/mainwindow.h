@@ -49,6 +49,9 @@ public:
     // of another file waits for that file, never replaces the one asked for); at a start
     // without a file, every copy, several in a list to choose from.
     void offerRecovery();
+    // What Open does once its dialog returned: nothing for a cancelled dialog (empty path), else
+    // ask about unsaved changes, open, offer the file's lost changes.
+    bool openChosenFile(const QString &path);
     QList<RecoveryStore::Entry> recoveryCandidates() const;
 
     // Every shortcut of the window: (keys, what they do), for Help > Keyboard shortcuts.

@@ -4,6 +4,7 @@
 #include "ui/design/designpage.h"
 #include "ui/design/testconsole.h"
 #include "ui/document/policydocument.h"
+#include "ui/document/recoverystore.h"
 #include "ui/export/exportpage.h"
 #include "ui/mainwindow.h"
 #include "ui/simulate/simulatepage.h"
@@ -18,7 +19,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
@@ -283,10 +283,13 @@ TEST(MainWindow, MenusAnOperatorExpects)
     EXPECT_FALSE(window.isVisible()) << "Ctrl+W closes the (unmodified) policy's window";
 }
 
-// Open asks about unsaved changes only after the file was chosen: cancelling the file dialog
-// must not have cost a prompt.
-TEST(MainWindow, OpenChoosesTheFileBeforeAskingAboutUnsavedChanges)
+// Open asks about unsaved changes only after the file was chosen: a cancelled file dialog
+// costs no prompt, a chosen file one. (The modal file dialog itself is not driven here: its
+// file system model fills on a thread and made this test hang now and then.)
+TEST(MainWindow, OpenAsksAboutUnsavedChangesOnlyOnceAFileWasChosen)
 {
+    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+        RecoveryStore().remove(e.id); // no recovery offer from an earlier run in between
     MainWindow window;
     ASSERT_TRUE(window.openFile(QStringLiteral(QS_EXAMPLES_DIR "/gcra.yaml"), false));
     Route edited = window.document()->policy().routes[0];
@@ -296,31 +299,21 @@ TEST(MainWindow, OpenChoosesTheFileBeforeAskingAboutUnsavedChanges)
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
 
-    QStringList seen; // the modal windows, in the order they came up
+    int prompts = 0;
     QTimer answer;
     answer.setInterval(20);
     QObject::connect(&answer, &QTimer::timeout, [&] {
-        QWidget *modal = QApplication::activeModalWidget();
-        if (!modal)
-            return;
-        if (auto *files = qobject_cast<QFileDialog *>(modal)) {
-            seen << QStringLiteral("file");
-            files->selectFile(QStringLiteral(QS_EXAMPLES_DIR "/token-bucket.yaml"));
-            QMetaObject::invokeMethod(files, "accept"); // a slot, protected in C++
-        } else if (auto *box = qobject_cast<QMessageBox *>(modal)) {
-            seen << QStringLiteral("unsaved");
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (box && box->button(QMessageBox::Discard)) {
+            ++prompts;
             box->button(QMessageBox::Discard)->click();
         }
     });
     answer.start();
-    QTimer::singleShot(0, &window, [&] {
-        for (QAction *a : window.findChildren<QAction *>())
-            if (a->shortcut() == QKeySequence(QKeySequence::Open)) {
-                a->trigger();
-                break;
-            }
-    });
-    QTRY_COMPARE_WITH_TIMEOUT(
-        window.document()->policy().name, QStringLiteral("example-token-bucket"), 10000);
-    EXPECT_EQ(seen, (QStringList{QStringLiteral("file"), QStringLiteral("unsaved")}));
+    EXPECT_FALSE(window.openChosenFile(QString())) << "a cancelled dialog";
+    EXPECT_EQ(prompts, 0);
+    EXPECT_TRUE(window.isWindowModified());
+    EXPECT_TRUE(window.openChosenFile(QStringLiteral(QS_EXAMPLES_DIR "/token-bucket.yaml")));
+    EXPECT_EQ(prompts, 1);
+    EXPECT_EQ(window.document()->policy().name, QStringLiteral("example-token-bucket"));
 }
