@@ -810,23 +810,38 @@ TEST(Workbench, ChartsAreHonestAboutColoursAxesStalenessAndShadow)
     EXPECT_TRUE(chart->title().endsWith(QStringLiteral("(stale)")));
 }
 
+// Two copies of token-bucket.yaml, a.yaml and b.yaml, each left by a "crashed" window that
+// set its capacity to 11 and 22; no other recovery copy.
+struct TwoLostCopies {
+    QTemporaryDir dir;
+    QString a = dir.filePath(QStringLiteral("a.yaml"));
+    QString b = dir.filePath(QStringLiteral("b.yaml"));
+
+    bool make(int apartMs = 0)
+    {
+        if (!QFile::copy(kTokenBucket, a) || !QFile::copy(kTokenBucket, b))
+            return false;
+        for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+            RecoveryStore().remove(e.id);
+        for (const QString &file : {a, b}) {
+            auto *crashed = new MainWindow; // never closed: its destructor is not a close
+            if (!crashed->openFile(file, false))
+                return false;
+            spin(crashed->designPage()->editor(), "limit.capacity")->setValue(file == a ? 11 : 22);
+            crashed->writeRecoveryNow();
+            crashed->deleteLater();
+            QTest::qWait(apartMs);
+        }
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        return true;
+    }
+};
+
 TEST(Workbench, RecoveryOffersTheOpenedFilesOwnCopyOnly)
 {
-    QTemporaryDir dir;
-    const QString a = dir.filePath(QStringLiteral("a.yaml"));
-    const QString b = dir.filePath(QStringLiteral("b.yaml"));
-    ASSERT_TRUE(QFile::copy(kTokenBucket, a));
-    ASSERT_TRUE(QFile::copy(kTokenBucket, b));
-    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
-        RecoveryStore().remove(e.id);
-    for (const QString &file : {a, b}) {
-        auto *crashed = new MainWindow;
-        ASSERT_TRUE(crashed->openFile(file, false));
-        spin(crashed->designPage()->editor(), "limit.capacity")->setValue(file == a ? 11 : 22);
-        crashed->writeRecoveryNow();
-        crashed->deleteLater();
-    }
-    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    TwoLostCopies copies;
+    ASSERT_TRUE(copies.make());
+    const QString &a = copies.a, &b = copies.b;
 
     MainWindow opened;
     ASSERT_TRUE(opened.openFile(b, false));
@@ -875,22 +890,9 @@ TEST(Workbench, ALargePolicyIsValidatedOffTheGuiThread)
 
 TEST(Workbench, SeveralLostCopiesAreListedToDiscardOrRecover)
 {
-    QTemporaryDir dir;
-    const QString a = dir.filePath(QStringLiteral("a.yaml"));
-    const QString b = dir.filePath(QStringLiteral("b.yaml"));
-    ASSERT_TRUE(QFile::copy(kTokenBucket, a));
-    ASSERT_TRUE(QFile::copy(kTokenBucket, b));
-    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
-        RecoveryStore().remove(e.id);
-    for (const QString &file : {a, b}) {
-        auto *crashed = new MainWindow;
-        ASSERT_TRUE(crashed->openFile(file, false));
-        spin(crashed->designPage()->editor(), "limit.capacity")->setValue(file == a ? 11 : 22);
-        crashed->writeRecoveryNow();
-        crashed->deleteLater();
-        QTest::qWait(1100); // copies are listed newest first: keep their times apart
-    }
-    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    TwoLostCopies copies;
+    ASSERT_TRUE(copies.make(1100)); // listed newest first: keep their times apart
+    const QString &a = copies.a;
 
     MainWindow window;
     window.show();
