@@ -7,8 +7,8 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QSignalSpy>
-#include <QTest>
+#include <QEventLoop>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +16,14 @@ using namespace qs;
 using qs::test::RedisProcess;
 
 namespace {
+
+// Runs the event loop for `ms` (Qt Test is not part of every build: no QTest::qWait).
+void spin(int ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
 
 RespClient::Options optionsFor(const RedisProcess &server)
 {
@@ -32,7 +40,7 @@ bool waitFor(const RespClient &client, RespClient::State state, int ms = 5000)
     QElapsedTimer t;
     t.start();
     while (client.state() != state && t.elapsed() < ms)
-        QTest::qWait(10);
+        spin(10);
     return client.state() == state;
 }
 
@@ -47,7 +55,7 @@ RespValue call(RespClient &client, const QList<QByteArray> &argv)
     QElapsedTimer t;
     t.start();
     while (!done && t.elapsed() < 5000)
-        QTest::qWait(5);
+        spin(5);
     return out;
 }
 
@@ -70,7 +78,7 @@ TEST(RespClient, PipelinedRepliesComeBackInOrder)
     QElapsedTimer t;
     t.start();
     while (got.size() < 1000 && t.elapsed() < 5000)
-        QTest::qWait(5);
+        spin(5);
     ASSERT_EQ(got.size(), 1000u);
     for (int i = 0; i < 1000; ++i)
         ASSERT_EQ(got[std::size_t(i)], QByteArray::number(i)) << i;
@@ -90,7 +98,7 @@ TEST(RespClient, AuthenticationFailureIsAStateNotARetryLoop)
     ASSERT_TRUE(waitFor(client, RespClient::State::AuthenticationFailed));
     EXPECT_FALSE(client.stateText().contains(QStringLiteral("wrong"))) << "never the password";
     const quint64 sent = client.commandsSent();
-    QTest::qWait(500);
+    spin(500);
     EXPECT_EQ(client.state(), RespClient::State::AuthenticationFailed);
     EXPECT_EQ(client.commandsSent(), sent) << "a wrong password is not retried";
 
