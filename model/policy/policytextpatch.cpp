@@ -646,10 +646,13 @@ TextPatch patchPolicyText(
         // The text must read as `after`, or, where `after` holds a value the format refuses
         // (a capacity of 0 typed a moment ago), as `after` written whole reads: the reader
         // drops such a value either way.
-        const Policy saved = readPolicy(out.text, QStringLiteral("saved")).policy;
-        if (saved == after
-            || saved == readPolicy(writePolicy(after, format), QStringLiteral("whole")).policy)
+        PolicyReadResult saved = readPolicy(out.text, QStringLiteral("saved"));
+        if (saved.policy == after
+            || saved.policy
+                == readPolicy(writePolicy(after, format), QStringLiteral("whole")).policy) {
+            out.diagnostics = std::move(saved.diagnostics);
             return out;
+        }
         out.fallback = QStringLiteral("the edited text did not read back as the policy");
     } catch (const Unsupported &u) {
         out.fallback = u.why;

@@ -11,17 +11,23 @@
 // is read back and must equal `after`; when it does not, or the file uses a construct the
 // patcher does not edit (a block scalar, an anchor), the whole file is written afresh and
 // `fallback` says why, so a save is never wrong, only occasionally less tidy.
+#include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
 #include "model/policy/policywriter.h"
 
 #include <QByteArray>
 #include <QString>
 
+#include <optional>
+
 namespace qs {
 
 struct TextPatch {
     QByteArray text;
     QString fallback; // empty: the old text was edited in place; else why it was rewritten
+    // The reading of `text` the patcher made to check it, when it made one: callers that
+    // validate the text to save need not read it a second time.
+    std::optional<Diagnostics> diagnostics;
 };
 
 TextPatch patchPolicyText(

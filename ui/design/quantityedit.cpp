@@ -14,8 +14,8 @@ constexpr limiter::Micros kStandardUnits[]
     = {kSecond, 60 * kSecond, 3600 * kSecond, 86400 * kSecond};
 } // namespace
 
-QuantityEdit::QuantityEdit(Kind kind, QWidget *parent)
-    : QWidget(parent), m_kind(kind), m_count(new QSpinBox(this)), m_unit(new QComboBox(this))
+QuantityEdit::QuantityEdit(QWidget *parent)
+    : QWidget(parent), m_count(new QSpinBox(this)), m_unit(new QComboBox(this))
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -34,25 +34,20 @@ QuantityEdit::QuantityEdit(Kind kind, QWidget *parent)
 
 void QuantityEdit::addUnit(limiter::Micros micros)
 {
-    static const char *const rateNames[] = {QT_TR_NOOP("per second"), QT_TR_NOOP("per minute"),
-        QT_TR_NOOP("per hour"), QT_TR_NOOP("per day")};
     static const char *const durationNames[]
         = {QT_TR_NOOP("seconds"), QT_TR_NOOP("minutes"), QT_TR_NOOP("hours"), QT_TR_NOOP("days")};
     for (int i = 0; i < 4; ++i)
         if (kStandardUnits[i] == micros) {
-            m_unit->addItem(tr(m_kind == Kind::Rate ? rateNames[i] : durationNames[i]),
-                QVariant::fromValue<qint64>(micros));
+            m_unit->addItem(tr(durationNames[i]), QVariant::fromValue<qint64>(micros));
             return;
         }
-    m_unit->addItem(m_kind == Kind::Rate ? tr("per %1").arg(formatDuration(micros))
-                                         : tr("× %1").arg(formatDuration(micros)),
-        QVariant::fromValue<qint64>(micros));
+    m_unit->addItem(tr("× %1").arg(formatDuration(micros)), QVariant::fromValue<qint64>(micros));
 }
 
 void QuantityEdit::setValue(std::int64_t count, limiter::Micros unit)
 {
     // A duration is shown in the largest standard unit that divides it.
-    if (m_kind == Kind::Duration && unit > 0) {
+    if (unit > 0) {
         const limiter::Micros total = count * unit;
         for (int i = 3; i >= 0; --i)
             if (total % kStandardUnits[i] == 0) {
@@ -80,18 +75,6 @@ std::int64_t QuantityEdit::count() const
 limiter::Micros QuantityEdit::unit() const
 {
     return m_unit->currentData().toLongLong();
-}
-
-QString QuantityEdit::text() const
-{
-    if (m_kind == Kind::Duration)
-        return formatDuration(count() * unit());
-    static const QString shortNames[]
-        = {QStringLiteral("s"), QStringLiteral("min"), QStringLiteral("h"), QStringLiteral("d")};
-    for (int i = 0; i < 4; ++i)
-        if (kStandardUnits[i] == unit())
-            return QStringLiteral("%1/%2").arg(count()).arg(shortNames[i]);
-    return QStringLiteral("%1/%2").arg(count()).arg(formatDuration(unit()));
 }
 
 } // namespace qs

@@ -14,6 +14,21 @@
 
 namespace qs {
 
+namespace {
+
+// The findings of the text a save would write: the patcher's own check reading when it made
+// one (the text is read once per edit, not twice), else a reading of the text.
+Diagnostics readingOf(const TextPatch &patch, const QString &fileName)
+{
+    Diagnostics found
+        = patch.diagnostics ? *patch.diagnostics : readPolicy(patch.text, fileName).diagnostics;
+    for (Diagnostic &d : found)
+        d.file = fileName;
+    return found;
+}
+
+} // namespace
+
 PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
 {
     connect(&m_undo, &QUndoStack::cleanChanged, this,
@@ -28,10 +43,10 @@ PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
         m_validation.setFuture(
             QtConcurrent::run([savedText = m_savedText, saved = m_savedPolicy, policy = m_policy,
                                   savedFormat = m_savedFormat, format, name = displayName()] {
-                const QByteArray text = !savedText.isEmpty() && format == savedFormat
-                    ? patchPolicyText(savedText, saved, policy, format).text
-                    : writePolicy(policy, format);
-                return readPolicy(text, name).diagnostics;
+                return readingOf(!savedText.isEmpty() && format == savedFormat
+                        ? patchPolicyText(savedText, saved, policy, format)
+                        : TextPatch{writePolicy(policy, format), QString(), std::nullopt},
+                    name);
             }));
     });
     connect(&m_validation, &QFutureWatcher<Diagnostics>::finished, this, [this] {
@@ -219,16 +234,6 @@ void PolicyDocument::applyPolicy(const Policy &policy)
     emit policyFieldsChanged();
 }
 
-Diagnostics PolicyDocument::diagnosticsAt(const QString &pathPrefix) const
-{
-    Diagnostics out;
-    for (const Diagnostic &d : m_diagnostics)
-        if (d.path == pathPrefix || d.path.startsWith(pathPrefix + QLatin1Char('.'))
-            || d.path.startsWith(pathPrefix + QLatin1Char('[')))
-            out.append(d);
-    return out;
-}
-
 Diagnostics PolicyDocument::diagnosticsOfRoute(qsizetype route) const
 {
     Diagnostics out;
@@ -253,7 +258,7 @@ TextPatch PolicyDocument::textToSave(PolicyFormat format) const
 {
     if (!m_savedText.isEmpty() && format == m_savedFormat)
         return patchPolicyText(m_savedText, m_savedPolicy, m_policy, format);
-    return TextPatch{writePolicy(m_policy, format), QString()};
+    return TextPatch{writePolicy(m_policy, format), QString(), std::nullopt};
 }
 
 // One validation for everything that shows problems: the text Save would write, read and
@@ -270,7 +275,7 @@ void PolicyDocument::revalidate()
     ++m_validationGeneration;
     if (m_policy.routes.size() <= kValidateNowRoutes) {
         m_validateLater.stop();
-        applyDiagnostics(readPolicy(textToSave(format).text, displayName()).diagnostics);
+        applyDiagnostics(readingOf(textToSave(format), displayName()));
         return;
     }
     m_validateLater.start();

@@ -28,7 +28,6 @@ public:
 
     // Reader and validator findings for the current content, sorted by place.
     const Diagnostics &diagnostics() const { return m_diagnostics; }
-    Diagnostics diagnosticsAt(const QString &pathPrefix) const;
     Diagnostics diagnosticsOfRoute(qsizetype route) const;
     int errorCount() const;
     int warningCount() const;

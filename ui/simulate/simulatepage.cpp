@@ -122,7 +122,7 @@ void SimulatePage::build()
     m_trafficProblem->setWordWrap(true);
     m_trafficProblem->setVisible(false);
     form->addRow(QString(), m_trafficProblem);
-    m_duration = new QuantityEdit(QuantityEdit::Kind::Duration);
+    m_duration = new QuantityEdit;
     m_duration->setValue(60, limiter::kMicrosPerSecond);
     m_duration->setToolTip(
         tr("Simulated time, not wall-clock time: an hour takes well under a second."));

@@ -38,11 +38,7 @@ const char *const kHostile[] = {
     "/v1/a%+1", // not hex either
     "/v1/%2e%2e/admin", // an encoded dot segment can never match
     "/v1/a'b", // the same characters written plainly
-    "/v1/a\"b",
-    "/v1/a b",
-    "/v1/a`b",
-    "/v1/a$b",
-    "/v1/é",
+    "/v1/a\"b", "/v1/a b", "/v1/a`b", "/v1/a$b", "/v1/é",
     "/v1/a\nb", // a raw newline, as a policy built in code may hold
     "/v1/a%27%0A%20%20%20%20http-request%20return%20status%20200%20content-type%20text%2F"
     "plain%20string%20pwned%0A%20%20%20%20%23", // the payload that once injected a directive
