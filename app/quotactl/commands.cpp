@@ -32,7 +32,7 @@ constexpr std::array kCommands = {
         runExport},
     Command{kSimulate, "run a traffic pattern through the embedded engine", runSimulate},
     Command{kLoadgen, "drive the Redis backend like a fleet of gateways", runLoadgen},
-    Command{kMonitor, "follow live quota keys in Redis", notYetAvailable<kMonitor>},
+    Command{kMonitor, "follow live quota keys in Redis", runMonitor},
     Command{kProbe, "check that a running gateway enforces the policy", notYetAvailable<kProbe>},
 };
 

@@ -31,5 +31,6 @@ int runLint(const QStringList &args);
 int runLoadgen(const QStringList &args);
 int runSimulate(const QStringList &args);
 int runExport(const QStringList &args);
+int runMonitor(const QStringList &args);
 
 } // namespace qs::cli

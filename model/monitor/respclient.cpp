@@ -1,5 +1,9 @@
 #include "model/monitor/respclient.h"
 
+#include <QFile>
+#include <QSslConfiguration>
+#include <QSslKey>
+
 #include <hiredis/hiredis.h>
 
 #include <vector>
@@ -63,7 +67,12 @@ RespClient::RespClient(QObject *parent) : QObject(parent)
     m_connectTimer.setSingleShot(true);
     m_reconnectTimer.setSingleShot(true);
     m_timeoutTimer.setInterval(100);
-    connect(&m_socket, &QTcpSocket::connected, this, &RespClient::onConnected);
+    connect(&m_socket, &QSslSocket::connected, this, [this] {
+        if (!m_options.tls)
+            onConnected(); // with TLS the handshake must finish first: encrypted()
+    });
+    connect(&m_socket, &QSslSocket::encrypted, this, &RespClient::onConnected);
+    connect(&m_socket, &QSslSocket::sslErrors, this, &RespClient::onSslErrors);
     connect(&m_socket, &QTcpSocket::readyRead, this, &RespClient::onReadyRead);
     connect(&m_socket, &QTcpSocket::errorOccurred, this, &RespClient::onSocketError);
     connect(&m_connectTimer, &QTimer::timeout, this, [this] {
@@ -124,7 +133,60 @@ void RespClient::connectNow()
     m_handshakeLeft = 0;
     setState(State::Connecting, tr("connecting to %1:%2").arg(m_options.host).arg(m_options.port));
     m_connectTimer.start(m_options.connectTimeoutMs);
-    m_socket.connectToHost(m_options.host, m_options.port);
+    if (!m_options.tls) {
+        m_socket.connectToHost(m_options.host, m_options.port);
+        return;
+    }
+    if (configureTls())
+        m_socket.connectToHostEncrypted(m_options.host, m_options.port);
+}
+
+bool RespClient::configureTls()
+{
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    const auto fail = [this](const QString &text) {
+        lost(State::TlsError, text);
+        return false;
+    };
+    if (!m_options.caFile.isEmpty()) {
+        const QList<QSslCertificate> cas = QSslCertificate::fromPath(m_options.caFile);
+        if (cas.isEmpty())
+            return fail(tr("no PEM certificate in the CA file %1").arg(m_options.caFile));
+        config.setCaCertificates(cas);
+    }
+    if (!m_options.certFile.isEmpty()) {
+        const QList<QSslCertificate> certs = QSslCertificate::fromPath(m_options.certFile);
+        QFile keyFile(m_options.keyFile);
+        if (certs.isEmpty())
+            return fail(tr("no PEM certificate in %1").arg(m_options.certFile));
+        if (!keyFile.open(QIODevice::ReadOnly))
+            return fail(tr("cannot read the client key %1").arg(m_options.keyFile));
+        const QByteArray pem = keyFile.readAll();
+        QSslKey key(pem, QSsl::Rsa);
+        if (key.isNull())
+            key = QSslKey(pem, QSsl::Ec);
+        if (key.isNull())
+            return fail(
+                tr("%1 holds no unencrypted RSA or EC private key (PEM)").arg(m_options.keyFile));
+        config.setLocalCertificate(certs.first());
+        config.setPrivateKey(key);
+    }
+    config.setPeerVerifyMode(m_options.insecure ? QSslSocket::VerifyNone : QSslSocket::VerifyPeer);
+    m_socket.setSslConfiguration(config);
+    m_socket.setPeerVerifyName(m_options.host);
+    return true;
+}
+
+void RespClient::onSslErrors(const QList<QSslError> &errors)
+{
+    if (m_options.insecure) {
+        m_socket.ignoreSslErrors();
+        return;
+    }
+    QStringList texts;
+    for (const QSslError &e : errors)
+        texts << e.errorString();
+    lost(State::TlsError, tr("TLS: %1").arg(texts.join(QStringLiteral("; "))));
 }
 
 void RespClient::onConnected()
@@ -246,8 +308,13 @@ void RespClient::checkTimeouts()
 
 void RespClient::onSocketError()
 {
-    if (m_state == State::AuthenticationFailed || m_state == State::Disconnected)
+    if (m_state == State::AuthenticationFailed || m_state == State::Disconnected
+        || m_state == State::TlsError)
         return;
+    if (m_socket.error() == QAbstractSocket::SslHandshakeFailedError) {
+        lost(State::TlsError, tr("TLS handshake failed: %1").arg(m_socket.errorString()));
+        return;
+    }
     lost(State::Unreachable, m_socket.errorString());
 }
 
@@ -267,8 +334,8 @@ void RespClient::lost(State state, const QString &text)
     setState(state, text);
     m_socket.abort();
     failInFlight(text.toUtf8());
-    // A wrong password does not heal by itself: wait for open() with another one.
-    if (state == State::AuthenticationFailed)
+    // A wrong password or certificate does not heal by itself: wait for open() with another.
+    if (state == State::AuthenticationFailed || state == State::TlsError)
         return;
     m_reconnectTimer.start(m_backoffMs);
     m_backoffMs = std::min(m_backoffMs * 2, m_options.reconnectMaxMs);

@@ -12,8 +12,8 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QSslSocket>
 #include <QString>
-#include <QTcpSocket>
 #include <QTimer>
 
 #include <deque>
@@ -33,6 +33,7 @@ public:
         AuthenticationFailed, // wrong password or ACL user: not retried until open() again
         Unreachable, // refused, reset, timed out: retried with backoff
         Loading, // the server is loading its dataset: retried
+        TlsError, // the certificate or host name did not verify: not retried until open()
     };
     Q_ENUM(State)
 
@@ -47,6 +48,11 @@ public:
         int reconnectMinMs = 250;
         int reconnectMaxMs = 10'000;
         QByteArray clientName = "quota-studio-monitor";
+        // TLS: the server's certificate must chain to `caFile` (the system's CAs when empty)
+        // and name `host`. A client certificate and key (PEM) when the server asks for one.
+        bool tls = false;
+        QString caFile, certFile, keyFile;
+        bool insecure = false; // skip verification: the CLI's loud --insecure only, never the UI
     };
 
     using Callback = std::function<void(const RespValue &)>;
@@ -79,6 +85,8 @@ private:
     void setState(State state, const QString &text);
     void connectNow();
     void onConnected();
+    bool configureTls(); // false: the files could not be read (state says which)
+    void onSslErrors(const QList<QSslError> &errors);
     void onReadyRead();
     void onSocketError();
     void checkTimeouts();
@@ -89,7 +97,7 @@ private:
     void deliver(const RespValue &reply);
 
     Options m_options;
-    QTcpSocket m_socket;
+    QSslSocket m_socket;
     redisReader *m_reader = nullptr;
     QTimer m_connectTimer, m_reconnectTimer, m_timeoutTimer;
     QElapsedTimer m_clock;

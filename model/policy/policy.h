@@ -115,7 +115,8 @@ struct Defaults {
 // hand-written token bucket hash with `tokens` / `last_updated` fields, say).
 struct RedisLayout {
     QString routeId;
-    QString keyTemplate; // e.g. "ratelimit:{key}"
+    std::optional<QString> preset; // a LayoutPreset name; unset: tutorial-hash
+    QString keyTemplate; // e.g. "ratelimit:{key}"; empty: the preset's default
     QList<QPair<QString, QString>> fields; // our field name -> their field name, in file order
     std::optional<QString> timeUnit; // s | ms | us; unset: us
     QStringList fieldOrder;

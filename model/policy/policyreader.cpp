@@ -1,6 +1,7 @@
 #include "model/policy/policyreader.h"
 
 #include "model/policy/keyselectorsyntax.h"
+#include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/policyvalidator.h"
 #include "model/policy/ratesyntax.h"
@@ -405,13 +406,11 @@ void Reader::readRedis(const YAML::Node &node)
                     continue;
                 RedisLayout layout;
                 layout.fieldOrder = keysOf(entry, lp,
-                    {QStringLiteral("route"), QStringLiteral("key"), QStringLiteral("fields"),
-                        QStringLiteral("time_unit")},
+                    {QStringLiteral("route"), QStringLiteral("preset"), QStringLiteral("key"),
+                        QStringLiteral("fields"), QStringLiteral("time_unit")},
                     QStringLiteral("a layout"));
                 requireField(
                     entry, layout.fieldOrder, lp, QStringLiteral("route"), QStringLiteral("login"));
-                requireField(entry, layout.fieldOrder, lp, QStringLiteral("key"),
-                    QStringLiteral("\"ratelimit:{key}\""));
                 for (const QString &k : layout.fieldOrder) {
                     const YAML::Node v = entry[k.toStdString()];
                     const QString fp = child(lp, k);
@@ -419,7 +418,11 @@ void Reader::readRedis(const YAML::Node &node)
                         layout.routeId = text(v, fp).value_or(QString());
                     else if (k == QLatin1String("key"))
                         layout.keyTemplate = text(v, fp).value_or(QString());
-                    else if (k == QLatin1String("time_unit")) {
+                    else if (k == QLatin1String("preset")) {
+                        const QStringList names = layoutPresetNames();
+                        if (auto n = choice(v, fp, names))
+                            layout.preset = names[*n];
+                    } else if (k == QLatin1String("time_unit")) {
                         const QStringList units
                             = {QStringLiteral("s"), QStringLiteral("ms"), QStringLiteral("us")};
                         if (auto u = choice(v, fp, units))

@@ -1,5 +1,6 @@
 #include "model/policy/policyvalidator.h"
 
+#include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/ratesyntax.h"
@@ -296,11 +297,38 @@ private:
             if (!l.routeId.isEmpty() && !m_policy.route(l.routeId))
                 error(path + QStringLiteral(".route"),
                     QStringLiteral("no route has the id '%1'").arg(l.routeId));
+            validateLayoutPreset(l, path);
             if (!l.keyTemplate.isEmpty() && !l.keyTemplate.contains(QStringLiteral("{key}")))
                 error(path + QStringLiteral(".key"),
                     QStringLiteral("the key template must contain {key}, where the client's "
                                    "key goes (e.g. \"ratelimit:{key}\")"));
         }
+    }
+
+    // The preset must fit the route: its keys hold one algorithm's state, and a preset without
+    // a default key needs the layout's own.
+    void validateLayoutPreset(const RedisLayout &l, const QString &path)
+    {
+        const LayoutPreset *preset
+            = layoutPreset(l.preset.value_or(QString::fromLatin1(kDefaultLayoutPreset)));
+        if (!preset)
+            return; // the reader already said the name is unknown
+        if (l.keyTemplate.isEmpty() && preset->defaultKey.isEmpty())
+            error(path + QStringLiteral(".key"),
+                QStringLiteral("the %1 preset has no usual key name: give the key template, "
+                               "e.g. key: \"apis_remote_address_{key}\"")
+                    .arg(preset->name));
+        const Route *route = m_policy.route(l.routeId);
+        if (!route || preset->algorithms.contains(route->limit.algorithm))
+            return;
+        QStringList names;
+        for (limiter::Algorithm a : preset->algorithms)
+            names << QString::fromUtf8(limiter::algorithmName(a));
+        error(path + QStringLiteral(".preset"),
+            QStringLiteral("the %1 preset reads %2 state, but route '%3' uses %4: give the "
+                           "route the limit the deployment enforces")
+                .arg(preset->name, names.join(QStringLiteral(" or ")), l.routeId,
+                    QString::fromUtf8(limiter::algorithmName(route->limit.algorithm))));
     }
 
     const Policy &m_policy;

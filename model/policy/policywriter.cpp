@@ -124,7 +124,10 @@ Tree redisTree(const RedisSettings &r)
         for (const RedisLayout &l : r.layouts) {
             Fields lf;
             lf.add(QStringLiteral("route"), Tree::text(l.routeId));
-            lf.add(QStringLiteral("key"), Tree::text(l.keyTemplate));
+            if (l.preset)
+                lf.add(QStringLiteral("preset"), Tree::text(*l.preset));
+            if (!l.keyTemplate.isEmpty())
+                lf.add(QStringLiteral("key"), Tree::text(l.keyTemplate));
             if (!l.fields.isEmpty()) {
                 Tree fields = Tree::map(true);
                 for (const auto &[ours, theirs] : l.fields)

@@ -1,0 +1,280 @@
+// quotactl monitor: follow a policy's live quota keys in Redis (a refreshing table or JSON
+// lines), or --discover what rate limiters a Redis holds keys of.
+#include "commands.h"
+#include "model/monitor/keyspacesurvey.h"
+#include "model/monitor/quotamonitor.h"
+#include "model/policy/ratesyntax.h"
+#include "monitoroutput.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+#include <QTimer>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace qs::cli {
+
+namespace {
+
+const char kMonitorHelp[] = R"(Usage: quotactl monitor --policy FILE --redis HOST:PORT [options]
+       quotactl monitor --discover --redis HOST:PORT [--policy FILE] [options]
+
+Reads the policy's live quota keys from a Redis-backed deployment and prints, every refresh,
+each route (keys seen, keys throttled now, allowed/denied per second where the deployment
+counts them) and the hottest keys (remaining/limit, reset). Keys of other rate limiters are read
+through the policy's redis.layouts presets (docs/monitoring.md). Read-only: it sends SCAN, TIME
+and reads, never a write, within a budget of commands per second.
+
+--discover samples the keyspace instead (at most --max-keys keys) and names the key families it
+finds and the preset each matches, with the redis.layouts entry to paste.
+
+Options:
+  --policy FILE        policy file (YAML or JSON); required unless --discover
+  --redis HOST:PORT    Redis server; required
+  --db N               Redis database (default 0)
+  --user NAME          Redis ACL user (a read-only one: see docs/monitoring.md)
+  --password-env VAR   take the password from environment variable VAR (default
+                       QS_REDIS_PASSWORD); a password is never accepted on the command line
+  --tls                connect with TLS; the server's certificate must name HOST
+  --cacert FILE        CA certificate(s), PEM, to verify the server (default: the system's)
+  --cert FILE --key FILE   client certificate and key, PEM, when the server asks for one
+  --insecure           TLS without verifying the server: anyone on the path can read and
+                       change the traffic. For a test server only
+  --interval D         time between refreshes: 1s (default), 500ms, 5s
+  --budget N           at most N commands per second, in any second (default 5000; 0: none)
+  --count N            stop after N refreshes (default: until Ctrl-C)
+  --hot N              hottest keys listed per refresh (default 10)
+  --json               one JSON object per refresh (JSON lines) instead of the table
+  --discover           sample the keyspace and report key families (see above)
+  --max-keys N         --discover: keys looked at, at most (default 10000)
+Exit status: 0 done (also after Ctrl-C), 1 cannot connect or authenticate, 2 usage error.
+)";
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void onMonitorSignal(int)
+{
+    g_stop.store(true);
+}
+
+int usage(const QString &message)
+{
+    return usageError("monitor", message);
+}
+
+struct MonitorArgs {
+    QString policyFile, redis, passwordEnv = QStringLiteral("QS_REDIS_PASSWORD");
+    MonitorOptions options;
+    qint64 count = 0; // 0: until Ctrl-C
+    qint64 maxKeys = 10'000;
+    bool json = false;
+    bool discover = false;
+};
+
+std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
+{
+    RespClient::Options &c = m.options.connection;
+    m.options.hotKeyCount = 10;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        QString v;
+        const auto value = [&] {
+            if (i + 1 >= args.size())
+                return false;
+            v = args[++i];
+            return true;
+        };
+        const auto number = [&](qint64 min) -> std::optional<qint64> {
+            bool ok = false;
+            const qint64 n = v.toLongLong(&ok);
+            if (!ok || n < min)
+                return std::nullopt;
+            return n;
+        };
+        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
+            QTextStream(stdout) << kMonitorHelp;
+            return 0;
+        }
+        if (a == QLatin1String("--json") || a == QLatin1String("--discover")
+            || a == QLatin1String("--tls") || a == QLatin1String("--insecure")) {
+            (a == QLatin1String("--json")              ? m.json
+                    : a == QLatin1String("--tls")      ? c.tls
+                    : a == QLatin1String("--insecure") ? c.insecure
+                                                       : m.discover)
+                = true;
+            continue;
+        }
+        if (!value())
+            return usage(QStringLiteral("%1 needs a value").arg(a));
+        if (a == QLatin1String("--policy"))
+            m.policyFile = v;
+        else if (a == QLatin1String("--redis"))
+            m.redis = v;
+        else if (a == QLatin1String("--user"))
+            c.user = v;
+        else if (a == QLatin1String("--password-env"))
+            m.passwordEnv = v;
+        else if (a == QLatin1String("--cacert"))
+            c.caFile = v;
+        else if (a == QLatin1String("--cert"))
+            c.certFile = v;
+        else if (a == QLatin1String("--key"))
+            c.keyFile = v;
+        else if (a == QLatin1String("--interval")) {
+            const auto d = parseDuration(v);
+            if (const auto *problem = std::get_if<QString>(&d))
+                return usage(QStringLiteral("--interval: ") + *problem);
+            m.options.intervalMs
+                = int(std::max<limiter::Micros>(100'000, std::get<limiter::Micros>(d)) / 1000);
+        } else if (a == QLatin1String("--db") || a == QLatin1String("--budget")
+            || a == QLatin1String("--count") || a == QLatin1String("--hot")
+            || a == QLatin1String("--max-keys")) {
+            const auto n
+                = number(a == QLatin1String("--count") || a == QLatin1String("--max-keys") ? 1 : 0);
+            if (!n)
+                return usage(
+                    QStringLiteral("%1 takes a whole number (at least %2), not '%3'")
+                        .arg(a)
+                        .arg(a == QLatin1String("--count") || a == QLatin1String("--max-keys") ? 1
+                                                                                               : 0)
+                        .arg(v));
+            if (a == QLatin1String("--db"))
+                c.db = int(*n);
+            else if (a == QLatin1String("--budget"))
+                m.options.budgetPerSecond = *n;
+            else if (a == QLatin1String("--count"))
+                m.count = *n;
+            else if (a == QLatin1String("--hot"))
+                m.options.hotKeyCount = int(std::min<qint64>(*n, 1000));
+            else
+                m.maxKeys = *n;
+        } else {
+            return usage(QStringLiteral("unknown argument '%1'").arg(a));
+        }
+    }
+    if (m.redis.isEmpty())
+        return usage(QStringLiteral("--redis HOST:PORT is required"));
+    if (m.policyFile.isEmpty() && !m.discover)
+        return usage(QStringLiteral("--policy is required (or --discover)"));
+    if (c.certFile.isEmpty() != c.keyFile.isEmpty())
+        return usage(QStringLiteral("--cert and --key go together"));
+    if ((!c.caFile.isEmpty() || !c.certFile.isEmpty() || c.insecure) && !c.tls)
+        return usage(QStringLiteral("--cacert, --cert, --key and --insecure need --tls"));
+    const qsizetype colon = m.redis.lastIndexOf(QLatin1Char(':'));
+    bool portOk = false;
+    const int port = colon > 0 ? m.redis.mid(colon + 1).toInt(&portOk) : 0;
+    if (!portOk || port <= 0 || port > 65535)
+        return usage(QStringLiteral("--redis takes HOST:PORT, e.g. 127.0.0.1:6379"));
+    c.port = quint16(port);
+    c.host = m.redis.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']'));
+    c.password = qEnvironmentVariable(m.passwordEnv.toLocal8Bit().constData());
+    return std::nullopt;
+}
+
+// The first connection decides: a wrong password, certificate or address is exit 1 at once.
+// Later losses are reported in the output while the monitor keeps retrying.
+void exitOnFirstFailure(const RespClient &client, bool &everConnected, int &exitCode)
+{
+    QObject::connect(&client, &RespClient::stateChanged, qApp,
+        [&](RespClient::State state, const QString &text) {
+            if (state == RespClient::State::Connected)
+                everConnected = true;
+            const bool fatal = state == RespClient::State::AuthenticationFailed
+                || state == RespClient::State::TlsError
+                || (!everConnected && state == RespClient::State::Unreachable);
+            if (!fatal || exitCode != 0)
+                return;
+            QTextStream(stderr) << "quotactl monitor: " << text << '\n';
+            exitCode = 1;
+            QCoreApplication::exit(1);
+        });
+}
+
+void quitOnSignal()
+{
+    std::signal(SIGINT, onMonitorSignal);
+    std::signal(SIGTERM, onMonitorSignal);
+    auto *poll = new QTimer(qApp);
+    QObject::connect(poll, &QTimer::timeout, qApp, [] {
+        if (g_stop.load())
+            QCoreApplication::exit(0);
+    });
+    poll->start(100);
+}
+
+int runDiscover(const MonitorArgs &m, const std::optional<Policy> &policy)
+{
+    RespClient client;
+    bool everConnected = false;
+    int exitCode = 0;
+    exitOnFirstFailure(client, everConnected, exitCode);
+    KeyspaceSurvey survey(client);
+    KeyspaceSurvey::Options o;
+    o.maxKeys = m.maxKeys;
+    o.budgetPerSecond = m.options.budgetPerSecond;
+    if (policy)
+        o.qsPrefix = policy->redis.prefix.value_or(QStringLiteral("qs")).toUtf8();
+    QObject::connect(&survey, &KeyspaceSurvey::finished, qApp, [&](const SurveyReport &r) {
+        QTextStream out(stdout);
+        if (!r.error.isEmpty()) {
+            QTextStream(stderr) << "quotactl monitor: " << r.error << '\n';
+            exitCode = 1;
+        } else {
+            out << (m.json ? surveyJson(r) : surveyText(r));
+        }
+        out.flush();
+        QCoreApplication::exit(exitCode);
+    });
+    client.open(m.options.connection);
+    survey.run(o);
+    quitOnSignal();
+    const int rc = QCoreApplication::exec();
+    return exitCode != 0 ? exitCode : rc;
+}
+
+} // namespace
+
+int runMonitor(const QStringList &args)
+{
+    MonitorArgs m;
+    if (const auto rc = parseArgs(args, m))
+        return *rc;
+    std::optional<Policy> policy;
+    if (!m.policyFile.isEmpty()) {
+        policy = readPolicyOrReport(m.policyFile);
+        if (!policy)
+            return 1;
+    }
+    if (m.options.connection.insecure)
+        QTextStream(stderr) << "quotactl monitor: WARNING: --insecure: the server's TLS "
+                               "certificate is NOT verified; anyone on the path can read and "
+                               "change this connection\n";
+    if (m.discover)
+        return runDiscover(m, policy);
+
+    QuotaMonitor monitor(*policy);
+    bool everConnected = false;
+    int exitCode = 0;
+    exitOnFirstFailure(monitor.client(), everConnected, exitCode);
+    const bool terminal = !m.json && isatty(STDOUT_FILENO);
+    qint64 refreshes = 0;
+    QObject::connect(&monitor, &QuotaMonitor::refreshed, qApp, [&](const MonitorSnapshot &s) {
+        if (!everConnected && s.state != RespClient::State::Connected)
+            return; // still connecting: the first refresh is the first with figures
+        QTextStream out(stdout);
+        out << (m.json ? snapshotJson(s) : snapshotText(s, terminal));
+        out.flush();
+        if (m.count > 0 && ++refreshes >= m.count)
+            QCoreApplication::exit(0);
+    });
+    monitor.start(m.options);
+    quitOnSignal();
+    const int rc = QCoreApplication::exec();
+    monitor.stop();
+    return exitCode != 0 ? exitCode : rc;
+}
+
+} // namespace qs::cli

@@ -1,0 +1,285 @@
+#include "model/monitor/keyspacesurvey.h"
+
+#include "model/monitor/layoutdecoder.h"
+#include "model/policy/layoutpreset.h"
+
+#include <QRegularExpression>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace qs {
+
+namespace {
+
+QByteArray group(const QRegularExpressionMatch &m, int n)
+{
+    return m.captured(n).toUtf8();
+}
+
+// A key segment that varies between clients: it holds a digit or is long (a token, a hash).
+bool variable(const QByteArray &segment)
+{
+    return segment.size() > 24 || std::any_of(segment.cbegin(), segment.cend(), [](char c) {
+        return c >= '0' && c <= '9';
+    });
+}
+
+// Unknown keys: keep the leading segments up to the first variable one, then `*`.
+QByteArray genericPattern(const QByteArray &key)
+{
+    const char separator = key.contains(':') ? ':' : key.contains('/') ? '/' : '\0';
+    if (!separator)
+        return variable(key) ? QByteArray("*") : key;
+    const QList<QByteArray> parts = key.split(separator);
+    QByteArray pattern;
+    for (const QByteArray &p : parts) {
+        if (variable(p) || &p == &parts.last())
+            return pattern + '*';
+        pattern += p + separator;
+    }
+    return pattern + '*';
+}
+
+// envoyproxy/ratelimit: `<domain>_<key>_<value>…_<window start>`, a 10-digit epoch second.
+std::optional<QByteArray> envoyPattern(const QByteArray &key)
+{
+    const QList<QByteArray> parts = key.split('_');
+    if (parts.size() < 4)
+        return std::nullopt;
+    bool ok = false;
+    const qint64 start = parts.last().toLongLong(&ok);
+    if (!ok || parts.last().size() != 10 || start < 1'000'000'000)
+        return std::nullopt;
+    QByteArray head;
+    for (qsizetype i = 0; i + 2 < parts.size(); ++i)
+        head += parts[i] + '_';
+    return head + '*';
+}
+
+} // namespace
+
+KeyShape shapeOfKey(const QByteArray &key, const QByteArray &qsPrefix)
+{
+    const QString k = QString::fromUtf8(key);
+    static const QRegularExpression kong(QStringLiteral(
+        "^ratelimit:[0-9a-f-]{36}:[0-9a-f-]{36}:.+:\\d{13}:(second|minute|hour|day|month|year)$"));
+    static const QRegularExpression pythonLimits(QStringLiteral(
+        "^((?:LIMITS:)?LIMITER)/.+/(\\d+)/(\\d+)/(second|minute|hour|day|month|year)$"));
+    static const QRegularExpression spring(
+        QStringLiteral("^request_rate_limiter\\.\\{.+\\}\\.(tokens|timestamp)$"));
+    const QRegularExpression own(QStringLiteral("^%1:([A-Za-z0-9][A-Za-z0-9_.-]*):(~metrics:)?.+$")
+                                     .arg(QRegularExpression::escape(QString::fromUtf8(qsPrefix))));
+    if (auto m = own.match(k); m.hasMatch())
+        return {
+            qsPrefix + ':' + group(m, 1) + ':' + group(m, 2) + '*', QStringLiteral("quota-studio")};
+    if (auto m = kong.match(k); m.hasMatch())
+        return {"ratelimit:*:" + group(m, 1), QStringLiteral("kong")};
+    if (auto m = pythonLimits.match(k); m.hasMatch())
+        return {group(m, 1) + "/*/" + group(m, 2) + '/' + group(m, 3) + '/' + group(m, 4),
+            QStringLiteral("python-limits")};
+    if (auto m = spring.match(k); m.hasMatch())
+        return {"request_rate_limiter.*." + group(m, 1), QStringLiteral("spring-cloud-gateway")};
+    if (key.startsWith("rate:") && key.size() > 5)
+        return {"rate:*", QStringLiteral("redis_rate")};
+    if (key.startsWith("rl:") && key.size() > 3)
+        return {"rl:*", QStringLiteral("express-rate-limit")};
+    if (key.startsWith("rlflx:"))
+        return {"rlflx:*", QString()};
+    if (auto p = envoyPattern(key))
+        return {*p, QStringLiteral("envoy-ratelimit")};
+    return {genericPattern(key), QString()};
+}
+
+KeyspaceSurvey::KeyspaceSurvey(RespClient &client, QObject *parent)
+    : QObject(parent), m_client(client)
+{
+    m_steady.start();
+}
+
+void KeyspaceSurvey::run(const Options &options)
+{
+    m_options = options;
+    m_budget = ReadBudget(options.budgetPerSecond);
+    m_report = SurveyReport();
+    m_families.clear();
+    m_cursor = "0";
+    m_running = true;
+    scanNext();
+}
+
+void KeyspaceSurvey::sendBudgeted(const QList<QByteArray> &argv, RespClient::Callback callback)
+{
+    if (m_client.state() != RespClient::State::Connected) {
+        if (m_client.state() == RespClient::State::Connecting
+            || m_client.state() == RespClient::State::Loading) {
+            QTimer::singleShot(50, this, [=, this] { sendBudgeted(argv, callback); });
+            return;
+        }
+        m_report.error = m_client.stateText();
+        done();
+        return;
+    }
+    if (m_budget.take(1, m_steady.nsecsElapsed() / 1000) == 0) {
+        QTimer::singleShot(20, this, [=, this] { sendBudgeted(argv, callback); });
+        return;
+    }
+    m_client.send(argv, std::move(callback));
+}
+
+void KeyspaceSurvey::scanNext()
+{
+    sendBudgeted({"SCAN", m_cursor, "COUNT", QByteArray::number(m_options.scanCount)},
+        [this](const RespValue &reply) { onScan(reply); });
+}
+
+void KeyspaceSurvey::onScan(const RespValue &reply)
+{
+    if (!m_running)
+        return;
+    if (reply.type != RespValue::Type::Array || reply.elements.size() != 2) {
+        m_report.error = reply.isError() ? QString::fromUtf8(reply.text) : m_client.stateText();
+        done();
+        return;
+    }
+    for (const RespValue &k : reply.elements[1].elements) {
+        if (m_report.keysLookedAt >= m_options.maxKeys)
+            break;
+        ++m_report.keysLookedAt;
+        const KeyShape shape = shapeOfKey(k.text, m_options.qsPrefix);
+        KeyFamily &f = m_families[shape.pattern];
+        if (f.count++ == 0) {
+            f.pattern = shape.pattern;
+            f.preset = shape.preset;
+            f.example = k.text;
+        }
+    }
+    emit progress(m_report.keysLookedAt);
+    m_cursor = reply.elements[0].text;
+    m_report.wholeKeyspace = m_cursor == "0";
+    if (m_report.wholeKeyspace || m_report.keysLookedAt >= m_options.maxKeys)
+        inspectFamilies();
+    else
+        scanNext();
+}
+
+void KeyspaceSurvey::inspectFamilies()
+{
+    for (KeyFamily &f : m_families)
+        m_report.families.append(f);
+    std::sort(m_report.families.begin(), m_report.families.end(),
+        [](const KeyFamily &a, const KeyFamily &b) { return a.count > b.count; });
+    if (m_report.families.size() > m_options.maxFamilies)
+        m_report.families.resize(m_options.maxFamilies);
+    if (m_report.families.isEmpty()) {
+        done();
+        return;
+    }
+    auto left = std::make_shared<int>(int(m_report.families.size()));
+    for (qsizetype i = 0; i < m_report.families.size(); ++i)
+        sendBudgeted({"TYPE", m_report.families[i].example}, [this, i, left](const RespValue &r) {
+            if (!m_running)
+                return;
+            KeyFamily &f = m_report.families[i];
+            f.type = r.text;
+            inspect(f, left);
+        });
+}
+
+namespace {
+
+QString layoutEntry(const KeyFamily &f, const QString &extra = {})
+{
+    QByteArray key = f.pattern;
+    key.replace(key.indexOf('*'), 1, "{key}");
+    return QStringLiteral("- route: ROUTE_ID   # the route whose limit these keys enforce\n"
+                          "  preset: %1\n  key: \"%2\"\n%3")
+        .arg(f.preset, QString::fromUtf8(key), extra);
+}
+
+// A time stored by a tutorial hash, by magnitude (now ≈ 1.7e9 s, 1.7e12 ms, 1.7e15 µs).
+std::optional<QString> timeUnitOf(double v)
+{
+    if (v > 1e9 && v < 1e10)
+        return QStringLiteral("s");
+    if (v > 1e12 && v < 1e13)
+        return QStringLiteral("ms");
+    if (v > 1e15 && v < 1e16)
+        return QStringLiteral("us");
+    return std::nullopt;
+}
+
+} // namespace
+
+void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
+{
+    const auto finishOne = [this, left] {
+        if (--*left == 0)
+            done();
+    };
+    if (f.preset == QLatin1String("quota-studio")) {
+        f.note = QStringLiteral("Quota Studio's own keys: no layout needed");
+    } else if (f.preset == QLatin1String("redis_rate") && f.type == "string") {
+        // rate:* is a common name: the value tells, a TAT of about 3e8 s since 2017.
+        sendBudgeted({"GET", f.example}, [this, &f, finishOne](const RespValue &r) {
+            if (!m_running)
+                return;
+            const auto v = replyNumber(r);
+            if (v && *v > 1e8 && *v < 2e9) {
+                f.note = QStringLiteral("a theoretical arrival time in seconds since 2017");
+                f.layoutYaml = layoutEntry(f);
+            } else {
+                f.note = QStringLiteral("named like redis_rate, but the value is not its arrival "
+                                        "time");
+                f.preset.clear();
+            }
+            finishOne();
+        });
+        return;
+    } else if (f.preset.isEmpty() && f.type == "hash") {
+        sendBudgeted({"HGETALL", f.example}, [this, &f, finishOne](const RespValue &r) {
+            if (!m_running)
+                return;
+            QString timeField;
+            std::optional<QString> unit;
+            bool tokens = false;
+            for (qsizetype i = 0; i + 1 < r.elements.size(); i += 2) {
+                const QByteArray name = r.elements[i].text;
+                tokens = tokens || name == "tokens";
+                if (const auto v = replyNumber(r.elements[i + 1]); v && !unit && name != "tokens") {
+                    unit = timeUnitOf(*v);
+                    if (unit)
+                        timeField = QString::fromUtf8(name);
+                }
+            }
+            if (tokens && unit) {
+                f.preset = QStringLiteral("tutorial-hash");
+                f.note = QStringLiteral("a hash of tokens and %1 (%2)").arg(timeField, *unit);
+                f.layoutYaml = layoutEntry(f,
+                    QStringLiteral("  fields: { tokens: tokens, updated_at: %1 }\n"
+                                   "  time_unit: %2\n")
+                        .arg(timeField, *unit));
+            } else {
+                f.note = QStringLiteral("a hash without a token count and a time");
+            }
+            finishOne();
+        });
+        return;
+    } else if (!f.preset.isEmpty()) {
+        f.note = layoutPreset(f.preset) ? layoutPreset(f.preset)->summary : QString();
+        f.layoutYaml = layoutEntry(f);
+    } else if (f.pattern == "rlflx:*") {
+        f.note = QStringLiteral("rate-limiter-flexible (no preset yet)");
+    }
+    finishOne();
+}
+
+void KeyspaceSurvey::done()
+{
+    if (!m_running)
+        return;
+    m_running = false;
+    emit finished(m_report);
+}
+
+} // namespace qs

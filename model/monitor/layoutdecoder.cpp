@@ -1,0 +1,129 @@
+#include "model/monitor/layoutdecoder.h"
+
+#include "model/monitor/layouts/layouts.h"
+#include "model/policy/layoutpreset.h"
+#include "model/policy/limitconversion.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace qs {
+
+KeyQuota quotaFromState(const limiter::AlgorithmConfig &config,
+    const limiter::AlgorithmState &state, qint64 nowUs, qint64 cost, qint64 ttlMs)
+{
+    const limiter::Quota q = limiter::peek(config, state, nowUs);
+    KeyQuota out;
+    out.status = KeyQuota::Status::Read;
+    out.limit = q.limit;
+    out.remaining = std::clamp<qint64>(q.remaining, 0, q.limit);
+    out.resetAfterMs = (std::max<qint64>(0, q.resetAfter) + 999) / 1000;
+    out.ttlMs = ttlMs;
+    out.throttled = q.remaining < cost;
+    return out;
+}
+
+std::optional<double> replyNumber(const RespValue &reply)
+{
+    if (reply.type == RespValue::Type::Integer)
+        return double(reply.integer);
+    if (reply.type != RespValue::Type::String)
+        return std::nullopt;
+    bool ok = false;
+    const double v = reply.text.toDouble(&ok);
+    return ok ? std::optional(v) : std::nullopt;
+}
+
+QString replyKind(const RespValue &reply)
+{
+    switch (reply.type) {
+    case RespValue::Type::Error:
+        return reply.text.startsWith("WRONGTYPE")
+            ? QStringLiteral("a key of another Redis type")
+            : QStringLiteral("an error: %1").arg(QString::fromUtf8(reply.text.left(120)));
+    case RespValue::Type::Nil:
+        return QStringLiteral("nothing (nil)");
+    case RespValue::Type::String:
+        return QStringLiteral("'%1'").arg(
+            QString::fromUtf8(reply.text.left(40).toPercentEncoding(" :./-_")));
+    case RespValue::Type::Integer:
+        return QString::number(reply.integer);
+    case RespValue::Type::Status:
+        return QString::fromUtf8(reply.text.left(40));
+    case RespValue::Type::Array:
+        return QStringLiteral("a list of %1").arg(reply.elements.size());
+    }
+    return {};
+}
+
+std::variant<std::unique_ptr<LayoutDecoder>, QString> makeLayoutDecoder(
+    const Policy &policy, const Route &route)
+{
+    auto config = toAlgorithmConfig(route.limit);
+    if (auto *problem = std::get_if<LimitProblem>(&config))
+        return QStringLiteral("route '%1': %2").arg(route.id, problem->message);
+    const layouts::RouteLimit limit{
+        std::get<limiter::AlgorithmConfig>(config), route.effectiveCost()};
+
+    const RedisLayout *layout = nullptr;
+    for (const RedisLayout &l : policy.redis.layouts)
+        if (l.routeId == route.id)
+            layout = &l;
+    if (!layout)
+        return layouts::quotaStudio(
+            policy.redis.prefix.value_or(QStringLiteral("qs")), route.id, limit);
+
+    const QString name = layout->preset.value_or(QString::fromLatin1(kDefaultLayoutPreset));
+    const LayoutPreset *preset = layoutPreset(name);
+    if (!preset)
+        return QStringLiteral("route '%1': no layout preset is called '%2'").arg(route.id, name);
+    if (!preset->algorithms.contains(limiter::algorithmOf(limit.config)))
+        return QStringLiteral("route '%1': the %2 preset does not read %3 state")
+            .arg(route.id, name,
+                QString::fromUtf8(limiter::algorithmName(limiter::algorithmOf(limit.config))));
+    const QString keyText
+        = layout->keyTemplate.isEmpty() ? preset->defaultKey : layout->keyTemplate;
+    if (!keyText.contains(QStringLiteral("{key}")))
+        return QStringLiteral("route '%1': the layout's key template needs {key}").arg(route.id);
+    const KeyTemplate key(keyText);
+    if (name == QLatin1String("tutorial-hash"))
+        return layouts::tutorialHash(key, *layout, limit);
+    if (name == QLatin1String("python-limits"))
+        return layouts::pythonLimits(key, limit);
+    if (name == QLatin1String("kong"))
+        return layouts::kong(key, limit);
+    if (name == QLatin1String("envoy-ratelimit"))
+        return layouts::envoyRatelimit(key, limit);
+    if (name == QLatin1String("redis_rate"))
+        return layouts::redisRate(key, limit);
+    if (name == QLatin1String("spring-cloud-gateway"))
+        return layouts::springCloudGateway(key, limit);
+    return layouts::expressRateLimit(key, limit);
+}
+
+namespace layouts {
+
+KeyQuota windowCounterQuota(qint64 limit, limiter::Micros window, qint64 count,
+    limiter::Micros elapsedUs, qint64 cost, qint64 ttlMs)
+{
+    if (elapsedUs >= window || window <= 0)
+        return KeyQuota::gone();
+    limiter::FixedWindowConfig config;
+    config.limit = limit;
+    config.window = window;
+    return quotaFromState(config, limiter::FixedWindowState{0, count},
+        std::max<limiter::Micros>(0, elapsedUs), cost, ttlMs);
+}
+
+qint64 toEpochMicros(double stored, const std::optional<QString> &unit)
+{
+    QString u = unit.value_or(QString());
+    if (u.isEmpty())
+        u = stored < 1e11 ? QStringLiteral("s") : stored < 1e14 ? QStringLiteral("ms") : QString();
+    const double scale = u == QLatin1String("s") ? 1e6 : u == QLatin1String("ms") ? 1e3 : 1.0;
+    return qint64(std::llround(stored * scale));
+}
+
+} // namespace layouts
+
+} // namespace qs

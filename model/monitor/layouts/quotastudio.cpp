@@ -1,0 +1,90 @@
+// Quota Studio's own keys: `<prefix>:<route id>:<client>`, a packed-doubles string (a sorted set
+// for the sliding window log), decoded with limiter/redisstate.h (docs/redis-layout.md).
+#include "model/monitor/layouts/layouts.h"
+
+#include "limiter/redisstate.h"
+
+namespace qs::layouts {
+
+namespace {
+
+class QuotaStudioLayout : public LayoutDecoder {
+public:
+    QuotaStudioLayout(const QString &prefix, const QString &routeId, RouteLimit limit)
+        : m_head((prefix + QLatin1Char(':') + routeId + QLatin1Char(':')).toUtf8()),
+          m_limit(std::move(limit)),
+          m_isLog(limiter::algorithmOf(m_limit.config) == limiter::Algorithm::SlidingWindowLog)
+    {
+    }
+
+    // Prefix and route id are restricted to characters no glob treats specially.
+    QByteArray scanPattern() const override { return m_head + '*'; }
+
+    bool accepts(const QByteArray &key) const override
+    {
+        // The per-second metrics hashes share the route's prefix; `~` starts no client key.
+        return key.size() > m_head.size() && key.startsWith(m_head)
+            && !key.startsWith(m_head + "~metrics:");
+    }
+
+    QList<Command> reads(const QByteArray &key) const override
+    {
+        if (m_isLog)
+            return {{"ZRANGE", key, "0", "-1", "WITHSCORES"}, {"PTTL", key}};
+        return {{"GET", key}, {"PTTL", key}};
+    }
+
+    KeyQuota decode(
+        const QByteArray &, const QList<RespValue> &replies, qint64 nowUs) const override
+    {
+        const RespValue &value = replies.value(0);
+        const qint64 ttlMs = replies.value(1).integer;
+        if (value.type == RespValue::Type::Nil
+            || (m_isLog && value.type == RespValue::Type::Array && value.elements.isEmpty()))
+            return KeyQuota::gone();
+        std::string why;
+        std::optional<limiter::AlgorithmState> state;
+        if (m_isLog && value.type == RespValue::Type::Array)
+            state = logState(value, why);
+        else if (!m_isLog && value.type == RespValue::Type::String)
+            state = limiter::decodeRedisState(limiter::algorithmOf(m_limit.config),
+                std::string_view(value.text.constData(), size_t(value.text.size())), why);
+        else
+            why = QStringLiteral("expected %1, found %2")
+                      .arg(m_isLog ? QStringLiteral("a sorted set") : QStringLiteral("a string"),
+                          replyKind(value))
+                      .toStdString();
+        if (!state)
+            return KeyQuota::unreadable(QString::fromStdString(why));
+        return quotaFromState(m_limit.config, *state, nowUs, m_limit.cost, ttlMs);
+    }
+
+private:
+    static std::optional<limiter::AlgorithmState> logState(const RespValue &pairs, std::string &why)
+    {
+        std::vector<double> scores;
+        for (qsizetype i = 1; i < pairs.elements.size(); i += 2) {
+            const auto score = replyNumber(pairs.elements[i]);
+            if (!score) {
+                why = "a sorted-set score that is not a number";
+                return std::nullopt;
+            }
+            scores.push_back(*score);
+        }
+        return limiter::decodeRedisLog(scores, why);
+    }
+
+    QByteArray m_head;
+    RouteLimit m_limit;
+    bool m_isLog;
+};
+
+} // namespace
+
+std::unique_ptr<LayoutDecoder> quotaStudio(
+    const QString &prefix, const QString &routeId, RouteLimit limit)
+{
+    return std::make_unique<QuotaStudioLayout>(prefix, routeId, std::move(limit));
+}
+
+} // namespace qs::layouts

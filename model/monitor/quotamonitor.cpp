@@ -1,0 +1,415 @@
+#include "model/monitor/quotamonitor.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace qs {
+
+namespace {
+
+constexpr int kRescanEveryRefreshes = 5; // a new SCAN pass at most every 5 refreshes
+constexpr int kUnreadableSample = 20;
+
+} // namespace
+
+QuotaMonitor::QuotaMonitor(const Policy &policy, QObject *parent) : QObject(parent)
+{
+    m_steady.start();
+    const QByteArray prefix = policy.redis.prefix.value_or(QStringLiteral("qs")).toUtf8();
+    m_metrics = policy.redis.metrics.value_or(false);
+    for (const Route &route : policy.routes) {
+        RouteWatch w;
+        w.id = route.id;
+        auto decoder = makeLayoutDecoder(policy, route);
+        if (auto *problem = std::get_if<QString>(&decoder))
+            w.problem = *problem;
+        else
+            w.decoder = std::move(std::get<std::unique_ptr<LayoutDecoder>>(decoder));
+        const bool ownKeys
+            = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
+                [&](const RedisLayout &l) { return l.routeId == route.id; });
+        if (m_metrics && ownKeys)
+            w.metricsPrefix = prefix + ':' + route.id.toUtf8() + ":~metrics:";
+        m_routes.push_back(std::move(w));
+    }
+    connect(&m_timer, &QTimer::timeout, this, &QuotaMonitor::refresh);
+    connect(&m_client, &RespClient::stateChanged, this, [this](RespClient::State state) {
+        if (state == RespClient::State::Connected && !m_refreshing)
+            refresh(); // the first figures as soon as there is a connection
+    });
+}
+
+QuotaMonitor::~QuotaMonitor() = default;
+
+void QuotaMonitor::start(const MonitorOptions &options)
+{
+    m_options = options;
+    m_budget = ReadBudget(options.budgetPerSecond);
+    m_client.open(options.connection);
+    m_timer.start(std::max(50, options.intervalMs));
+}
+
+void QuotaMonitor::stop()
+{
+    m_timer.stop();
+    ++m_generation;
+    m_refreshing = false;
+    m_pending = 0;
+    m_client.close();
+}
+
+qint64 QuotaMonitor::serverNowUs() const
+{
+    return m_serverTimeUs + (steadyMicros() - m_serverTimeAtSteady);
+}
+
+void QuotaMonitor::refresh()
+{
+    const qint64 now = steadyMicros();
+    const qint64 stuckAfterUs
+        = qint64(3 * m_options.intervalMs + m_options.connection.readTimeoutMs) * 1000;
+    if (m_refreshing && now - m_refreshStartUs < stuckAfterUs)
+        return; // the last refresh is still being answered: do not pile up
+    ++m_generation; // replies of an abandoned refresh are ignored from here on
+    m_refreshing = false;
+    m_pending = 0;
+    m_scansInFlight = 0;
+    if (!connected()) {
+        // Nothing is sent while the connection is down: commands would queue and burst out on
+        // reconnection. SCAN passes restart: the server may have come back with other data.
+        for (RouteWatch &w : m_routes) {
+            w.cursor = "0";
+            w.scanning = false;
+            w.passDone = false;
+        }
+        finishRefresh();
+        return;
+    }
+    if (m_budget.take(1, now) == 0)
+        return; // not even TIME fits: the next refresh tries again
+    m_refreshing = true;
+    m_refreshStartUs = now;
+    m_keysRead = 0;
+    ++m_refreshes;
+    const qint64 perRefresh = m_options.budgetPerSecond == 0
+        ? std::numeric_limits<int>::max()
+        : std::max<qint64>(1, m_options.budgetPerSecond * m_options.intervalMs / 1000);
+    m_scansLeft = int(std::max<qint64>(1, std::min<qint64>(perRefresh / 5, 1'000'000)));
+    expect(1);
+    const quint64 generation = m_generation;
+    m_client.send({"TIME"}, [this, generation](const RespValue &reply) {
+        if (generation != m_generation)
+            return;
+        onTime(reply);
+        replied();
+    });
+}
+
+void QuotaMonitor::onTime(const RespValue &reply)
+{
+    if (reply.type != RespValue::Type::Array || reply.elements.size() != 2 || !connected())
+        return;
+    m_serverTimeUs
+        = reply.elements[0].text.toLongLong() * 1'000'000 + reply.elements[1].text.toLongLong();
+    m_serverTimeAtSteady = steadyMicros();
+    sendMetrics();
+    for (size_t r = 0; r < m_routes.size(); ++r) {
+        RouteWatch &w = m_routes[r];
+        if (!w.decoder || w.scanning)
+            continue;
+        if (w.passDone && m_refreshes % kRescanEveryRefreshes != 0)
+            continue;
+        if (w.passDone) {
+            w.passDone = false;
+            w.cursor = "0";
+        }
+        sendScan(int(r));
+    }
+    // Reads go out once this refresh's scans are answered, so that new keys are read at once.
+    if (m_scansInFlight == 0)
+        sendReads();
+}
+
+void QuotaMonitor::sendMetrics()
+{
+    const QByteArray second = QByteArray::number(m_serverTimeUs / 1'000'000 - 1);
+    for (RouteWatch &w : m_routes) {
+        if (w.metricsPrefix.isEmpty() || m_budget.take(1, steadyMicros()) == 0)
+            continue;
+        expect(1);
+        const quint64 generation = m_generation;
+        m_client.send({"HMGET", w.metricsPrefix + second, "a", "d"},
+            [this, generation, &w](const RespValue &reply) {
+                if (generation != m_generation)
+                    return;
+                if (reply.type == RespValue::Type::Array && reply.elements.size() == 2) {
+                    w.allowed = replyNumber(reply.elements[0]).value_or(0);
+                    w.denied = replyNumber(reply.elements[1]).value_or(0);
+                }
+                replied();
+            });
+    }
+}
+
+void QuotaMonitor::sendScan(int route)
+{
+    RouteWatch &w = m_routes[size_t(route)];
+    if (m_scansLeft <= 0 || !connected() || m_budget.take(1, steadyMicros()) == 0)
+        return;
+    --m_scansLeft;
+    ++m_scansInFlight;
+    w.scanning = true;
+    expect(1);
+    const quint64 generation = m_generation;
+    m_client.send({"SCAN", w.cursor, "MATCH", w.decoder->scanPattern(), "COUNT",
+                      QByteArray::number(m_options.scanCount)},
+        [this, generation, route](const RespValue &reply) {
+            if (generation != m_generation)
+                return;
+            onScan(route, reply);
+            replied();
+        });
+}
+
+void QuotaMonitor::onScan(int route, const RespValue &reply)
+{
+    RouteWatch &w = m_routes[size_t(route)];
+    w.scanning = false;
+    --m_scansInFlight;
+    scanAnswered(route, reply);
+    if (m_scansInFlight == 0 && connected())
+        sendReads();
+}
+
+void QuotaMonitor::scanAnswered(int route, const RespValue &reply)
+{
+    RouteWatch &w = m_routes[size_t(route)];
+    if (reply.type != RespValue::Type::Array || reply.elements.size() != 2)
+        return; // connection trouble: the pass goes on at the next refresh
+    for (const RespValue &k : reply.elements[1].elements)
+        if (!m_index.contains(k.text) && w.decoder->accepts(k.text))
+            track(route, k.text);
+    w.cursor = reply.elements[0].text;
+    if (w.cursor == "0") {
+        w.passDone = true;
+        ++w.passes;
+    } else {
+        sendScan(route); // chained within this refresh's share of the budget
+    }
+}
+
+bool QuotaMonitor::hot(const Tracked &t) const
+{
+    // Near or over the limit: within 10% of it, or throttled.
+    return t.everRead && t.status == KeyQuota::Status::Read
+        && (t.throttled || t.remaining * 10 <= t.limit);
+}
+
+void QuotaMonitor::sendReads()
+{
+    // This refresh's scans are done (they had the first share of the budget): reads take what
+    // is left, one key's commands at a time.
+    const auto fits = [&](qint32 i) {
+        const auto &w = m_routes[size_t(m_keys[size_t(i)].route)];
+        return m_budget.available(steadyMicros())
+            >= qint64(w.decoder->reads(m_keys[size_t(i)].key).size());
+    };
+    std::vector<qint32> hotKeys, fresh;
+    for (qint32 i = 0; i < qint32(m_keys.size()); ++i) {
+        if (hot(m_keys[size_t(i)]))
+            hotKeys.push_back(i);
+        else if (!m_keys[size_t(i)].everRead)
+            fresh.push_back(i);
+    }
+    // The hottest first: when even the hot keys do not fit, the ones closest to refusing win.
+    std::sort(hotKeys.begin(), hotKeys.end(), [this](qint32 a, qint32 b) {
+        const Tracked &x = m_keys[size_t(a)], &y = m_keys[size_t(b)];
+        return x.remaining * std::max<qint64>(1, y.limit)
+            < y.remaining * std::max<qint64>(1, x.limit);
+    });
+    std::vector<qint32> order;
+    for (auto *list : {&hotKeys, &fresh})
+        for (qint32 i : *list) {
+            if (!fits(i))
+                break;
+            order.push_back(i);
+            readKey(i);
+        }
+    // The long tail, rotated: each refresh goes on where the last one stopped.
+    const size_t n = m_keys.size();
+    for (size_t step = 0; step < n; ++step) {
+        const size_t i = (m_rotation + step) % n;
+        const Tracked &t = m_keys[i];
+        if (!t.everRead || hot(t))
+            continue;
+        if (!fits(qint32(i))) {
+            m_rotation = i;
+            return;
+        }
+        readKey(qint32(i));
+    }
+}
+
+void QuotaMonitor::readKey(qint32 index)
+{
+    const Tracked &t = m_keys[size_t(index)];
+    const QList<Command> commands = m_routes[size_t(t.route)].decoder->reads(t.key);
+    m_budget.take(commands.size(), steadyMicros());
+    auto replies = std::make_shared<QList<RespValue>>();
+    replies->resize(commands.size());
+    auto left = std::make_shared<int>(int(commands.size()));
+    expect(int(commands.size()));
+    const quint64 generation = m_generation;
+    const QByteArray key = t.key;
+    for (qsizetype c = 0; c < commands.size(); ++c)
+        m_client.send(commands[c], [this, generation, key, replies, left, c](const RespValue &r) {
+            if (generation != m_generation)
+                return;
+            (*replies)[c] = r;
+            if (--*left == 0)
+                onRead(key, *replies);
+            replied();
+        });
+}
+
+void QuotaMonitor::onRead(const QByteArray &key, const QList<RespValue> &replies)
+{
+    if (!connected())
+        return; // an error made by the lost connection says nothing about the key
+    const auto found = m_index.constFind(key);
+    if (found == m_index.cend())
+        return;
+    Tracked &t = m_keys[size_t(*found)];
+    const KeyQuota q = m_routes[size_t(t.route)].decoder->decode(key, replies, serverNowUs());
+    ++m_keysRead;
+    if (q.status == KeyQuota::Status::Gone) {
+        forget(key);
+        return;
+    }
+    t.everRead = true;
+    t.status = q.status;
+    t.throttled = q.throttled;
+    t.limit = q.limit;
+    t.remaining = q.remaining;
+    t.resetAfterMs = q.resetAfterMs;
+    t.ttlMs = q.ttlMs;
+    if (q.status == KeyQuota::Status::Unreadable)
+        m_why.insert(key, q.why);
+    else
+        m_why.remove(key);
+}
+
+void QuotaMonitor::track(int route, const QByteArray &key)
+{
+    m_index.insert(key, qint32(m_keys.size()));
+    Tracked t;
+    t.key = key;
+    t.route = route;
+    m_keys.push_back(std::move(t));
+}
+
+void QuotaMonitor::forget(const QByteArray &key)
+{
+    const auto found = m_index.find(key);
+    if (found == m_index.end())
+        return;
+    const size_t at = size_t(*found);
+    m_index.erase(found);
+    m_why.remove(key);
+    if (at + 1 != m_keys.size()) {
+        m_keys[at] = std::move(m_keys.back());
+        m_index[m_keys[at].key] = qint32(at);
+    }
+    m_keys.pop_back();
+    if (m_rotation >= m_keys.size())
+        m_rotation = 0;
+}
+
+void QuotaMonitor::replied()
+{
+    if (m_refreshing && --m_pending == 0)
+        finishRefresh();
+}
+
+void QuotaMonitor::finishRefresh()
+{
+    m_refreshing = false;
+    MonitorSnapshot s = snapshot();
+    m_history.push_back(s);
+    const size_t keep
+        = size_t(std::max(1, m_options.historySeconds * 1000 / std::max(50, m_options.intervalMs)));
+    while (m_history.size() > keep)
+        m_history.pop_front();
+    emit refreshed(s);
+}
+
+MonitorSnapshot QuotaMonitor::snapshot() const
+{
+    MonitorSnapshot s;
+    s.state = m_client.state();
+    s.stateText = m_client.stateText();
+    s.serverTimeUs = connected() ? m_serverTimeUs : 0;
+    s.commandsSent = m_client.commandsSent();
+    s.keysRead = m_keysRead;
+    s.scanComplete = true;
+    for (const RouteWatch &w : m_routes) {
+        RouteStatus r;
+        r.id = w.id;
+        r.problem = w.problem;
+        r.allowedPerSecond = w.allowed;
+        r.deniedPerSecond = w.denied;
+        s.routes.append(r);
+        if (w.decoder && w.passes == 0)
+            s.scanComplete = false;
+    }
+    std::vector<const Tracked *> candidates;
+    for (const Tracked &t : m_keys) {
+        RouteStatus &r = s.routes[t.route];
+        ++r.keys;
+        if (t.status == KeyQuota::Status::Unreadable) {
+            ++r.unreadable;
+            if (s.unreadable.size() < kUnreadableSample)
+                s.unreadable.append({r.id, t.key, m_why.value(t.key)});
+        } else if (t.everRead) {
+            r.throttled += t.throttled ? 1 : 0;
+            candidates.push_back(&t);
+        }
+    }
+    // Throttled first, then by the share of the limit in use, then the longest wait.
+    const auto hotter = [](const Tracked *a, const Tracked *b) {
+        if (a->throttled != b->throttled)
+            return a->throttled;
+        const qint64 ua = (a->limit - a->remaining) * std::max<qint64>(1, b->limit);
+        const qint64 ub = (b->limit - b->remaining) * std::max<qint64>(1, a->limit);
+        if (ua != ub)
+            return ua > ub;
+        return a->resetAfterMs > b->resetAfterMs;
+    };
+    const size_t top = std::min(candidates.size(), size_t(std::max(0, m_options.hotKeyCount)));
+    std::partial_sort(candidates.begin(), candidates.begin() + long(top), candidates.end(), hotter);
+    for (size_t i = 0; i < top; ++i) {
+        const Tracked &t = *candidates[i];
+        KeyQuota q;
+        q.status = t.status;
+        q.limit = t.limit;
+        q.remaining = t.remaining;
+        q.resetAfterMs = t.resetAfterMs;
+        q.ttlMs = t.ttlMs;
+        q.throttled = t.throttled;
+        s.hotKeys.append({m_routes[size_t(t.route)].id, t.key, q});
+    }
+    return s;
+}
+
+void QuotaMonitor::resetKey(const QByteArray &key, RespClient::Callback done)
+{
+    if (m_readOnly) {
+        if (done)
+            done(RespValue::error("read-only: turn read-only off to reset a key"));
+        return;
+    }
+    m_client.send({"DEL", key}, std::move(done));
+    forget(key);
+}
+
+} // namespace qs

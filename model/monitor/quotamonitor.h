@@ -1,0 +1,157 @@
+#pragma once
+// The monitor's engine room, headless: it finds a policy's keys in a live Redis with SCAN, reads
+// them in pipelined batches within a read budget, decodes them with each route's layout and
+// publishes a snapshot per refresh — routes (keys seen, throttled now, allowed/denied per
+// second) and the hottest keys. It sends read commands only; the one write, resetKey(), is
+// refused unless the caller has turned read-only off (docs/monitoring.md).
+//
+// Tiered refresh: keys near or over their limit are read every refresh, the rest are rotated
+// through within what the budget leaves, new keys first. A refresh that has not finished when
+// the next is due is not doubled up: the next one waits.
+#include "model/monitor/keyquota.h"
+#include "model/monitor/layoutdecoder.h"
+#include "model/monitor/readbudget.h"
+#include "model/monitor/respclient.h"
+#include "model/policy/policy.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace qs {
+
+struct MonitorOptions {
+    RespClient::Options connection;
+    qint64 budgetPerSecond = 5000; // commands per second, any second; 0: no budget
+    int intervalMs = 1000;
+    int scanCount = 1000; // SCAN's COUNT hint
+    int hotKeyCount = 20; // how many of the hottest keys a snapshot lists
+    int historySeconds = 600; // per-route history kept in memory
+};
+
+struct RouteStatus {
+    QString id;
+    QString problem; // not empty: this route cannot be monitored, and why
+    qint64 keys = 0; // live keys seen
+    qint64 throttled = 0; // keys whose next request would be refused now
+    qint64 unreadable = 0;
+    std::optional<double> allowedPerSecond, deniedPerSecond; // where the deployment counts
+};
+
+struct HotKey {
+    QString route;
+    QByteArray key;
+    KeyQuota quota;
+};
+
+struct UnreadableKey {
+    QString route;
+    QByteArray key;
+    QString why;
+};
+
+struct MonitorSnapshot {
+    qint64 serverTimeUs = 0; // Redis' TIME when the refresh began; 0 when not connected
+    RespClient::State state = RespClient::State::Disconnected;
+    QString stateText;
+    QList<RouteStatus> routes;
+    QList<HotKey> hotKeys; // throttled first, then by the share of the limit used
+    QList<UnreadableKey> unreadable; // a sample (at most 20)
+    quint64 commandsSent = 0; // since start(), the handshake included
+    qint64 keysRead = 0; // in this refresh
+    bool scanComplete = false; // every route's SCAN has walked the whole keyspace once
+};
+
+class QuotaMonitor : public QObject {
+    Q_OBJECT
+public:
+    explicit QuotaMonitor(const Policy &policy, QObject *parent = nullptr);
+    ~QuotaMonitor() override;
+
+    void start(const MonitorOptions &options);
+    void stop();
+
+    const RespClient &client() const { return m_client; }
+    qint64 trackedKeys() const { return qint64(m_keys.size()); }
+    // The last snapshots, oldest first, at most historySeconds worth.
+    const std::deque<MonitorSnapshot> &history() const { return m_history; }
+
+    // The one write: deletes a key, which resets that client's quota. Refused (an error to
+    // `done`) while read-only, the default.
+    void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
+    void resetKey(const QByteArray &key, RespClient::Callback done);
+
+signals:
+    void refreshed(const qs::MonitorSnapshot &snapshot);
+
+private:
+    struct RouteWatch {
+        QString id;
+        QString problem;
+        std::unique_ptr<LayoutDecoder> decoder;
+        QByteArray metricsPrefix; // `<prefix>:<route>:~metrics:`; empty: not counted
+        QByteArray cursor = "0";
+        bool scanning = false; // a SCAN of this route is in flight
+        bool passDone = false; // the current pass has reached cursor 0
+        int passes = 0; // complete passes so far
+        std::optional<double> allowed, denied;
+    };
+    struct Tracked {
+        QByteArray key;
+        qint32 route = 0;
+        bool everRead = false;
+        KeyQuota::Status status = KeyQuota::Status::Read;
+        bool throttled = false;
+        qint64 limit = 0, remaining = 0, resetAfterMs = 0, ttlMs = -1;
+    };
+
+    void refresh();
+    void onTime(const RespValue &reply);
+    void sendScan(int route);
+    void onScan(int route, const RespValue &reply);
+    void scanAnswered(int route, const RespValue &reply); // tracks keys, chains the next SCAN
+    void sendMetrics();
+    void sendReads();
+    void readKey(qint32 index);
+    void onRead(const QByteArray &key, const QList<RespValue> &replies);
+    void track(int route, const QByteArray &key);
+    void forget(const QByteArray &key);
+    void expect(int replies) { m_pending += replies; }
+    void replied();
+    void finishRefresh();
+    MonitorSnapshot snapshot() const;
+    bool hot(const Tracked &t) const;
+    qint64 steadyMicros() const { return m_steady.nsecsElapsed() / 1000; }
+    qint64 serverNowUs() const;
+    bool connected() const { return m_client.state() == RespClient::State::Connected; }
+
+    MonitorOptions m_options;
+    RespClient m_client;
+    ReadBudget m_budget;
+    QTimer m_timer;
+    QElapsedTimer m_steady;
+    std::vector<RouteWatch> m_routes;
+    std::vector<Tracked> m_keys;
+    QHash<QByteArray, qint32> m_index; // key -> position in m_keys
+    QHash<QByteArray, QString> m_why; // unreadable keys only
+    std::deque<MonitorSnapshot> m_history;
+    qint64 m_serverTimeUs = 0, m_serverTimeAtSteady = 0;
+    qint64 m_refreshStartUs = 0;
+    size_t m_rotation = 0;
+    int m_pending = 0;
+    quint64 m_generation = 0; // replies of an abandoned refresh carry an older one
+    quint64 m_refreshes = 0;
+    int m_scansLeft = 0; // SCANs this refresh may still send
+    int m_scansInFlight = 0;
+    qint64 m_keysRead = 0;
+    bool m_refreshing = false;
+    bool m_readOnly = true;
+    bool m_metrics = false;
+};
+
+} // namespace qs
