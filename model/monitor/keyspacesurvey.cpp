@@ -17,12 +17,13 @@ QByteArray group(const QRegularExpressionMatch &m, int n)
     return m.captured(n).toUtf8();
 }
 
-// A key segment that varies between clients: it holds a digit or is long (a token, a hash).
+// A key segment that varies between clients: mostly digits (an id, an address, a time) or long
+// (a token, a hash). "v2" or "app1" are fixed names.
 bool variable(const QByteArray &segment)
 {
-    return segment.size() > 24 || std::any_of(segment.cbegin(), segment.cend(), [](char c) {
-        return c >= '0' && c <= '9';
-    });
+    const auto digits = std::count_if(
+        segment.cbegin(), segment.cend(), [](char c) { return c >= '0' && c <= '9'; });
+    return segment.size() > 24 || digits * 2 > segment.size();
 }
 
 // Unknown keys: keep the leading segments up to the first variable one, then `*`.

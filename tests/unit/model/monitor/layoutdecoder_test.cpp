@@ -1,0 +1,288 @@
+// The monitor's decoders, fed the exact replies Redis gives for keys written the way each system
+// writes them. Expected figures come from each project's own formula (../shared/REDIS-LAYOUTS.md
+// and the sources named in docs/monitoring.md), computed here by hand — not from the decoder's
+// code path — and Quota Studio's own keys are checked against the engine deciding the same trace.
+#include "limiter/packeddoubles.h"
+#include "model/policy/limitconversion.h"
+#include "tests/unit/model/monitor/monitortestutil.h"
+
+#include <cmath>
+
+using namespace qs;
+using namespace qs::test;
+using limiter::Micros;
+
+namespace {
+
+constexpr qint64 kNow = 1'760'000'000'123'456; // µs, a Redis TIME
+
+const QByteArray kPolicy = R"(quota_studio: 1
+name: t
+redis:
+  layouts:
+    - { route: tutorial, key: "rate_limit:{key}", fields: { updated_at: last_updated }, time_unit: s }
+    - { route: tutorial-ms, preset: tutorial-hash, key: "bucket:{key}", fields: { tokens: t, updated_at: ts } }
+    - { route: pylimits, preset: python-limits }
+    - { route: pymoving, preset: python-limits }
+    - { route: kong, preset: kong }
+    - { route: envoy, preset: envoy-ratelimit, key: "apis_remote_address_{key}" }
+    - { route: goredis, preset: redis_rate }
+    - { route: spring, preset: spring-cloud-gateway }
+    - { route: express, preset: express-rate-limit }
+routes:
+  - { id: own-tb, match: { path: /a }, limit: { algorithm: token_bucket, capacity: 10, refill: 2/s } }
+  - { id: own-lb, match: { path: /b }, limit: { algorithm: leaky_bucket, rate: 5/s, queue: 20 } }
+  - { id: own-fw, match: { path: /c }, limit: { algorithm: fixed_window, limit: 7, window: 10s } }
+  - { id: own-swl, match: { path: /d }, limit: { algorithm: sliding_window_log, limit: 4, window: 2s } }
+  - { id: own-swc, match: { path: /e }, limit: { algorithm: sliding_window_counter, limit: 9, window: 1m } }
+  - { id: own-gcra, match: { path: /f }, limit: { algorithm: gcra, rate: 10/s, burst: 20 } }
+  - { id: tutorial, match: { path: /g }, limit: { algorithm: token_bucket, capacity: 10, refill: 1/s } }
+  - { id: tutorial-ms, match: { path: /h }, limit: { algorithm: token_bucket, capacity: 100, refill: 10/s } }
+  - { id: pylimits, match: { path: /i }, limit: { algorithm: fixed_window, limit: 1, window: 1s } }
+  - { id: pymoving, match: { path: /j }, limit: { algorithm: sliding_window_log, limit: 1, window: 1s } }
+  - { id: kong, match: { path: /k }, limit: { algorithm: fixed_window, limit: 5, window: 1m } }
+  - { id: envoy, match: { path: /l }, limit: { algorithm: fixed_window, limit: 10, window: 1m } }
+  - { id: goredis, match: { path: /m }, limit: { algorithm: gcra, rate: 10/s, burst: 10 } }
+  - { id: spring, match: { path: /n }, limit: { algorithm: token_bucket, capacity: 20, refill: 10/s } }
+  - { id: express, match: { path: /o }, limit: { algorithm: fixed_window, limit: 100, window: 15m } }
+)";
+
+const Policy &policy()
+{
+    static const Policy p = policyOf(kPolicy);
+    return p;
+}
+
+KeyQuota decode(
+    const QString &route, const QByteArray &key, const QList<RespValue> &replies, qint64 now = kNow)
+{
+    auto d = decoderOf(policy(), route);
+    EXPECT_TRUE(d->accepts(key)) << key.toStdString();
+    return d->decode(key, replies, now);
+}
+
+QByteArray packed(std::initializer_list<double> values)
+{
+    const std::vector<double> v(values);
+    return QByteArray::fromStdString(limiter::packDoubles(v));
+}
+
+} // namespace
+
+// Quota Studio's own keys: the engine decides a trace on its own state; the same state packed
+// as the scripts pack it must decode to the engine's peek at every algorithm.
+TEST(LayoutDecoder, OwnKeysReadAsTheEngineDecides)
+{
+    for (const QString id : {"own-tb", "own-lb", "own-fw", "own-swc", "own-gcra", "own-swl"}) {
+        SCOPED_TRACE(id.toStdString());
+        const Route &route = *policy().route(id);
+        const auto config = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(route.limit));
+        limiter::AlgorithmState state = limiter::freshState(config);
+        Micros t = kNow - 3'000'000;
+        for (int i = 0; i < 12; ++i, t += 97'000)
+            limiter::decide(config, state, t, 1);
+        const limiter::Quota expected = limiter::peek(config, state, kNow);
+        QList<RespValue> replies;
+        std::visit(
+            [&](const auto &s) {
+                using S = std::decay_t<decltype(s)>;
+                if constexpr (std::is_same_v<S, limiter::TokenBucketState>)
+                    replies << bulk(packed({s.tokens, double(s.updatedAt)}));
+                else if constexpr (std::is_same_v<S, limiter::LeakyBucketState>)
+                    replies << bulk(packed({double(s.nextFree)}));
+                else if constexpr (std::is_same_v<S, limiter::GcraState>)
+                    replies << bulk(packed({double(s.tat)}));
+                else if constexpr (std::is_same_v<S, limiter::FixedWindowState>)
+                    replies << bulk(packed({double(s.windowStart), double(s.count)}));
+                else if constexpr (std::is_same_v<S, limiter::SlidingWindowCounterState>)
+                    replies << bulk(
+                        packed({double(s.windowStart), double(s.current), double(s.previous)}));
+                else {
+                    QList<RespValue> pairs;
+                    for (size_t k = s.head; k < s.stamps.size(); ++k)
+                        pairs << bulk(
+                            QByteArray::number(s.stamps[k]) + ":" + QByteArray::number(int(k)))
+                              << bulk(QByteArray::number(s.stamps[k]));
+                    replies << array(pairs);
+                }
+            },
+            state);
+        replies << integer(4321);
+        const KeyQuota q = decode(id, "qs:" + id.toUtf8() + ":203.0.113.7", replies);
+        ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+        EXPECT_EQ(q.limit, expected.limit);
+        EXPECT_EQ(q.remaining, std::max<qint64>(0, expected.remaining));
+        EXPECT_EQ(q.resetAfterMs, (expected.resetAfter + 999) / 1000);
+        EXPECT_EQ(q.throttled, expected.remaining < 1);
+        EXPECT_EQ(q.ttlMs, 4321);
+    }
+}
+
+TEST(LayoutDecoder, OwnKeysAreTheRoutesAndNotItsMetrics)
+{
+    auto d = decoderOf(policy(), QStringLiteral("own-tb"));
+    EXPECT_EQ(d->scanPattern(), "qs:own-tb:*");
+    EXPECT_TRUE(d->accepts("qs:own-tb:2001:db8::1"));
+    EXPECT_FALSE(d->accepts("qs:own-tb:~metrics:1760000000"));
+    EXPECT_FALSE(d->accepts("qs:own-tb:"));
+    EXPECT_FALSE(d->accepts("qs:own-tbx:1"));
+    EXPECT_EQ(
+        d->reads("qs:own-tb:k"), (QList<Command>{{"GET", "qs:own-tb:k"}, {"PTTL", "qs:own-tb:k"}}));
+}
+
+// A bad key says what is wrong with it, in words; the scripts' corruption rules apply.
+TEST(LayoutDecoder, UnreadableKeysSayWhy)
+{
+    const auto why = [](const QString &route, const RespValue &value) {
+        const KeyQuota q = decode(route, "qs:" + route.toUtf8() + ":x", {value, integer(-1)});
+        EXPECT_EQ(q.status, KeyQuota::Status::Unreadable);
+        return q.why.toStdString();
+    };
+    EXPECT_EQ(why("own-tb", bulk("abc")), "3 bytes, expected a 16-byte token bucket");
+    EXPECT_EQ(why("own-fw", bulk(packed({double(kNow), 2.5}))),
+        "a value out of range in the fixed window (negative, NaN, fractional or beyond 4e15)");
+    EXPECT_EQ(why("own-gcra", bulk(packed({std::nan("")}))),
+        "a value out of range in the schedule (negative, NaN, fractional or beyond 4e15)");
+    RespValue wrongType
+        = RespValue::error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    EXPECT_EQ(why("own-tb", wrongType), "expected a string, found a key of another Redis type");
+    EXPECT_EQ(why("own-swl", bulk("x")), "expected a sorted set, found 'x'");
+    // Gone is not unreadable: a key that expired between SCAN and GET is simply dropped.
+    EXPECT_EQ(decode("own-tb", "qs:own-tb:x", {nil(), integer(-2)}).status, KeyQuota::Status::Gone);
+}
+
+// tutorial-hash: tokens now = min(cap, tokens + (now - ts) * rate).
+TEST(LayoutDecoder, TutorialHashInSecondsAndMilliseconds)
+{
+    // 3 tokens 2.5 s ago at 1/s: 5.5 now, 5 whole; full (10) after 4.5 s more.
+    const double ts = double(kNow - 2'500'000) / 1e6;
+    KeyQuota q = decode("tutorial", "rate_limit:alice",
+        {array({bulk("3"), bulk(QByteArray::number(ts, 'f', 6))}), integer(3'600'000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.limit, 10);
+    EXPECT_EQ(q.remaining, 5);
+    EXPECT_EQ(q.resetAfterMs, 4500);
+    EXPECT_FALSE(q.throttled);
+    // Field names and unit of another copy: t and ts in ms, told by magnitude. 0.25 tokens 10 ms
+    // ago at 10/s: 0.35, so the next request is refused.
+    q = decode("tutorial-ms", "bucket:bob",
+        {array({bulk("0.25"), bulk(QByteArray::number((kNow - 10'000) / 1000))}), integer(-1)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.remaining, 0);
+    EXPECT_TRUE(q.throttled);
+    EXPECT_EQ(decoderOf(policy(), "tutorial-ms")->reads("bucket:bob").first(),
+        (Command{"HMGET", "bucket:bob", "t", "ts"}));
+    // A hash with one of the two fields is unreadable, and says which.
+    q = decode("tutorial", "rate_limit:carol", {array({bulk("3"), nil()}), integer(-1)});
+    EXPECT_EQ(q.status, KeyQuota::Status::Unreadable);
+    EXPECT_EQ(q.why.toStdString(), "field 'last_updated' is nothing (nil), not a time");
+}
+
+// python-limits: the limit is in the key; fixed window: remaining = max(0, amount - v),
+// reset = TTL; moving window: count of entries >= now - expiry, reset = newest + expiry.
+TEST(LayoutDecoder, PythonLimitsFixedAndMovingWindows)
+{
+    KeyQuota q = decode(
+        "pylimits", "LIMITER/203.0.113.7/app.home/10/2/minute", {bulk("4"), integer(75'000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.limit, 10);
+    EXPECT_EQ(q.remaining, 6);
+    EXPECT_EQ(q.resetAfterMs, 75'000);
+    q = decode("pylimits", "LIMITER/k/3/1/second", {bulk("5"), integer(400)}); // over: counted on
+    EXPECT_EQ(q.remaining, 0);
+    EXPECT_TRUE(q.throttled);
+    // Moving window, newest first: 3 of 4 entries are within the last 10 s.
+    const auto secondsAgo
+        = [](double s) { return bulk(QByteArray::number((double(kNow) / 1e6) - s, 'f', 6)); };
+    q = decode("pymoving", "LIMITER/k/5/10/second",
+        {array({secondsAgo(1.5), secondsAgo(4), secondsAgo(9), secondsAgo(12)}), integer(9000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.limit, 5);
+    EXPECT_EQ(q.remaining, 2);
+    EXPECT_EQ(q.resetAfterMs, 8500);
+    EXPECT_FALSE(decoderOf(policy(), "pylimits")->accepts("LIMITER/k/ten/1/minute"));
+}
+
+// kong: remaining = max(0, limit - v), reset = period start + period length; past periods gone.
+TEST(LayoutDecoder, KongReadsThePeriodFromTheKeyNotTheTtl)
+{
+    const qint64 minuteStartMs = (kNow / 1000) / 60'000 * 60'000;
+    const QByteArray key = "ratelimit:" + QByteArray(36, 'a') + ":" + QByteArray(36, '0')
+        + ":2001:db8::7:" + QByteArray::number(minuteStartMs) + ":minute";
+    KeyQuota q = decode("kong", key, {bulk("3")});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.limit, 5);
+    EXPECT_EQ(q.remaining, 2);
+    EXPECT_EQ(q.resetAfterMs, ((minuteStartMs + 60'000) * 1000 - kNow + 999) / 1000);
+    const QByteArray old = "ratelimit:" + QByteArray(36, 'a') + ":" + QByteArray(36, '0')
+        + ":ip:" + QByteArray::number(minuteStartMs - 60'000) + ":minute";
+    EXPECT_EQ(decode("kong", old, {bulk("9")}).status, KeyQuota::Status::Gone);
+}
+
+// envoy-ratelimit: epoch-aligned windows named by their start second.
+TEST(LayoutDecoder, EnvoyRatelimitWindowInTheKey)
+{
+    const qint64 start = kNow / 1'000'000 / 60 * 60;
+    const KeyQuota q = decode("envoy", "apis_remote_address_10.1.2.3_" + QByteArray::number(start),
+        {bulk("10"), integer(200'000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.remaining, 0);
+    EXPECT_TRUE(q.throttled);
+    EXPECT_EQ(q.resetAfterMs, ((start + 60) * 1'000'000 - kNow + 999) / 1000);
+}
+
+// redis_rate: tat' = v (s since 2017); remaining = clamp(floor(burst - (tat' - now')/T), 0, burst).
+TEST(LayoutDecoder, RedisRateGcraSince2017)
+{
+    const double nowPrime = double(kNow) / 1e6 - 1483228800.0;
+    const double tat = nowPrime + 0.35; // T = 0.1 s: 3.5 intervals of backlog
+    const KeyQuota q
+        = decode("goredis", "rate:user:42", {bulk(QByteArray::number(tat, 'f', 6)), integer(1000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.limit, 10);
+    EXPECT_EQ(q.remaining, qint64(std::floor(10 - 3.5)));
+    EXPECT_EQ(q.resetAfterMs, 350);
+}
+
+// spring-cloud-gateway: tokens now = min(burst, tokens + (now - ts) * rate), ts in seconds.
+TEST(LayoutDecoder, SpringCloudGatewayTwoKeys)
+{
+    const QByteArray tokens = "request_rate_limiter.{route1.alice}.tokens";
+    auto d = decoderOf(policy(), "spring");
+    EXPECT_EQ(d->scanPattern(), "request_rate_limiter.*.tokens");
+    EXPECT_EQ(d->reads(tokens).first(),
+        (Command{"MGET", tokens, "request_rate_limiter.{route1.alice}.timestamp"}));
+    const qint64 ts = kNow / 1'000'000 - 1; // 1 s ago (+ the µs of this second)
+    const double elapsed = double(kNow) / 1e6 - double(ts);
+    const KeyQuota q = decode(
+        "spring", tokens, {array({bulk("2"), bulk(QByteArray::number(ts))}), integer(4000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.remaining, qint64(std::floor(std::min(20.0, 2 + elapsed * 10))));
+}
+
+// express-rate-limit: remaining = max(0, limit - v), reset = PTTL.
+TEST(LayoutDecoder, ExpressRateLimitCounterWithPttl)
+{
+    const KeyQuota q
+        = decode("express", "rl:2001:db8:abcd:1200::/56", {bulk("42"), integer(61'000)});
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.limit, 100);
+    EXPECT_EQ(q.remaining, 58);
+    EXPECT_EQ(q.resetAfterMs, 61'000);
+    const KeyQuota noTtl = decode("express", "rl:x", {bulk("1"), integer(-1)});
+    EXPECT_EQ(noTtl.status, KeyQuota::Status::Unreadable);
+}
+
+TEST(LayoutDecoder, KeyTemplatesEscapeGlobCharacters)
+{
+    const Policy p = policyOf(R"(quota_studio: 1
+name: t
+redis: { layouts: [ { route: r, preset: express-rate-limit, key: "rl[*]?:{key}" } ] }
+routes:
+  - { id: r, match: { path: /a }, limit: { algorithm: fixed_window, limit: 1, window: 1s } }
+)");
+    auto d = decoderOf(p, "r");
+    EXPECT_EQ(d->scanPattern(), "rl\\[\\*\\]\\?:*");
+    EXPECT_TRUE(d->accepts("rl[*]?:x"));
+    EXPECT_FALSE(d->accepts("rlx*]?:x"));
+}
