@@ -49,6 +49,12 @@ void QuotaMonitor::start(const MonitorOptions &options)
     m_timer.start(std::max(50, options.intervalMs));
 }
 
+void QuotaMonitor::setBudgetPerSecond(qint64 perSecond)
+{
+    m_options.budgetPerSecond = perSecond;
+    m_budget.setPerSecond(perSecond);
+}
+
 void QuotaMonitor::stop()
 {
     m_timer.stop();
@@ -207,13 +213,9 @@ bool QuotaMonitor::hot(const Tracked &t) const
 
 void QuotaMonitor::sendReads()
 {
-    // This refresh's scans are done (they had the first share of the budget): reads take what
-    // is left, one key's commands at a time.
-    const auto fits = [&](qint32 i) {
-        const auto &w = m_routes[size_t(m_keys[size_t(i)].route)];
-        return m_budget.available(steadyMicros())
-            >= qint64(w.decoder->reads(m_keys[size_t(i)].key).size());
-    };
+    // This refresh's plan: the hot keys (the hottest first, so that they win when even they do
+    // not all fit), then keys never read, then the long tail from where the last refresh
+    // stopped. Keys, not positions: a key that expires meanwhile moves the others.
     std::vector<qint32> hotKeys, fresh;
     for (qint32 i = 0; i < qint32(m_keys.size()); ++i) {
         if (hot(m_keys[size_t(i)]))
@@ -221,33 +223,63 @@ void QuotaMonitor::sendReads()
         else if (!m_keys[size_t(i)].everRead)
             fresh.push_back(i);
     }
-    // The hottest first: when even the hot keys do not fit, the ones closest to refusing win.
     std::sort(hotKeys.begin(), hotKeys.end(), [this](qint32 a, qint32 b) {
         const Tracked &x = m_keys[size_t(a)], &y = m_keys[size_t(b)];
         return x.remaining * std::max<qint64>(1, y.limit)
             < y.remaining * std::max<qint64>(1, x.limit);
     });
-    std::vector<qint32> order;
-    for (auto *list : {&hotKeys, &fresh})
-        for (qint32 i : *list) {
-            if (!fits(i))
-                break;
-            order.push_back(i);
-            readKey(i);
-        }
-    // The long tail, rotated: each refresh goes on where the last one stopped.
+    // No plan longer than a refresh's budget could read (every key takes at least a command).
+    const size_t cap = m_options.budgetPerSecond == 0
+        ? m_keys.size()
+        : size_t(std::max<qint64>(1, m_options.budgetPerSecond * m_options.intervalMs / 1000));
+    m_plan.clear();
+    for (const auto *list : {&hotKeys, &fresh})
+        for (qint32 i : *list)
+            if (m_plan.size() < cap)
+                m_plan.push_back(m_keys[size_t(i)].key);
     const size_t n = m_keys.size();
-    for (size_t step = 0; step < n; ++step) {
-        const size_t i = (m_rotation + step) % n;
-        const Tracked &t = m_keys[i];
-        if (!t.everRead || hot(t))
-            continue;
-        if (!fits(qint32(i))) {
-            m_rotation = i;
-            return;
-        }
-        readKey(qint32(i));
+    for (size_t step = 0; step < n && m_plan.size() < cap; ++step) {
+        const Tracked &t = m_keys[(m_rotation + step) % n];
+        if (t.everRead && !hot(t))
+            m_plan.push_back(t.key);
     }
+    m_planPos = 0;
+    continueReads();
+}
+
+void QuotaMonitor::continueReads()
+{
+    // Sends what the budget allows now. The budget is a sliding second: what the last refresh
+    // sent frees up while this one runs, so the plan goes on in small steps until the refresh's
+    // time is up rather than waiting for the next refresh (which would halve the read rate).
+    while (m_planPos < m_plan.size() && connected()) {
+        const auto found = m_index.constFind(m_plan[m_planPos]);
+        if (found == m_index.cend()) {
+            ++m_planPos; // gone meanwhile
+            continue;
+        }
+        const Tracked &t = m_keys[size_t(*found)];
+        const qint64 cost = qint64(m_routes[size_t(t.route)].decoder->reads(t.key).size());
+        if (m_budget.available(steadyMicros()) < cost)
+            break;
+        if (t.everRead && !hot(t))
+            m_rotation = (size_t(*found) + 1) % std::max<size_t>(1, m_keys.size());
+        readKey(*found);
+        ++m_planPos;
+    }
+    const qint64 deadline = m_refreshStartUs + qint64(m_options.intervalMs) * 900;
+    if (m_planPos >= m_plan.size() || !connected() || steadyMicros() >= deadline) {
+        m_plan.clear();
+        return;
+    }
+    expect(1); // the refresh is not over while its plan goes on
+    const quint64 generation = m_generation;
+    QTimer::singleShot(10, this, [this, generation] {
+        if (generation != m_generation)
+            return;
+        continueReads();
+        replied();
+    });
 }
 
 void QuotaMonitor::readKey(qint32 index)

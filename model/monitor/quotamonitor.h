@@ -77,6 +77,8 @@ public:
     void stop();
 
     const RespClient &client() const { return m_client; }
+    // A new budget from now on (the UI's budget field); the last second's commands still count.
+    void setBudgetPerSecond(qint64 perSecond);
     qint64 trackedKeys() const { return qint64(m_keys.size()); }
     // The last snapshots, oldest first, at most historySeconds worth.
     const std::deque<MonitorSnapshot> &history() const { return m_history; }
@@ -116,7 +118,8 @@ private:
     void onScan(int route, const RespValue &reply);
     void scanAnswered(int route, const RespValue &reply); // tracks keys, chains the next SCAN
     void sendMetrics();
-    void sendReads();
+    void sendReads(); // plans this refresh's reads and starts them
+    void continueReads(); // sends as much of the plan as the budget allows now
     void readKey(qint32 index);
     void onRead(const QByteArray &key, const QList<RespValue> &replies);
     void track(int route, const QByteArray &key);
@@ -142,7 +145,9 @@ private:
     std::deque<MonitorSnapshot> m_history;
     qint64 m_serverTimeUs = 0, m_serverTimeAtSteady = 0;
     qint64 m_refreshStartUs = 0;
-    size_t m_rotation = 0;
+    size_t m_rotation = 0; // where the long tail's rotation goes on
+    std::vector<QByteArray> m_plan; // this refresh's reads, in order
+    size_t m_planPos = 0;
     int m_pending = 0;
     quint64 m_generation = 0; // replies of an abandoned refresh carry an older one
     quint64 m_refreshes = 0;

@@ -14,6 +14,8 @@ public:
     explicit ReadBudget(qint64 perSecond = 5000);
 
     qint64 perSecond() const { return m_perSecond; }
+    // Changes the budget; what was taken in the last second still counts against the new one.
+    void setPerSecond(qint64 perSecond);
     // Takes up to `wanted` commands at `nowUs` (a steady clock) and says how many were granted.
     qint64 take(qint64 wanted, qint64 nowUs);
     // What take() would grant now.

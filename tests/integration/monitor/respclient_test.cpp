@@ -3,6 +3,7 @@
 // a killed and restarted server recovered without reopening, a busy server reported as a
 // timeout while the event loop keeps turning.
 #include "model/monitor/respclient.h"
+#include "tests/support/eventloopwait.h"
 #include "tests/support/redisprocess.h"
 
 #include <QCoreApplication>
@@ -14,16 +15,10 @@
 
 using namespace qs;
 using qs::test::RedisProcess;
+using qs::test::spin;
+using qs::test::waitUntil;
 
 namespace {
-
-// Runs the event loop for `ms` (Qt Test is not part of every build: no QTest::qWait).
-void spin(int ms)
-{
-    QEventLoop loop;
-    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
-    loop.exec();
-}
 
 RespClient::Options optionsFor(const RedisProcess &server)
 {
@@ -37,11 +32,7 @@ RespClient::Options optionsFor(const RedisProcess &server)
 // Waits on the event loop until the client is in `state` (or `ms` pass).
 bool waitFor(const RespClient &client, RespClient::State state, int ms = 5000)
 {
-    QElapsedTimer t;
-    t.start();
-    while (client.state() != state && t.elapsed() < ms)
-        spin(10);
-    return client.state() == state;
+    return waitUntil([&] { return client.state() == state; }, ms);
 }
 
 RespValue call(RespClient &client, const QList<QByteArray> &argv)
@@ -52,10 +43,7 @@ RespValue call(RespClient &client, const QList<QByteArray> &argv)
         out = v;
         done = true;
     });
-    QElapsedTimer t;
-    t.start();
-    while (!done && t.elapsed() < 5000)
-        spin(5);
+    waitUntil([&] { return done; });
     return out;
 }
 

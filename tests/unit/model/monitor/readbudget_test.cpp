@@ -48,3 +48,16 @@ TEST(ReadBudget, GrantsWhatIsLeftAndRefillsAsTheSecondSlides)
     EXPECT_EQ(b.available(1'000'000), 7); // the first 7 left the window
     EXPECT_EQ(b.available(1'100'000), 10);
 }
+
+TEST(ReadBudget, ALowerBudgetStillCountsTheLastSecond)
+{
+    ReadBudget b(100);
+    EXPECT_EQ(b.take(80, 0), 80);
+    b.setPerSecond(50);
+    EXPECT_EQ(b.available(500'000), 0) << "80 were sent in this second already";
+    EXPECT_EQ(b.available(1'000'000), 50);
+    b.setPerSecond(0);
+    EXPECT_EQ(b.take(1000, 1'000'001), 1000);
+    b.setPerSecond(10);
+    EXPECT_EQ(b.take(20, 1'000'002), 10) << "nothing was logged without a budget";
+}

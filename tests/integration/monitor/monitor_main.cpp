@@ -1,0 +1,11 @@
+// The monitor's integration tests run on a Qt event loop (QCoreApplication) without Qt Test.
+#include <QCoreApplication>
+
+#include <gtest/gtest.h>
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,101 @@
+#pragma once
+// What the monitor's integration tests share: a synchronous admin connection that writes keys
+// the way each system writes them and reads INFO, and a monitor whose snapshots are collected.
+#include "model/monitor/quotamonitor.h"
+#include "model/policy/policyreader.h"
+#include "tests/support/eventloopwait.h"
+#include "tests/support/redisprocess.h"
+
+#include <hiredis/hiredis.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qs::test {
+
+// A plain hiredis connection for the test's own writes and checks (the test thread may block).
+class Admin {
+public:
+    explicit Admin(int port, const char *user = nullptr, const char *password = nullptr);
+    ~Admin();
+    Admin(const Admin &) = delete;
+    Admin &operator=(const Admin &) = delete;
+
+    // One command; the reply as text (status, bulk, integer, or "ERR…" for errors).
+    std::string run(std::vector<std::string> argv);
+    // Many commands in one pipeline (bulk writes); false on any error reply.
+    bool pipeline(const std::vector<std::vector<std::string>> &commands);
+    qint64 serverTimeUs();
+    // INFO commandstats as command -> calls.
+    std::map<std::string, qint64> commandCalls();
+
+private:
+    redisContext *m_c = nullptr;
+};
+
+inline Policy policyOrFail(const QByteArray &yaml)
+{
+    const PolicyReadResult r = readPolicy(yaml, QStringLiteral("monitor-test.yaml"));
+    for (const Diagnostic &d : r.diagnostics)
+        EXPECT_NE(d.severity, Diagnostic::Severity::Error) << d.toString().toStdString();
+    return r.policy;
+}
+
+inline MonitorOptions monitorOptions(int port)
+{
+    MonitorOptions o;
+    o.connection.port = quint16(port);
+    o.connection.reconnectMinMs = 50;
+    o.connection.reconnectMaxMs = 200;
+    o.intervalMs = 200;
+    o.hotKeyCount = 1000;
+    return o;
+}
+
+// Collects every snapshot a monitor publishes.
+struct Snapshots {
+    explicit Snapshots(QuotaMonitor &monitor)
+    {
+        QObject::connect(&monitor, &QuotaMonitor::refreshed,
+            [this](const MonitorSnapshot &s) { all.push_back(s); });
+    }
+    const MonitorSnapshot &last() const { return all.back(); }
+    // Waits for a snapshot that satisfies `ok`, newer than the ones seen so far.
+    template <class Predicate>
+    const MonitorSnapshot *waitFor(Predicate ok, int ms = 8000)
+    {
+        const size_t from = all.size();
+        const MonitorSnapshot *found = nullptr;
+        waitUntil(
+            [&] {
+                for (size_t i = from; i < all.size() && !found; ++i)
+                    if (ok(all[i]))
+                        found = &all[i];
+                return found != nullptr;
+            },
+            ms);
+        return found;
+    }
+    std::vector<MonitorSnapshot> all;
+};
+
+inline const HotKey *keyIn(const MonitorSnapshot &s, const QByteArray &key)
+{
+    for (const HotKey &h : s.hotKeys)
+        if (h.key == key)
+            return &h;
+    return nullptr;
+}
+
+inline const RouteStatus *routeIn(const MonitorSnapshot &s, const QString &id)
+{
+    for (const RouteStatus &r : s.routes)
+        if (r.id == id)
+            return &r;
+    return nullptr;
+}
+
+} // namespace qs::test

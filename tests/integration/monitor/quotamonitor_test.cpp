@@ -1,0 +1,398 @@
+// QuotaMonitor against real redis-server processes of the test's own: 100 000 live keys read
+// within the budget (proved with INFO commandstats) and decoded as the engine decides; a killed
+// and restarted server; a busy one; bad keys; a read-only ACL user; TLS.
+#include "limiter/packeddoubles.h"
+#include "limiter/redisbackend.h"
+#include "model/policy/limitconversion.h"
+#include "model/redis/loadgenerator.h"
+#include "tests/integration/monitor/monitorfixture.h"
+#include "tests/support/testsupport.h"
+
+#include <QTcpServer>
+
+#include <random>
+
+using namespace qs;
+using namespace qs::test;
+
+namespace {
+
+const QByteArray kPolicy = R"(quota_studio: 1
+name: monitor-test
+routes:
+  - { id: api, match: { path: /api }, limit: { algorithm: token_bucket, capacity: 10, refill: 1/min } }
+  - { id: win, match: { path: /win }, limit: { algorithm: fixed_window, limit: 5, window: 1m } }
+  - { id: log, match: { path: /log }, limit: { algorithm: sliding_window_log, limit: 3, window: 30s } }
+)";
+
+std::string packedTokens(double tokens, qint64 at)
+{
+    const double v[2] = {tokens, double(at)};
+    return limiter::packDoubles(v);
+}
+
+qint64 calls(const std::map<std::string, qint64> &after,
+    const std::map<std::string, qint64> &before, const std::string &command)
+{
+    const auto a = after.find(command), b = before.find(command);
+    return (a == after.end() ? 0 : a->second) - (b == before.end() ? 0 : b->second);
+}
+
+} // namespace
+
+qint64 monitorReads(
+    const std::map<std::string, qint64> &after, const std::map<std::string, qint64> &before)
+{
+    qint64 sent = 0;
+    for (const char *c : {"scan", "get", "pttl", "time", "zrange", "hmget"})
+        sent += calls(after, before, c);
+    return sent;
+}
+
+// 100 000 keys, 1 000 of them throttled. With a budget that allows it, every key is read at
+// every 1 Hz refresh, and a sample written by the real Lua scripts decodes as the engine decided
+// it. At the default budget (5 000 commands/s, one lap over every key takes 40 s) the hot keys
+// are still read every refresh: a throttled key refilled by the test shows as such at the next
+// refresh. The server's own count of the commands it ran (INFO commandstats) proves each budget.
+TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    const qint64 now = admin.serverTimeUs();
+    std::vector<std::vector<std::string>> writes;
+    for (int i = 0; i < 100'000; ++i) {
+        const bool throttled = i < 1000;
+        writes.push_back({"SET", "qs:api:c" + std::to_string(i),
+            packedTokens(throttled ? 0.0 : 7.0, now), "PX", "600000"});
+        if (writes.size() == 5000) {
+            ASSERT_TRUE(admin.pipeline(writes));
+            writes.clear();
+        }
+    }
+    // A sample decided by the real scripts, mirrored by the engine on its own state.
+    const Policy policy = policyOrFail(kPolicy);
+    QString error;
+    const std::vector<limiter::RedisRule> rules = redisRulesFor(policy, QString(), &error);
+    ASSERT_EQ(rules.size(), 3u) << error.toStdString();
+    limiter::RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    limiter::RedisBackend backend(endpoint);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    std::map<std::string, std::pair<size_t, limiter::AlgorithmState>> mirror;
+    std::mt19937 random(3);
+    for (int i = 0; i < 300; ++i) {
+        const size_t rule = 1 + size_t(random() % 2); // win and log
+        const std::string client = std::string("s").append(std::to_string(random() % 40));
+        const qint64 at = now + i * 1000;
+        const limiter::Decision d = backend.acquire(rules[rule], client, 1, at);
+        auto &[r, state] = mirror
+                               .try_emplace(rules[rule].keyPrefix + ":" + client, rule,
+                                   limiter::freshState(rules[rule].config))
+                               .first->second;
+        const limiter::Decision mine = limiter::decide(rules[rule].config, state, at, 1);
+        ASSERT_EQ(d.allowed, mine.allowed) << "the script and the engine disagree at " << i;
+    }
+    const qint64 keys = 100'000 + qint64(mirror.size());
+
+    QuotaMonitor monitor(policy);
+    Snapshots snapshots(monitor);
+    MonitorOptions o = monitorOptions(server.port());
+    o.budgetPerSecond = 300'000;
+    o.intervalMs = 1000;
+    o.hotKeyCount = 2000;
+    auto before = admin.commandCalls();
+    QElapsedTimer elapsed;
+    elapsed.start();
+    monitor.start(o);
+
+    // Phase 1: every key read in one refresh, at 1 Hz.
+    const MonitorSnapshot *full = snapshots.waitFor(
+        [&](const MonitorSnapshot &s) {
+            return s.scanComplete && s.keysRead == keys && routeIn(s, "api")->throttled == 1000;
+        },
+        15'000);
+    ASSERT_TRUE(full) << "keys read " << snapshots.last().keysRead << ", throttled "
+                      << routeIn(snapshots.last(), "api")->throttled;
+    const MonitorSnapshot *again
+        = snapshots.waitFor([&](const MonitorSnapshot &s) { return s.keysRead == keys; }, 1500);
+    EXPECT_TRUE(again) << "the next refresh, a second later, reads every key again";
+    int compared = 0;
+    for (const auto &[key, entry] : mirror) {
+        const HotKey *h = keyIn(*full, QByteArray::fromStdString(key));
+        if (!h)
+            continue; // a full quota is not among the hottest 2000
+        const limiter::Quota q
+            = limiter::peek(rules[entry.first].config, entry.second, full->serverTimeUs);
+        EXPECT_EQ(h->quota.remaining, std::max<qint64>(0, q.remaining)) << key;
+        EXPECT_EQ(h->quota.limit, q.limit) << key;
+        ++compared;
+    }
+    EXPECT_GE(compared, 40) << "the sample is among the hot keys";
+    double seconds = double(elapsed.elapsed()) / 1000.0;
+    auto after = admin.commandCalls();
+    EXPECT_LE(double(monitorReads(after, before)), 300'000.0 * std::ceil(seconds));
+    RecordProperty("full_refresh_commands_per_second",
+        std::to_string(qint64(double(monitorReads(after, before)) / seconds)));
+
+    // Phase 2: the default budget. Hot keys first, every refresh.
+    monitor.setBudgetPerSecond(5000);
+    snapshots.waitFor([](const MonitorSnapshot &) { return false; }, 1200);
+    before = admin.commandCalls();
+    elapsed.restart();
+    writes.clear();
+    for (int i = 0; i < 50; ++i)
+        writes.push_back(
+            {"SET", "qs:api:c" + std::to_string(i), packedTokens(10.0, now), "PX", "600000"});
+    ASSERT_TRUE(admin.pipeline(writes));
+    const MonitorSnapshot *refilled = snapshots.waitFor(
+        [](const MonitorSnapshot &s) { return routeIn(s, "api")->throttled == 950; }, 2500);
+    EXPECT_TRUE(refilled) << "throttled: " << routeIn(snapshots.last(), "api")->throttled;
+    snapshots.waitFor([](const MonitorSnapshot &) { return false; }, 2000);
+    seconds = double(elapsed.elapsed()) / 1000.0;
+    after = admin.commandCalls();
+    monitor.stop();
+    const qint64 sent = monitorReads(after, before);
+    EXPECT_EQ(calls(after, before, "set"), 50);
+    EXPECT_EQ(calls(after, before, "del") + calls(after, before, "evalsha"), 0)
+        << "the monitor never writes";
+    EXPECT_LE(double(sent), 5000.0 * std::ceil(seconds))
+        << sent << " commands in " << seconds << " s";
+    EXPECT_GE(double(sent), 5000.0 * (seconds - 2)) << "and it uses the budget it has";
+    RecordProperty(
+        "default_budget_commands_per_second", std::to_string(qint64(double(sent) / seconds)));
+}
+
+TEST(QuotaMonitor, KilledServerIsUnreachableThenMonitoredAgain)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    {
+        Admin admin(server.port());
+        admin.run({"SET", "qs:api:a", packedTokens(1, admin.serverTimeUs()), "PX", "60000"});
+    }
+    QuotaMonitor monitor(policyOrFail(kPolicy));
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    ASSERT_TRUE(
+        snapshots.waitFor([](const MonitorSnapshot &s) { return routeIn(s, "api")->keys == 1; }));
+    server.stop();
+    const MonitorSnapshot *down = snapshots.waitFor(
+        [](const MonitorSnapshot &s) { return s.state == RespClient::State::Unreachable; });
+    ASSERT_TRUE(down);
+    EXPECT_EQ(down->serverTimeUs, 0);
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    admin.run({"SET", "qs:api:b", packedTokens(0, admin.serverTimeUs()), "PX", "60000"});
+    const MonitorSnapshot *back = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return s.state == RespClient::State::Connected && routeIn(s, "api")->throttled == 1
+            && keyIn(s, "qs:api:b");
+    });
+    EXPECT_TRUE(back) << "no restart of the monitor needed";
+}
+
+// DEBUG SLEEP 2: the reads time out and say so, and the event loop keeps turning meanwhile.
+TEST(QuotaMonitor, BusyServerTimesOutWhileTheEventLoopTurns)
+{
+    RedisProcess server({"--enable-debug-command", "yes"});
+    ASSERT_TRUE(server.start());
+    QuotaMonitor monitor(policyOrFail(kPolicy));
+    Snapshots snapshots(monitor);
+    MonitorOptions o = monitorOptions(server.port());
+    o.connection.readTimeoutMs = 500;
+    monitor.start(o);
+    ASSERT_TRUE(snapshots.waitFor(
+        [](const MonitorSnapshot &s) { return s.state == RespClient::State::Connected; }));
+    QElapsedTimer sinceTick;
+    qint64 worstGapMs = 0;
+    QTimer probe;
+    probe.setInterval(10);
+    QObject::connect(
+        &probe, &QTimer::timeout, [&] { worstGapMs = std::max(worstGapMs, sinceTick.restart()); });
+    sinceTick.start();
+    probe.start();
+    ASSERT_EQ(
+        run("redis-cli -p " + std::to_string(server.port()) + " DEBUG SLEEP 2 >/dev/null &"), 0);
+    const MonitorSnapshot *timedOut = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return s.state == RespClient::State::Unreachable
+            && s.stateText.contains("no reply within 500 ms");
+    });
+    EXPECT_TRUE(timedOut);
+    EXPECT_TRUE(snapshots.waitFor(
+        [](const MonitorSnapshot &s) { return s.state == RespClient::State::Connected; }));
+    probe.stop();
+    // Not a speed limit: a client that blocked on the 2 s sleep would show a gap of about 2 s.
+    EXPECT_LT(worstGapMs, 1000) << "the event loop stalled for " << worstGapMs << " ms";
+    RecordProperty("worst_event_loop_gap_ms", std::to_string(worstGapMs));
+}
+
+// Keys that are not what the layout says are shown as unreadable with why; the rest are read.
+TEST(QuotaMonitor, BadKeysAreUnreadableWithWhyAndTheRestAreRead)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    const qint64 now = admin.serverTimeUs();
+    admin.run({"RPUSH", "qs:api:wrongtype", "1"});
+    admin.run({"SET", "qs:api:truncated", packedTokens(1, now).substr(0, 11)});
+    admin.run({"SET", "qs:api:garbage", "hello world, not a bucket"});
+    const double negativeCount[2] = {-5.0, 1.0};
+    admin.run({"SET", "qs:win:negative", limiter::packDoubles(negativeCount)});
+    for (int i = 0; i < 10; ++i)
+        admin.run({"SET", "qs:api:good" + std::to_string(i), packedTokens(i, now), "PX", "60000"});
+    QuotaMonitor monitor(policyOrFail(kPolicy));
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return s.unreadable.size() == 4 && s.hotKeys.size() == 10;
+    });
+    ASSERT_TRUE(s) << "unreadable " << snapshots.last().unreadable.size() << ", read "
+                   << snapshots.last().hotKeys.size();
+    std::map<std::string, std::string> why;
+    for (const UnreadableKey &u : s->unreadable)
+        why[u.key.toStdString()] = u.why.toStdString();
+    EXPECT_EQ(why["qs:api:wrongtype"], "expected a string, found a key of another Redis type");
+    EXPECT_EQ(why["qs:api:truncated"], "11 bytes, expected a 16-byte token bucket");
+    EXPECT_EQ(why["qs:api:garbage"], "25 bytes, expected a 16-byte token bucket");
+    EXPECT_EQ(why["qs:win:negative"],
+        "a value out of range in the fixed window (negative, NaN, fractional or beyond 4e15)");
+    EXPECT_EQ(routeIn(*s, "api")->unreadable, 3);
+    EXPECT_EQ(routeIn(*s, "api")->keys, 13);
+    EXPECT_EQ(keyIn(*s, "qs:api:good3")->quota.remaining, 3);
+}
+
+// The read-only ACL user docs/monitoring.md recommends, with exactly its rules: the monitor and
+// discover work, a write is refused by the server, and so is the app's reset.
+TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    // Keep in step with docs/monitoring.md, "A read-only user".
+    EXPECT_EQ(admin.run({"ACL", "SETUSER", "quota-monitor", "on", ">monitor-pw", "resetkeys", "~*",
+                  "resetchannels", "-@all", "+scan", "+time", "+type", "+get", "+mget", "+hmget",
+                  "+hgetall", "+lrange", "+zrange", "+pttl", "+client|setname", "+select"}),
+        "OK");
+    admin.run({"SET", "qs:api:a", packedTokens(0, admin.serverTimeUs()), "PX", "60000"});
+    QuotaMonitor monitor(policyOrFail(kPolicy));
+    Snapshots snapshots(monitor);
+    MonitorOptions o = monitorOptions(server.port());
+    o.connection.user = QStringLiteral("quota-monitor");
+    o.connection.password = QStringLiteral("monitor-pw");
+    o.connection.db = 0;
+    monitor.start(o);
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return keyIn(s, "qs:api:a") && keyIn(s, "qs:api:a")->quota.throttled;
+    });
+    ASSERT_TRUE(s) << snapshots.last().stateText.toStdString();
+    Admin asMonitor(server.port(), "quota-monitor", "monitor-pw");
+    EXPECT_EQ(asMonitor.run({"GET", "qs:api:a"}).size(), 16u);
+    EXPECT_EQ(asMonitor.run({"SET", "qs:api:a", "x"}).rfind("NOPERM", 0), 0u);
+    EXPECT_EQ(asMonitor.run({"DEL", "qs:api:a"}).rfind("NOPERM", 0), 0u);
+    // The app's one write is refused twice: by read-only mode, then by the server.
+    RespValue reset;
+    monitor.resetKey("qs:api:a", [&](const RespValue &r) { reset = r; });
+    EXPECT_TRUE(reset.text.startsWith("read-only")) << reset.text.toStdString();
+    monitor.setReadOnly(false);
+    bool answered = false;
+    monitor.resetKey("qs:api:a", [&](const RespValue &r) {
+        reset = r;
+        answered = true;
+    });
+    ASSERT_TRUE(waitUntil([&] { return answered; }));
+    EXPECT_TRUE(reset.text.startsWith("NOPERM")) << reset.text.toStdString();
+    EXPECT_EQ(admin.run({"EXISTS", "qs:api:a"}), "1");
+}
+
+namespace {
+
+int freePort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
+
+// A CA, a server certificate for 127.0.0.1, one for another name, a client certificate and a
+// CA nobody used, made with openssl in `dir`.
+bool makeCertificates(const std::string &dir)
+{
+    const std::string o = "openssl ";
+    const std::string quiet = " >/dev/null 2>&1";
+    const auto req = [&](const std::string &name, const std::string &cn) {
+        return o + "req -newkey rsa:2048 -nodes -keyout " + dir + "/" + name + ".key -out " + dir
+            + "/" + name + ".csr -subj /CN=" + cn + quiet;
+    };
+    const auto sign = [&](const std::string &name, const std::string &san) {
+        return "printf 'subjectAltName=" + san + "\\n' >" + dir + "/" + name + ".ext && " + o
+            + "x509 -req -in " + dir + "/" + name + ".csr -CA " + dir + "/ca.crt -CAkey " + dir
+            + "/ca.key -CAcreateserial -days 2 -out " + dir + "/" + name + ".crt -extfile " + dir
+            + "/" + name + ".ext" + quiet;
+    };
+    for (const char *ca : {"ca", "other-ca"})
+        if (run(o + "req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" + ca + " -keyout " + dir
+                + "/" + ca + ".key -out " + dir + "/" + ca + ".crt" + quiet)
+            != 0)
+            return false;
+    return run(req("server", "127.0.0.1")) == 0 && run(sign("server", "IP:127.0.0.1")) == 0
+        && run(req("elsewhere", "elsewhere.example")) == 0
+        && run(sign("elsewhere", "DNS:elsewhere.example")) == 0
+        && run(req("client", "quota-studio")) == 0 && run(sign("client", "DNS:quota-studio")) == 0;
+}
+
+} // namespace
+
+// TLS with the CA the server's certificate chains to: connects. A CA nobody used, or a
+// certificate for another host name: refused as a TLS error, not retried, nothing read.
+TEST(QuotaMonitor, TlsVerifiesTheServerAndItsName)
+{
+    const std::string dir = makeTempDir("qs-tls-");
+    ASSERT_TRUE(makeCertificates(dir)) << "openssl failed in " << dir;
+    const auto tlsServer = [&](const std::string &cert, int tlsPort, const char *authClients) {
+        return std::make_unique<RedisProcess>(
+            std::vector<std::string>{"--tls-port", std::to_string(tlsPort), "--tls-cert-file",
+                dir + "/" + cert + ".crt", "--tls-key-file", dir + "/" + cert + ".key",
+                "--tls-ca-cert-file", dir + "/ca.crt", "--tls-auth-clients", authClients});
+    };
+    const int goodPort = freePort();
+    auto good = tlsServer("server", goodPort, "optional");
+    ASSERT_TRUE(good->start());
+    const auto stateWith = [&](int port, const QString &ca, bool clientCert = false) {
+        RespClient client;
+        RespClient::Options o;
+        o.port = quint16(port);
+        o.tls = true;
+        o.caFile = QString::fromStdString(dir) + ca;
+        if (clientCert) {
+            o.certFile = QString::fromStdString(dir + "/client.crt");
+            o.keyFile = QString::fromStdString(dir + "/client.key");
+        }
+        client.open(o);
+        waitUntil([&] {
+            return client.state() != RespClient::State::Connecting
+                && client.state() != RespClient::State::Disconnected;
+        });
+        return std::make_pair(client.state(), client.stateText().toStdString());
+    };
+    auto [state, text] = stateWith(goodPort, "/ca.crt");
+    EXPECT_EQ(state, RespClient::State::Connected) << text;
+    std::tie(state, text) = stateWith(goodPort, "/other-ca.crt");
+    EXPECT_EQ(state, RespClient::State::TlsError) << text;
+    EXPECT_NE(text.find("TLS"), std::string::npos) << text;
+
+    const int elsewherePort = freePort();
+    auto elsewhere = tlsServer("elsewhere", elsewherePort, "optional");
+    ASSERT_TRUE(elsewhere->start());
+    std::tie(state, text) = stateWith(elsewherePort, "/ca.crt");
+    EXPECT_EQ(state, RespClient::State::TlsError) << text;
+    EXPECT_NE(text.find("host name"), std::string::npos) << text;
+
+    // A server that requires a client certificate: refused without, connects with one.
+    const int mutualPort = freePort();
+    auto mutual = tlsServer("server", mutualPort, "yes");
+    ASSERT_TRUE(mutual->start());
+    std::tie(state, text) = stateWith(mutualPort, "/ca.crt");
+    EXPECT_NE(state, RespClient::State::Connected) << text;
+    std::tie(state, text) = stateWith(mutualPort, "/ca.crt", true);
+    EXPECT_EQ(state, RespClient::State::Connected) << text;
+}
