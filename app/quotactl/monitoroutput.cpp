@@ -83,7 +83,8 @@ QString snapshotJson(const MonitorSnapshot &s)
             {QStringLiteral("remaining"), h.quota.remaining},
             {QStringLiteral("limit"), h.quota.limit},
             {QStringLiteral("reset_after_ms"), h.quota.resetAfterMs},
-            {QStringLiteral("ttl_ms"), h.quota.ttlMs},
+            {QStringLiteral("ttl_ms"),
+                h.quota.ttlMs == KeyQuota::kTtlNotRead ? QJsonValue() : QJsonValue(h.quota.ttlMs)},
             {QStringLiteral("throttled"), h.quota.throttled}});
     for (const UnreadableKey &u : s.unreadable)
         unreadable.append(QJsonObject{{QStringLiteral("route"), u.route},

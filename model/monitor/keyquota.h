@@ -6,6 +6,10 @@
 namespace qs {
 
 struct KeyQuota {
+    // The TTL was not read: the layout's value says when it resets (Quota Studio's own keys,
+    // whose TTL the scripts set to exactly that), so the PTTL would double the reads.
+    static constexpr qint64 kTtlNotRead = -3;
+
     enum class Status : quint8 {
         Read, // the numbers below hold
         Unreadable, // the key exists but is not what the route's layout says: see `why`
@@ -16,7 +20,7 @@ struct KeyQuota {
     qint64 limit = 0;
     qint64 remaining = 0;
     qint64 resetAfterMs = 0; // until the quota is whole again
-    qint64 ttlMs = -1; // the key's PTTL: -1 none, -2 missing
+    qint64 ttlMs = kTtlNotRead; // the key's PTTL (-1: none), or kTtlNotRead
     bool throttled = false; // a request of the route's cost would be refused now
 
     static KeyQuota unreadable(QString why)

@@ -26,6 +26,9 @@ public:
 
     // The SCAN MATCH glob of this route's keys.
     virtual QByteArray scanPattern() const = 0;
+    // The glob one SCAN shares with other routes' layouts (Quota Studio's own keys: the prefix),
+    // so that the keyspace is walked once for all of them; accepts() sorts the keys out.
+    virtual QByteArray scanGroupPattern() const { return scanPattern(); }
     // Whether a key SCAN returned really is one of this route's (a glob cannot say everything).
     virtual bool accepts(const QByteArray &key) const = 0;
     // The read-only commands one key takes, sent together in a pipeline.

@@ -97,16 +97,24 @@ private:
         QString problem;
         std::unique_ptr<LayoutDecoder> decoder;
         QByteArray metricsPrefix; // `<prefix>:<route>:~metrics:`; empty: not counted
+        qint64 readCost = 1; // commands one key takes (the same for every key of a layout)
+        std::optional<double> allowed, denied;
+    };
+    // Routes whose keys one SCAN MATCH finds (all routes on Quota Studio's own keys share the
+    // prefix): the keyspace is walked once per pattern, not once per route.
+    struct ScanGroup {
+        QByteArray pattern;
+        std::vector<int> routes; // the first whose layout accepts a key owns it
         QByteArray cursor = "0";
-        bool scanning = false; // a SCAN of this route is in flight
+        bool scanning = false; // a SCAN is in flight
         bool passDone = false; // the current pass has reached cursor 0
         int passes = 0; // complete passes so far
-        std::optional<double> allowed, denied;
     };
     struct Tracked {
         QByteArray key;
         qint32 route = 0;
         bool everRead = false;
+        quint32 readIn = 0; // the refresh that last sent its read
         KeyQuota::Status status = KeyQuota::Status::Read;
         bool throttled = false;
         qint64 limit = 0, remaining = 0, resetAfterMs = 0, ttlMs = -1;
@@ -114,9 +122,10 @@ private:
 
     void refresh();
     void onTime(const RespValue &reply);
-    void sendScan(int route);
-    void onScan(int route, const RespValue &reply);
-    void scanAnswered(int route, const RespValue &reply); // tracks keys, chains the next SCAN
+    void sendScan(size_t group);
+    void onScan(size_t group, const RespValue &reply);
+    void scanAnswered(size_t group, const RespValue &reply); // tracks, reads, chains the next
+    qint64 scanCost() const; // what one SCAN counts for in the budget
     void sendMetrics();
     void sendReads(); // plans this refresh's reads and starts them
     void continueReads(); // sends as much of the plan as the budget allows now
@@ -139,6 +148,7 @@ private:
     QTimer m_timer;
     QElapsedTimer m_steady;
     std::vector<RouteWatch> m_routes;
+    std::vector<ScanGroup> m_groups;
     std::vector<Tracked> m_keys;
     QHash<QByteArray, qint32> m_index; // key -> position in m_keys
     QHash<QByteArray, QString> m_why; // unreadable keys only
@@ -151,7 +161,7 @@ private:
     int m_pending = 0;
     quint64 m_generation = 0; // replies of an abandoned refresh carry an older one
     quint64 m_refreshes = 0;
-    int m_scansLeft = 0; // SCANs this refresh may still send
+    qint64 m_scanBudgetLeft = 0; // what scans may still spend of this refresh's budget
     int m_scansInFlight = 0;
     qint64 m_keysRead = 0;
     bool m_refreshing = false;

@@ -1,5 +1,7 @@
 // Quota Studio's own keys: `<prefix>:<route id>:<client>`, a packed-doubles string (a sorted set
-// for the sliding window log), decoded with limiter/redisstate.h (docs/redis-layout.md).
+// for the sliding window log), decoded with limiter/redisstate.h (docs/redis-layout.md). One
+// command per key: the scripts set the TTL to the time until the state is fresh, which the
+// state itself says, so reading PTTL would double the cost for nothing.
 #include "model/monitor/layouts/layouts.h"
 
 #include "limiter/redisstate.h"
@@ -11,7 +13,8 @@ namespace {
 class QuotaStudioLayout : public LayoutDecoder {
 public:
     QuotaStudioLayout(const QString &prefix, const QString &routeId, RouteLimit limit)
-        : m_head((prefix + QLatin1Char(':') + routeId + QLatin1Char(':')).toUtf8()),
+        : m_prefix((prefix + QLatin1Char(':')).toUtf8()),
+          m_head((prefix + QLatin1Char(':') + routeId + QLatin1Char(':')).toUtf8()),
           m_limit(std::move(limit)),
           m_isLog(limiter::algorithmOf(m_limit.config) == limiter::Algorithm::SlidingWindowLog)
     {
@@ -19,6 +22,7 @@ public:
 
     // Prefix and route id are restricted to characters no glob treats specially.
     QByteArray scanPattern() const override { return m_head + '*'; }
+    QByteArray scanGroupPattern() const override { return m_prefix + '*'; }
 
     bool accepts(const QByteArray &key) const override
     {
@@ -30,15 +34,14 @@ public:
     QList<Command> reads(const QByteArray &key) const override
     {
         if (m_isLog)
-            return {{"ZRANGE", key, "0", "-1", "WITHSCORES"}, {"PTTL", key}};
-        return {{"GET", key}, {"PTTL", key}};
+            return {{"ZRANGE", key, "0", "-1", "WITHSCORES"}};
+        return {{"GET", key}};
     }
 
     KeyQuota decode(
         const QByteArray &, const QList<RespValue> &replies, qint64 nowUs) const override
     {
         const RespValue &value = replies.value(0);
-        const qint64 ttlMs = replies.value(1).integer;
         if (value.type == RespValue::Type::Nil
             || (m_isLog && value.type == RespValue::Type::Array && value.elements.isEmpty()))
             return KeyQuota::gone();
@@ -56,7 +59,7 @@ public:
                       .toStdString();
         if (!state)
             return KeyQuota::unreadable(QString::fromStdString(why));
-        return quotaFromState(m_limit.config, *state, nowUs, m_limit.cost, ttlMs);
+        return quotaFromState(m_limit.config, *state, nowUs, m_limit.cost, KeyQuota::kTtlNotRead);
     }
 
 private:
@@ -74,7 +77,7 @@ private:
         return limiter::decodeRedisLog(scores, why);
     }
 
-    QByteArray m_head;
+    QByteArray m_prefix, m_head;
     RouteLimit m_limit;
     bool m_isLog;
 };

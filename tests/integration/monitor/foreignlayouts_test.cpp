@@ -34,7 +34,7 @@ routes:
   - { id: search, match: { path: /search }, limit: { algorithm: sliding_window_log, limit: 5, window: 10s } }
   - { id: kong, match: { path: /k }, limit: { algorithm: fixed_window, limit: 5, window: 1m } }
   - { id: envoy, match: { path: /e }, limit: { algorithm: fixed_window, limit: 10, window: 1m } }
-  - { id: goredis, match: { path: /g }, limit: { algorithm: gcra, rate: 10/s, burst: 10 } }
+  - { id: goredis, match: { path: /g }, limit: { algorithm: gcra, rate: 1/s, burst: 10 } }
   - { id: spring, match: { path: /s }, limit: { algorithm: token_bucket, capacity: 20, refill: 10/s } }
   - { id: express, match: { path: /x }, limit: { algorithm: fixed_window, limit: 100, window: 15m } }
   - { id: tutorial, match: { path: /t }, limit: { algorithm: token_bucket, capacity: 10, refill: 1/min } }
@@ -111,10 +111,10 @@ TEST(ForeignLayouts, EveryPresetReadsItsSystemsKeys)
     for (int i = 0; i < 4; ++i)
         admin.run({"INCRBY", envoy, "1"});
     admin.run({"EXPIRE", envoy, "217"}); // a window plus envoy's random jitter
-    // redis_rate: SET the arrival time, seconds since 2017, 0.25 s ahead (EX on admission).
+    // redis_rate: SET the arrival time, seconds since 2017, 3.5 s ahead (EX on admission).
     char tat[32];
-    std::snprintf(tat, sizeof tat, "%.6f", double(nowUs) / 1e6 - 1483228800.0 + 0.25);
-    admin.run({"SET", "rate:user:42", tat, "EX", "1"});
+    std::snprintf(tat, sizeof tat, "%.6f", double(nowUs) / 1e6 - 1483228800.0 + 3.5);
+    admin.run({"SET", "rate:user:42", tat, "EX", "4"});
     admin.run({"SETEX", "request_rate_limiter.{route1.alice}.tokens", "4", "3"});
     admin.run(
         {"SETEX", "request_rate_limiter.{route1.alice}.timestamp", "4", std::to_string(nowS)});
@@ -138,9 +138,9 @@ TEST(ForeignLayouts, EveryPresetReadsItsSystemsKeys)
     };
     EXPECT_EQ(quota(kong).remaining, 2);
     EXPECT_EQ(quota(envoy).remaining, 6);
-    // 0.25 s of backlog at 10/s when written: 7 or 8 left by the time it is read.
-    EXPECT_GE(quota("rate:user:42").remaining, 7);
-    EXPECT_LE(quota("rate:user:42").remaining, 8);
+    // 3.5 s of backlog at 1/s when written: floor(10 - 3.5) = 6, 7 once a second has passed.
+    EXPECT_GE(quota("rate:user:42").remaining, 6);
+    EXPECT_LE(quota("rate:user:42").remaining, 7);
     // 3 tokens at the start of this second, +10/s, at most 20.
     EXPECT_GE(quota("request_rate_limiter.{route1.alice}.tokens").remaining, 3);
     EXPECT_LE(quota("request_rate_limiter.{route1.alice}.tokens").remaining, 20);
