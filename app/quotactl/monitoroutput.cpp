@@ -94,7 +94,8 @@ QString snapshotJson(const MonitorSnapshot &s)
         {QStringLiteral("routes"), routes}, {QStringLiteral("hot_keys"), hot},
         {QStringLiteral("unreadable"), unreadable}, {QStringLiteral("keys_read"), s.keysRead},
         {QStringLiteral("commands_sent"), qint64(s.commandsSent)},
-        {QStringLiteral("scan_complete"), s.scanComplete}};
+        {QStringLiteral("scan_complete"), s.scanComplete},
+        {QStringLiteral("error"), s.lastError.isEmpty() ? QJsonValue() : QJsonValue(s.lastError)}};
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)) + QLatin1Char('\n');
 }
 
@@ -152,6 +153,8 @@ QString snapshotText(const MonitorSnapshot &s, bool clearScreen)
     }
     for (const UnreadableKey &u : s.unreadable)
         out += QStringLiteral("unreadable: %1 (%2): %3\n").arg(printableKey(u.key), u.route, u.why);
+    if (!s.lastError.isEmpty())
+        out += QStringLiteral("error: %1\n").arg(s.lastError);
     return out + QLatin1Char('\n');
 }
 

@@ -111,6 +111,8 @@ void KeyspaceSurvey::run(const Options &options)
 
 void KeyspaceSurvey::sendBudgeted(const QList<QByteArray> &argv, RespClient::Callback callback)
 {
+    // A SCAN costs Redis about COUNT/3 GETs (docs/monitoring.md): it counts so in the budget.
+    const qint64 cost = argv.first() == "SCAN" ? std::max(1, m_options.scanCount / 3) : 1;
     if (m_client.state() != RespClient::State::Connected) {
         if (m_client.state() == RespClient::State::Connecting
             || m_client.state() == RespClient::State::Loading) {
@@ -121,10 +123,11 @@ void KeyspaceSurvey::sendBudgeted(const QList<QByteArray> &argv, RespClient::Cal
         done();
         return;
     }
-    if (m_budget.take(1, m_steady.nsecsElapsed() / 1000) == 0) {
+    if (m_budget.available(m_steady.nsecsElapsed() / 1000) < cost) {
         QTimer::singleShot(20, this, [=, this] { sendBudgeted(argv, callback); });
         return;
     }
+    m_budget.take(cost, m_steady.nsecsElapsed() / 1000);
     m_client.send(argv, std::move(callback));
 }
 

@@ -106,6 +106,7 @@ void QuotaMonitor::refresh()
     m_refreshing = true;
     m_refreshStartUs = now;
     m_keysRead = 0;
+    m_lastError.clear();
     ++m_refreshes;
     const qint64 perRefresh = m_options.budgetPerSecond == 0
         ? std::numeric_limits<int>::max()
@@ -123,8 +124,16 @@ void QuotaMonitor::refresh()
     });
 }
 
+void QuotaMonitor::noteRefusal(const QByteArray &command, const RespValue &reply)
+{
+    if (reply.isError() && connected())
+        m_lastError = QStringLiteral("the server refused %1: %2")
+                          .arg(QString::fromUtf8(command), QString::fromUtf8(reply.text.left(200)));
+}
+
 void QuotaMonitor::onTime(const RespValue &reply)
 {
+    noteRefusal("TIME", reply);
     if (reply.type != RespValue::Type::Array || reply.elements.size() != 2 || !connected())
         return;
     m_serverTimeUs
@@ -209,8 +218,9 @@ void QuotaMonitor::onScan(size_t group, const RespValue &reply)
 void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
 {
     ScanGroup &g = m_groups[group];
+    noteRefusal("SCAN", reply);
     if (reply.type != RespValue::Type::Array || reply.elements.size() != 2)
-        return; // connection trouble: the pass goes on at the next refresh
+        return; // refused, or connection trouble: the pass goes on at the next refresh
     std::vector<qint32> found;
     for (const RespValue &k : reply.elements[1].elements) {
         if (m_index.contains(k.text))
@@ -358,6 +368,9 @@ void QuotaMonitor::onRead(const QByteArray &key, const QList<RespValue> &replies
     if (found == m_index.cend())
         return;
     Tracked &t = m_keys[size_t(*found)];
+    for (const RespValue &r : replies)
+        if (r.isError() && !r.text.startsWith("WRONGTYPE")) // another type: the key's problem
+            noteRefusal("a read of " + key.left(100), r);
     const KeyQuota q = m_routes[size_t(t.route)].decoder->decode(key, replies, serverNowUs());
     ++m_keysRead;
     if (q.status == KeyQuota::Status::Gone) {
@@ -430,6 +443,7 @@ MonitorSnapshot QuotaMonitor::snapshot() const
     s.commandsSent = m_client.commandsSent();
     s.keysRead = m_keysRead;
     s.scanComplete = true;
+    s.lastError = m_lastError;
     for (const RouteWatch &w : m_routes) {
         RouteStatus r;
         r.id = w.id;

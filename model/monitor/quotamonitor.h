@@ -65,6 +65,7 @@ struct MonitorSnapshot {
     quint64 commandsSent = 0; // since start(), the handshake included
     qint64 keysRead = 0; // in this refresh
     bool scanComplete = false; // every route's SCAN has walked the whole keyspace once
+    QString lastError; // the server refused a command (an ACL without SCAN, …); empty: none
 };
 
 class QuotaMonitor : public QObject {
@@ -141,6 +142,8 @@ private:
     qint64 steadyMicros() const { return m_steady.nsecsElapsed() / 1000; }
     qint64 serverNowUs() const;
     bool connected() const { return m_client.state() == RespClient::State::Connected; }
+    // Keeps a refused command's error for the snapshot (not those of a dropped connection).
+    void noteRefusal(const QByteArray &command, const RespValue &reply);
 
     MonitorOptions m_options;
     RespClient m_client;
@@ -154,6 +157,7 @@ private:
     QHash<QByteArray, QString> m_why; // unreadable keys only
     std::deque<MonitorSnapshot> m_history;
     qint64 m_serverTimeUs = 0, m_serverTimeAtSteady = 0;
+    QString m_lastError;
     qint64 m_refreshStartUs = 0;
     size_t m_rotation = 0; // where the long tail's rotation goes on
     std::vector<QByteArray> m_plan; // this refresh's reads, in order

@@ -302,6 +302,20 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
     ASSERT_TRUE(waitUntil([&] { return answered; }));
     EXPECT_TRUE(reset.text.startsWith("NOPERM")) << reset.text.toStdString();
     EXPECT_EQ(admin.run({"EXISTS", "qs:api:a"}), "1");
+
+    // One rule short (no SCAN): the monitor says so instead of showing an empty deployment.
+    admin.run({"ACL", "SETUSER", "no-scan", "on", ">pw", "~*", "-@all", "+time", "+get",
+        "+client|setname"});
+    QuotaMonitor blind(policyOrFail(kPolicy));
+    Snapshots blindSnapshots(blind);
+    o.connection.user = QStringLiteral("no-scan");
+    o.connection.password = QStringLiteral("pw");
+    blind.start(o);
+    const MonitorSnapshot *refused
+        = blindSnapshots.waitFor([](const MonitorSnapshot &s) { return !s.lastError.isEmpty(); });
+    ASSERT_TRUE(refused);
+    EXPECT_TRUE(refused->lastError.startsWith("the server refused SCAN: NOPERM"))
+        << refused->lastError.toStdString();
 }
 
 namespace {
