@@ -74,6 +74,18 @@ void QuotaMonitor::stop()
     m_client.close();
 }
 
+qint64 QuotaMonitor::budgetAvailable() const
+{
+    return m_budget.perSecond() == 0 ? std::numeric_limits<qint64>::max()
+                                     : m_budget.available(steadyMicros());
+}
+
+void QuotaMonitor::spend(qint64 commands)
+{
+    if (m_budget.perSecond() != 0)
+        m_budget.take(commands, steadyMicros());
+}
+
 qint64 QuotaMonitor::serverNowUs() const
 {
     return m_serverTimeUs + (steadyMicros() - m_serverTimeAtSteady);
@@ -101,8 +113,9 @@ void QuotaMonitor::refresh()
         finishRefresh();
         return;
     }
-    if (m_budget.take(1, now) == 0)
+    if (budgetAvailable() < 1)
         return; // not even TIME fits: the next refresh tries again
+    spend(1);
     m_refreshing = true;
     m_refreshStartUs = now;
     m_keysRead = 0;
@@ -159,8 +172,9 @@ void QuotaMonitor::sendMetrics()
 {
     const QByteArray second = QByteArray::number(m_serverTimeUs / 1'000'000 - 1);
     for (RouteWatch &w : m_routes) {
-        if (w.metricsPrefix.isEmpty() || m_budget.take(1, steadyMicros()) == 0)
+        if (w.metricsPrefix.isEmpty() || budgetAvailable() < 1)
             continue;
+        spend(1);
         expect(1);
         const quint64 generation = m_generation;
         m_client.send({"HMGET", w.metricsPrefix + second, "a", "d"},
@@ -188,9 +202,9 @@ void QuotaMonitor::sendScan(size_t group)
 {
     ScanGroup &g = m_groups[group];
     const qint64 cost = scanCost();
-    if (m_scanBudgetLeft < cost || !connected() || m_budget.available(steadyMicros()) < cost)
+    if (m_scanBudgetLeft < cost || !connected() || budgetAvailable() < cost)
         return;
-    m_budget.take(cost, steadyMicros());
+    spend(cost);
     m_scanBudgetLeft -= cost;
     ++m_scansInFlight;
     g.scanning = true;
@@ -241,7 +255,7 @@ void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
     }
     // New keys are read at once, while the next SCAN walks on: the round trips overlap.
     for (qint32 i : found) {
-        if (m_budget.available(steadyMicros()) < m_routes[size_t(m_keys[size_t(i)].route)].readCost)
+        if (budgetAvailable() < m_routes[size_t(m_keys[size_t(i)].route)].readCost)
             break;
         readKey(i);
     }
@@ -306,7 +320,7 @@ void QuotaMonitor::continueReads()
         }
         const Tracked &t = m_keys[size_t(*found)];
         const qint64 cost = m_routes[size_t(t.route)].readCost;
-        if (m_budget.available(steadyMicros()) < cost)
+        if (budgetAvailable() < cost)
             break;
         if (t.everRead && !hot(t))
             m_rotation = (size_t(*found) + 1) % std::max<size_t>(1, m_keys.size());
@@ -333,7 +347,7 @@ void QuotaMonitor::readKey(qint32 index)
     Tracked &t = m_keys[size_t(index)];
     t.readIn = quint32(m_refreshes);
     const QList<Command> commands = m_routes[size_t(t.route)].decoder->reads(t.key);
-    m_budget.take(commands.size(), steadyMicros());
+    spend(commands.size());
     expect(int(commands.size()));
     const quint64 generation = m_generation;
     const QByteArray key = t.key;

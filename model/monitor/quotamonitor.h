@@ -140,6 +140,9 @@ private:
     MonitorSnapshot snapshot() const;
     bool hot(const Tracked &t) const;
     qint64 steadyMicros() const { return m_steady.nsecsElapsed() / 1000; }
+    // What the budget allows now; without a budget, without reading the clock.
+    qint64 budgetAvailable() const;
+    void spend(qint64 commands);
     qint64 serverNowUs() const;
     bool connected() const { return m_client.state() == RespClient::State::Connected; }
     // Keeps a refused command's error for the snapshot (not those of a dropped connection).

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QSslConfiguration>
 #include <QSslKey>
+#include <QVarLengthArray>
 
 #include <hiredis/hiredis.h>
 
@@ -43,20 +44,23 @@ RespValue fromReply(const redisReply *r)
     return v;
 }
 
-QByteArray encode(const QList<QByteArray> &argv)
+// Encodes with hiredis and hands the bytes to `sink` without another copy (the monitor writes a
+// million of these in a refresh: every allocation shows).
+template <class Sink>
+void encode(const QList<QByteArray> &argv, Sink sink)
 {
-    std::vector<const char *> parts;
-    std::vector<size_t> lengths;
+    QVarLengthArray<const char *, 8> parts;
+    QVarLengthArray<size_t, 8> lengths;
     for (const QByteArray &a : argv) {
-        parts.push_back(a.constData());
-        lengths.push_back(size_t(a.size()));
+        parts.append(a.constData());
+        lengths.append(size_t(a.size()));
     }
     char *command = nullptr;
     const int length
         = redisFormatCommandArgv(&command, int(argv.size()), parts.data(), lengths.data());
-    QByteArray out = length > 0 ? QByteArray(command, length) : QByteArray();
+    if (length > 0)
+        sink(command, qint64(length));
     redisFreeCommand(command);
-    return out;
 }
 
 } // namespace
@@ -241,10 +245,11 @@ void RespClient::send(const QList<QByteArray> &argv, Callback done)
 
 void RespClient::write(Pending command)
 {
-    const QByteArray bytes = encode(command.argv);
+    encode(
+        command.argv, [this](const char *bytes, qint64 length) { m_socket.write(bytes, length); });
+    command.argv = {}; // written: only the callback waits for the reply
     command.sentAtMs = m_clock.elapsed();
     m_inFlight.push_back(std::move(command));
-    m_socket.write(bytes);
     ++m_sent;
 }
 

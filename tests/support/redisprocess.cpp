@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -70,6 +71,8 @@ bool RedisProcess::start()
                 argv.push_back(a.data());
             argv.push_back(nullptr);
             ::setsid();
+            // A test that crashes must not leave its server behind holding ctest's pipes open.
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
             ::execvp("redis-server", argv.data());
             ::_exit(127);
         }

@@ -33,9 +33,11 @@ public:
 
     QList<Command> reads(const QByteArray &key) const override
     {
+        // Literals: no allocation for a command name, a million times per refresh.
         if (m_isLog)
-            return {{"ZRANGE", key, "0", "-1", "WITHSCORES"}};
-        return {{"GET", key}};
+            return {{QByteArrayLiteral("ZRANGE"), key, QByteArrayLiteral("0"),
+                QByteArrayLiteral("-1"), QByteArrayLiteral("WITHSCORES")}};
+        return {{QByteArrayLiteral("GET"), key}};
     }
 
     KeyQuota decode(

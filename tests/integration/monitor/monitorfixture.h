@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -79,7 +80,7 @@ struct Snapshots {
             ms);
         return found;
     }
-    std::vector<MonitorSnapshot> all;
+    std::deque<MonitorSnapshot> all; // a deque: the pointers waitFor() returns stay valid
 };
 
 inline const HotKey *keyIn(const MonitorSnapshot &s, const QByteArray &key)

@@ -128,7 +128,9 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
         EXPECT_EQ(h->quota.limit, q.limit) << key;
         ++compared;
     }
-    EXPECT_GE(compared, 40) << "the sample is among the hot keys";
+    EXPECT_GE(compared, 40) << "the sample is among the hot keys: " << full->hotKeys.size()
+                            << " hot, win keys " << routeIn(*full, "win")->keys << ", log keys "
+                            << routeIn(*full, "log")->keys;
     double seconds = double(elapsed.elapsed()) / 1000.0;
     auto after = admin.commandCalls();
     EXPECT_LE(double(monitorReads(after, before)), 150'000.0 * std::ceil(seconds));
