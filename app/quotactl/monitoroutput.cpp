@@ -23,6 +23,8 @@ QString stateName(RespClient::State state)
         return QStringLiteral("authentication_failed");
     case RespClient::State::Unreachable:
         return QStringLiteral("unreachable");
+    case RespClient::State::Busy:
+        return QStringLiteral("busy");
     case RespClient::State::Loading:
         return QStringLiteral("loading");
     case RespClient::State::TlsError:

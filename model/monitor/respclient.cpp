@@ -210,6 +210,8 @@ void RespClient::onConnected()
                             tr("authentication failed: %1").arg(QString::fromUtf8(reply.text)));
                     else if (reply.text.startsWith("LOADING"))
                         lost(State::Loading, tr("the server is loading its data"));
+                    else if (reply.text.startsWith("BUSY"))
+                        lost(State::Busy, tr("the server is busy running a script"));
                     else
                         lost(State::Unreachable, QString::fromUtf8(reply.text));
                     return;
@@ -291,10 +293,16 @@ void RespClient::deliver(const RespValue &reply)
         return; // nothing asked for it (cannot happen with a well-behaved server)
     Pending p = std::move(m_inFlight.front());
     m_inFlight.pop_front();
-    if (reply.isError() && reply.text.startsWith("LOADING") && m_handshakeLeft == 0) {
+    // A server that loads its data or runs a long script answers every command with an error
+    // until it is done: a state to show and wait out, not a reply about a key.
+    const bool loading = reply.isError() && reply.text.startsWith("LOADING");
+    const bool busy = reply.isError() && reply.text.startsWith("BUSY ");
+    if ((loading || busy) && m_handshakeLeft == 0) {
         if (p.done)
             p.done(reply);
-        lost(State::Loading, tr("the server is loading its data"));
+        lost(loading ? State::Loading : State::Busy,
+            loading ? tr("the server is loading its data")
+                    : tr("the server is busy running a script"));
         return;
     }
     if (p.done)

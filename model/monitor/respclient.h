@@ -33,6 +33,7 @@ public:
         AuthenticationFailed, // wrong password or ACL user: not retried until open() again
         Unreachable, // refused, reset, timed out: retried with backoff
         Loading, // the server is loading its dataset: retried
+        Busy, // the server is running a long script (BUSY): retried
         TlsError, // the certificate or host name did not verify: not retried until open()
     };
     Q_ENUM(State)

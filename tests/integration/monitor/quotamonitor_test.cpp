@@ -19,10 +19,14 @@ namespace {
 
 const QByteArray kPolicy = R"(quota_studio: 1
 name: monitor-test
+redis:
+  layouts:
+    - { route: hash, key: "rate_limit:{key}", time_unit: s }
 routes:
   - { id: api, match: { path: /api }, limit: { algorithm: token_bucket, capacity: 10, refill: 1/min } }
   - { id: win, match: { path: /win }, limit: { algorithm: fixed_window, limit: 5, window: 1m } }
   - { id: log, match: { path: /log }, limit: { algorithm: sliding_window_log, limit: 3, window: 30s } }
+  - { id: hash, match: { path: /hash }, limit: { algorithm: token_bucket, capacity: 10, refill: 1/min } }
 )";
 
 std::string packedTokens(double tokens, qint64 at)
@@ -74,7 +78,7 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
     const Policy policy = policyOrFail(kPolicy);
     QString error;
     const std::vector<limiter::RedisRule> rules = redisRulesFor(policy, QString(), &error);
-    ASSERT_EQ(rules.size(), 3u) << error.toStdString();
+    ASSERT_EQ(rules.size(), 4u) << error.toStdString();
     limiter::RedisEndpoint endpoint;
     endpoint.port = server.port();
     limiter::RedisBackend backend(endpoint);
@@ -245,8 +249,9 @@ TEST(QuotaMonitor, BadKeysAreUnreadableWithWhyAndTheRestAreRead)
     QuotaMonitor monitor(policyOrFail(kPolicy));
     Snapshots snapshots(monitor);
     monitor.start(monitorOptions(server.port()));
+    admin.run({"HSET", "rate_limit:nofield", "tokens", "3"}); // no last_updated
     const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
-        return s.unreadable.size() == 4 && s.hotKeys.size() == 10;
+        return s.unreadable.size() == 5 && s.hotKeys.size() == 10;
     });
     ASSERT_TRUE(s) << "unreadable " << snapshots.last().unreadable.size() << ", read "
                    << snapshots.last().hotKeys.size();
@@ -258,6 +263,7 @@ TEST(QuotaMonitor, BadKeysAreUnreadableWithWhyAndTheRestAreRead)
     EXPECT_EQ(why["qs:api:garbage"], "25 bytes, expected a 16-byte token bucket");
     EXPECT_EQ(why["qs:win:negative"],
         "a value out of range in the fixed window (negative, NaN, fractional or beyond 4e15)");
+    EXPECT_EQ(why["rate_limit:nofield"], "field 'last_updated' is nothing (nil), not a time");
     EXPECT_EQ(routeIn(*s, "api")->unreadable, 3);
     EXPECT_EQ(routeIn(*s, "api")->keys, 13);
     EXPECT_EQ(keyIn(*s, "qs:api:good3")->quota.remaining, 3);
@@ -318,6 +324,36 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
     ASSERT_TRUE(refused);
     EXPECT_TRUE(refused->lastError.startsWith("the server refused SCAN: NOPERM"))
         << refused->lastError.toStdString();
+}
+
+// A replica serves the monitor as well as the primary does, and takes the reads off it.
+TEST(QuotaMonitor, ReadsAReplica)
+{
+    RedisProcess primary;
+    ASSERT_TRUE(primary.start());
+    RedisProcess replica({"--replicaof", "127.0.0.1", std::to_string(primary.port())});
+    ASSERT_TRUE(replica.start());
+    Admin admin(primary.port());
+    admin.run({"SET", "qs:api:r", packedTokens(0, admin.serverTimeUs()), "PX", "60000"});
+    Admin onReplica(replica.port());
+    ASSERT_TRUE(waitUntil(
+        [&] {
+            return onReplica.run({"EXISTS", "qs:api:r"}) == "1";
+        },
+        10'000))
+        << "the replica did not sync";
+    const auto before = admin.commandCalls();
+    QuotaMonitor monitor(policyOrFail(kPolicy));
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(replica.port()));
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return keyIn(s, "qs:api:r") && keyIn(s, "qs:api:r")->quota.throttled;
+    });
+    ASSERT_TRUE(s) << snapshots.last().stateText.toStdString();
+    monitor.stop();
+    const auto after = admin.commandCalls();
+    EXPECT_EQ(calls(after, before, "scan") + calls(after, before, "get"), 0)
+        << "the primary saw none of the monitor's reads";
 }
 
 namespace {

@@ -148,6 +148,30 @@ TEST(RespClient, ABusyServerIsATimeoutAndTheEventLoopKeepsTurning)
     EXPECT_EQ(call(client, {"PING"}).text, QByteArray("PONG"));
 }
 
+TEST(RespClient, AServerRunningALongScriptIsBusyThenBack)
+{
+    RedisProcess server({"--busy-reply-threshold", "100"});
+    ASSERT_TRUE(server.start());
+    RespClient client;
+    RespClient::Options o = optionsFor(server);
+    o.readTimeoutMs = 5000;
+    client.open(o);
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected));
+    // A script that spins for 1.5 s: after 100 ms the server answers others with BUSY.
+    ASSERT_EQ(std::system(("redis-cli -p " + std::to_string(server.port())
+                  + " EVAL \"local t = redis.call('TIME') while true do local n = "
+                    "redis.call('TIME') if (n[1] - t[1]) * 1000000 + n[2] - t[2] > "
+                    "1500000 then break end end return 1\" 0 >/dev/null &")
+                              .c_str()),
+        0);
+    spin(300);
+    const RespValue reply = call(client, {"PING"});
+    EXPECT_TRUE(reply.text.startsWith("BUSY")) << reply.text.toStdString();
+    EXPECT_EQ(client.state(), RespClient::State::Busy) << client.stateText().toStdString();
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected, 8000)) << "back once it is done";
+    EXPECT_EQ(call(client, {"PING"}).text, QByteArray("PONG"));
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
