@@ -115,6 +115,18 @@ KeyQuota windowCounterQuota(qint64 limit, limiter::Micros window, qint64 count,
         std::max<limiter::Micros>(0, elapsedUs), cost, ttlMs);
 }
 
+std::variant<qint64, KeyQuota> readCounter(const RespValue &value, const QString &what)
+{
+    if (value.type == RespValue::Type::Nil)
+        return KeyQuota::gone();
+    const auto count = replyNumber(value);
+    if (value.type != RespValue::Type::String || !count || *count < 0
+        || *count != std::floor(*count))
+        return KeyQuota::unreadable(
+            QStringLiteral("expected %1, found %2").arg(what, replyKind(value)));
+    return qint64(*count);
+}
+
 qint64 toEpochMicros(double stored, const std::optional<QString> &unit)
 {
     QString u = unit.value_or(QString());

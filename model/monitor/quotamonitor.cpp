@@ -391,17 +391,34 @@ void QuotaMonitor::onRead(const QByteArray &key, const QList<RespValue> &replies
         forget(key);
         return;
     }
-    t.everRead = true;
-    t.status = q.status;
-    t.throttled = q.throttled;
-    t.limit = q.limit;
-    t.remaining = q.remaining;
-    t.resetAfterMs = q.resetAfterMs;
-    t.ttlMs = q.ttlMs;
+    t.store(q);
     if (q.status == KeyQuota::Status::Unreadable)
         m_why.insert(key, q.why);
     else
         m_why.remove(key);
+}
+
+void QuotaMonitor::Tracked::store(const KeyQuota &q)
+{
+    everRead = true;
+    status = q.status;
+    throttled = q.throttled;
+    limit = q.limit;
+    remaining = q.remaining;
+    resetAfterMs = q.resetAfterMs;
+    ttlMs = q.ttlMs;
+}
+
+KeyQuota QuotaMonitor::Tracked::quota() const
+{
+    KeyQuota q;
+    q.status = status;
+    q.throttled = throttled;
+    q.limit = limit;
+    q.remaining = remaining;
+    q.resetAfterMs = resetAfterMs;
+    q.ttlMs = ttlMs;
+    return q;
 }
 
 void QuotaMonitor::track(int route, const QByteArray &key)
@@ -495,14 +512,7 @@ MonitorSnapshot QuotaMonitor::snapshot() const
     std::partial_sort(candidates.begin(), candidates.begin() + long(top), candidates.end(), hotter);
     for (size_t i = 0; i < top; ++i) {
         const Tracked &t = *candidates[i];
-        KeyQuota q;
-        q.status = t.status;
-        q.limit = t.limit;
-        q.remaining = t.remaining;
-        q.resetAfterMs = t.resetAfterMs;
-        q.ttlMs = t.ttlMs;
-        q.throttled = t.throttled;
-        s.hotKeys.append({m_routes[size_t(t.route)].id, t.key, q});
+        s.hotKeys.append({m_routes[size_t(t.route)].id, t.key, t.quota()});
     }
     return s;
 }

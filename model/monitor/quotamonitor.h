@@ -119,6 +119,9 @@ private:
         KeyQuota::Status status = KeyQuota::Status::Read;
         bool throttled = false;
         qint64 limit = 0, remaining = 0, resetAfterMs = 0, ttlMs = -1;
+
+        void store(const KeyQuota &q); // everything but `why`, kept apart for the few it has
+        KeyQuota quota() const;
     };
 
     void refresh();

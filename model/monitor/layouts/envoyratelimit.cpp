@@ -42,15 +42,12 @@ public:
         const RespValue &value = replies.value(0);
         if (!start)
             return KeyQuota::unreadable(QStringLiteral("the key does not end in _<window start>"));
-        if (value.type == RespValue::Type::Nil)
-            return KeyQuota::gone();
-        const auto count = replyNumber(value);
-        if (value.type != RespValue::Type::String || !count || *count < 0)
-            return KeyQuota::unreadable(
-                QStringLiteral("expected a request counter, found %1").arg(replyKind(value)));
+        const auto count = readCounter(value, QStringLiteral("a request counter"));
+        if (const auto *answer = std::get_if<KeyQuota>(&count))
+            return *answer;
         const auto &window = std::get<limiter::FixedWindowConfig>(m_limit.config);
-        return windowCounterQuota(window.limit, window.window, qint64(*count), nowUs - *start,
-            m_limit.cost, replies.value(1).integer);
+        return windowCounterQuota(window.limit, window.window, std::get<qint64>(count),
+            nowUs - *start, m_limit.cost, replies.value(1).integer);
     }
 };
 

@@ -20,17 +20,14 @@ public:
     {
         const RespValue &value = replies.value(0);
         const qint64 ttlMs = replies.value(1).integer;
-        if (value.type == RespValue::Type::Nil)
-            return KeyQuota::gone();
-        const auto hits = replyNumber(value);
-        if (value.type != RespValue::Type::String || !hits || *hits < 0)
-            return KeyQuota::unreadable(
-                QStringLiteral("expected a hit counter, found %1").arg(replyKind(value)));
+        const auto hits = readCounter(value, QStringLiteral("a hit counter"));
+        if (const auto *answer = std::get_if<KeyQuota>(&hits))
+            return *answer;
         if (ttlMs < 0)
             return KeyQuota::unreadable(QStringLiteral("the counter has no expiry (rate-limit-"
                                                        "redis always sets one)"));
         const auto &window = std::get<limiter::FixedWindowConfig>(m_limit.config);
-        return windowCounterQuota(window.limit, window.window, qint64(*hits),
+        return windowCounterQuota(window.limit, window.window, std::get<qint64>(hits),
             window.window - ttlMs * 1000, m_limit.cost, ttlMs);
     }
 };

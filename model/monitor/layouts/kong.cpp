@@ -50,15 +50,12 @@ public:
         if (!period)
             return KeyQuota::unreadable(
                 QStringLiteral("the key does not end in :<period start ms>:<period>"));
-        if (value.type == RespValue::Type::Nil)
-            return KeyQuota::gone();
-        const auto count = replyNumber(value);
-        if (value.type != RespValue::Type::String || !count || *count < 0)
-            return KeyQuota::unreadable(
-                QStringLiteral("expected a request counter, found %1").arg(replyKind(value)));
+        const auto count = readCounter(value, QStringLiteral("a request counter"));
+        if (const auto *answer = std::get_if<KeyQuota>(&count))
+            return *answer;
         const auto &window = std::get<limiter::FixedWindowConfig>(m_limit.config);
-        return windowCounterQuota(
-            window.limit, period->length, qint64(*count), nowUs - period->start, m_limit.cost, -1);
+        return windowCounterQuota(window.limit, period->length, std::get<qint64>(count),
+            nowUs - period->start, m_limit.cost, -1);
     }
 };
 

@@ -4,6 +4,8 @@
 #include "model/monitor/layoutdecoder.h"
 #include "model/monitor/layouts/keytemplate.h"
 
+#include <variant>
+
 namespace qs::layouts {
 
 // What every decoder needs from the route: its limit as the limiter's config and its cost.
@@ -50,6 +52,11 @@ protected:
 // window has ended: the key then says nothing about the client any more.
 KeyQuota windowCounterQuota(qint64 limit, limiter::Micros window, qint64 count,
     limiter::Micros elapsedUs, qint64 cost, qint64 ttlMs);
+
+// A counter's value (Kong, envoy ratelimit, express-rate-limit, python-limits): its count, or
+// the KeyQuota to answer instead — gone when there is no value, unreadable when it is not a
+// whole count (saying what was found; `what` names the counter, "a request counter").
+std::variant<qint64, KeyQuota> readCounter(const RespValue &value, const QString &what);
 
 // A stored time in µs since the Unix epoch. `unit` is s, ms or us; unset: told by magnitude
 // (now is about 1.7e9 s, 1.7e12 ms, 1.7e15 µs).

@@ -74,14 +74,13 @@ public:
 private:
     KeyQuota fixed(const KeyLimit &limit, const RespValue &value, qint64 ttlMs) const
     {
-        const auto count = replyNumber(value);
-        if (value.type != RespValue::Type::String || !count || *count < 0)
-            return KeyQuota::unreadable(
-                QStringLiteral("expected a hit counter, found %1").arg(replyKind(value)));
+        const auto count = readCounter(value, QStringLiteral("a hit counter"));
+        if (const auto *answer = std::get_if<KeyQuota>(&count))
+            return *answer;
         if (ttlMs < 0)
             return KeyQuota::unreadable(QStringLiteral("the counter has no expiry (python-limits "
                                                        "always sets one)"));
-        return windowCounterQuota(limit.amount, limit.window, qint64(*count),
+        return windowCounterQuota(limit.amount, limit.window, std::get<qint64>(count),
             limit.window - ttlMs * 1000, m_limit.cost, ttlMs);
     }
 
