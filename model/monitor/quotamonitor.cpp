@@ -30,8 +30,10 @@ QuotaMonitor::QuotaMonitor(const Policy &policy, QObject *parent) : QObject(pare
         const bool ownKeys
             = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
                 [&](const RedisLayout &l) { return l.routeId == route.id; });
-        if (m_metrics && ownKeys)
+        if (m_metrics && ownKeys) {
             w.metricsPrefix = prefix + ':' + route.id.toUtf8() + ":~metrics:";
+            ++m_metricsRoutes;
+        }
         if (w.decoder) {
             const QByteArray pattern = w.decoder->scanGroupPattern();
             auto group = std::find_if(m_groups.begin(), m_groups.end(),
@@ -101,13 +103,13 @@ void QuotaMonitor::refresh()
     ++m_generation; // replies of an abandoned refresh are ignored from here on
     m_refreshing = false;
     m_pending = 0;
-    m_scansInFlight = 0;
+    for (ScanGroup &g : m_groups)
+        g.scanning = false; // an abandoned refresh's SCAN will never be answered to us
     if (!connected()) {
         // Nothing is sent while the connection is down: commands would queue and burst out on
         // reconnection. SCAN passes restart: the server may have come back with other data.
         for (ScanGroup &g : m_groups) {
             g.cursor = "0";
-            g.scanning = false;
             g.passDone = false;
         }
         finishRefresh();
@@ -124,9 +126,18 @@ void QuotaMonitor::refresh()
     const qint64 perRefresh = m_options.budgetPerSecond == 0
         ? std::numeric_limits<int>::max()
         : std::max<qint64>(1, m_options.budgetPerSecond * m_options.intervalMs / 1000);
-    // Scans may take a fifth of the refresh's budget, or all that reading the keys already
-    // tracked leaves (at first, when nothing is known yet, nearly all of it).
-    m_scanBudgetLeft = std::max<qint64>(perRefresh / 5, perRefresh - qint64(m_keys.size()));
+    // Scans may take a fifth of the refresh's budget, half until the keyspace has been walked
+    // once; reads the rest. Either gives what it does not need to the other (below).
+    const bool discovering = std::any_of(
+        m_groups.cbegin(), m_groups.cend(), [](const ScanGroup &g) { return g.passes == 0; });
+    const qint64 overhead = 1 + m_metricsRoutes; // TIME and the metrics reads
+    const bool scanning = std::any_of(m_groups.cbegin(), m_groups.cend(), [](const ScanGroup &g) {
+        return !g.passDone;
+    }) || m_refreshes % kRescanEveryRefreshes == 0;
+    m_scanBudgetLeft = scanning ? perRefresh / (discovering ? 2 : 5) : 0;
+    // Reads get the rest, for this refresh as a whole: spent as the sliding second frees up,
+    // they would otherwise take every unit the moment it frees and starve the scans.
+    m_readBudgetLeft = std::max<qint64>(0, perRefresh - overhead - m_scanBudgetLeft);
     expect(1);
     const quint64 generation = m_generation;
     m_client.send({"TIME"}, [this, generation](const RespValue &reply) {
@@ -153,19 +164,12 @@ void QuotaMonitor::onTime(const RespValue &reply)
         = reply.elements[0].text.toLongLong() * 1'000'000 + reply.elements[1].text.toLongLong();
     m_serverTimeAtSteady = steadyMicros();
     sendMetrics();
-    for (size_t g = 0; g < m_groups.size(); ++g) {
-        ScanGroup &group = m_groups[g];
-        if (group.scanning || (group.passDone && m_refreshes % kRescanEveryRefreshes != 0))
-            continue;
-        if (group.passDone) {
-            group.passDone = false;
+    for (ScanGroup &group : m_groups)
+        if (group.passDone && !group.scanning && m_refreshes % kRescanEveryRefreshes == 0) {
+            group.passDone = false; // a new pass, to find new clients
             group.cursor = "0";
         }
-        sendScan(g);
-    }
-    // Reads go out once this refresh's scans are answered, so that new keys are read at once.
-    if (m_scansInFlight == 0)
-        sendReads();
+    sendReads(); // scans first, then reads, as the budget allows
 }
 
 void QuotaMonitor::sendMetrics()
@@ -190,6 +194,12 @@ void QuotaMonitor::sendMetrics()
     }
 }
 
+bool QuotaMonitor::mayRead(qint64 commands) const
+{
+    return m_budget.perSecond() == 0
+        || (m_readBudgetLeft >= commands && budgetAvailable() >= commands);
+}
+
 qint64 QuotaMonitor::scanCost() const
 {
     // SCAN COUNT 1000 cost Redis 295-350 µs against 1.1 µs for a GET (docs/benchmarks.md): it
@@ -206,7 +216,6 @@ void QuotaMonitor::sendScan(size_t group)
         return;
     spend(cost);
     m_scanBudgetLeft -= cost;
-    ++m_scansInFlight;
     g.scanning = true;
     expect(1);
     const quint64 generation = m_generation;
@@ -223,10 +232,7 @@ void QuotaMonitor::sendScan(size_t group)
 void QuotaMonitor::onScan(size_t group, const RespValue &reply)
 {
     m_groups[group].scanning = false;
-    --m_scansInFlight;
     scanAnswered(group, reply);
-    if (m_scansInFlight == 0 && connected())
-        sendReads();
 }
 
 void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
@@ -250,12 +256,17 @@ void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
     if (g.cursor == "0") {
         g.passDone = true;
         ++g.passes;
+        if (std::all_of(m_groups.cbegin(), m_groups.cend(),
+                [](const ScanGroup &other) { return other.passDone; })) {
+            m_readBudgetLeft += m_scanBudgetLeft; // what the scans did not need
+            m_scanBudgetLeft = 0;
+        }
     } else {
         sendScan(group); // chained within this refresh's share of the budget
     }
     // New keys are read at once, while the next SCAN walks on: the round trips overlap.
     for (qint32 i : found) {
-        if (budgetAvailable() < m_routes[size_t(m_keys[size_t(i)].route)].readCost)
+        if (!mayRead(m_routes[size_t(m_keys[size_t(i)].route)].readCost))
             break;
         readKey(i);
     }
@@ -312,6 +323,13 @@ void QuotaMonitor::continueReads()
     // Sends what the budget allows now. The budget is a sliding second: what the last refresh
     // sent frees up while this one runs, so the plan goes on in small steps until the refresh's
     // time is up rather than waiting for the next refresh (which would halve the read rate).
+    // Scans waiting for budget go first; reads leave what scans and the next refresh need.
+    bool scansWaiting = false;
+    for (size_t g = 0; g < m_groups.size(); ++g)
+        if (!m_groups[g].scanning && !m_groups[g].passDone) {
+            sendScan(g);
+            scansWaiting = scansWaiting || !m_groups[g].scanning;
+        }
     while (m_planPos < m_plan.size() && connected()) {
         const auto found = m_index.constFind(m_plan[m_planPos]);
         if (found == m_index.cend()) {
@@ -320,15 +338,24 @@ void QuotaMonitor::continueReads()
         }
         const Tracked &t = m_keys[size_t(*found)];
         const qint64 cost = m_routes[size_t(t.route)].readCost;
-        if (budgetAvailable() < cost)
+        if (!mayRead(cost))
             break;
         if (t.everRead && !hot(t))
             m_rotation = (size_t(*found) + 1) % std::max<size_t>(1, m_keys.size());
         readKey(*found);
         ++m_planPos;
     }
+    // Every planned key is read and no SCAN is out (its keys would be read from this share at
+    // once): what is left of the reads' share may scan.
+    if (m_planPos >= m_plan.size() && m_readBudgetLeft > 0
+        && std::none_of(
+            m_groups.cbegin(), m_groups.cend(), [](const ScanGroup &g) { return g.scanning; })) {
+        m_scanBudgetLeft += m_readBudgetLeft;
+        m_readBudgetLeft = 0;
+    }
     const qint64 deadline = m_refreshStartUs + qint64(m_options.intervalMs) * 900;
-    if (m_planPos >= m_plan.size() || !connected() || steadyMicros() >= deadline) {
+    if ((m_planPos >= m_plan.size() && !scansWaiting) || !connected()
+        || steadyMicros() >= deadline) {
         m_plan.clear();
         return;
     }
@@ -348,6 +375,7 @@ void QuotaMonitor::readKey(qint32 index)
     t.readIn = quint32(m_refreshes);
     const QList<Command> commands = m_routes[size_t(t.route)].decoder->reads(t.key);
     spend(commands.size());
+    m_readBudgetLeft -= commands.size();
     expect(int(commands.size()));
     const quint64 generation = m_generation;
     const QByteArray key = t.key;

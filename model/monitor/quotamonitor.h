@@ -130,6 +130,7 @@ private:
     void onScan(size_t group, const RespValue &reply);
     void scanAnswered(size_t group, const RespValue &reply); // tracks, reads, chains the next
     qint64 scanCost() const; // what one SCAN counts for in the budget
+    bool mayRead(qint64 commands) const; // within this refresh's read share and the budget
     void sendMetrics();
     void sendReads(); // plans this refresh's reads and starts them
     void continueReads(); // sends as much of the plan as the budget allows now
@@ -172,7 +173,8 @@ private:
     quint64 m_generation = 0; // replies of an abandoned refresh carry an older one
     quint64 m_refreshes = 0;
     qint64 m_scanBudgetLeft = 0; // what scans may still spend of this refresh's budget
-    int m_scansInFlight = 0;
+    qint64 m_readBudgetLeft = 0; // what reads may still spend of it
+    int m_metricsRoutes = 0; // routes whose per-second metrics are read each refresh
     qint64 m_keysRead = 0;
     bool m_refreshing = false;
     bool m_readOnly = true;

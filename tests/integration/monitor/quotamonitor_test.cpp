@@ -102,7 +102,9 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
     QuotaMonitor monitor(policy);
     Snapshots snapshots(monitor);
     MonitorOptions o = monitorOptions(server.port());
-    o.budgetPerSecond = 150'000;
+    // A refresh takes 100 000 GETs and ~34 000 for SCAN (COUNT/3 each): room for both, even
+    // when a slow (sanitizer) build sends one refresh's reads late in its second.
+    o.budgetPerSecond = 250'000;
     o.intervalMs = 1000;
     o.hotKeyCount = 2000;
     auto before = admin.commandCalls();
@@ -118,9 +120,10 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
         15'000);
     ASSERT_TRUE(full) << "keys read " << snapshots.last().keysRead << ", throttled "
                       << routeIn(snapshots.last(), "api")->throttled;
+    // The next refresh reads every key again (a slow build may skip a tick while one runs).
     const MonitorSnapshot *again
-        = snapshots.waitFor([&](const MonitorSnapshot &s) { return s.keysRead == keys; }, 1500);
-    EXPECT_TRUE(again) << "the next refresh, a second later, reads every key again";
+        = snapshots.waitFor([&](const MonitorSnapshot &s) { return s.keysRead == keys; }, 2500);
+    EXPECT_TRUE(again) << "read " << snapshots.last().keysRead << " of " << keys;
     int compared = 0;
     for (const auto &[key, entry] : mirror) {
         const HotKey *h = keyIn(*full, QByteArray::fromStdString(key));
@@ -137,7 +140,7 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
                             << routeIn(*full, "log")->keys;
     double seconds = double(elapsed.elapsed()) / 1000.0;
     auto after = admin.commandCalls();
-    EXPECT_LE(double(monitorReads(after, before)), 150'000.0 * std::ceil(seconds));
+    EXPECT_LE(double(monitorReads(after, before)), 250'000.0 * std::ceil(seconds));
     RecordProperty("full_refresh_commands_per_second",
         std::to_string(qint64(double(monitorReads(after, before)) / seconds)));
 
