@@ -120,10 +120,14 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
         15'000);
     ASSERT_TRUE(full) << "keys read " << snapshots.last().keysRead << ", throttled "
                       << routeIn(snapshots.last(), "api")->throttled;
-    // The next refresh reads every key again (a slow build may skip a tick while one runs).
+    // The next refresh reads every key again. How soon is the build's speed, not behaviour
+    // (a sanitizer build needs more than the 1 s interval): recorded, not asserted.
     const MonitorSnapshot *again
-        = snapshots.waitFor([&](const MonitorSnapshot &s) { return s.keysRead == keys; }, 2500);
-    EXPECT_TRUE(again) << "read " << snapshots.last().keysRead << " of " << keys;
+        = snapshots.waitFor([](const MonitorSnapshot &) { return true; }, 10'000);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->keysRead, keys);
+    RecordProperty("full_refresh_period_ms",
+        std::to_string((again->serverTimeUs - full->serverTimeUs) / 1000));
     int compared = 0;
     for (const auto &[key, entry] : mirror) {
         const HotKey *h = keyIn(*full, QByteArray::fromStdString(key));
