@@ -15,40 +15,46 @@ constexpr int kUnreadableSample = 20;
 QuotaMonitor::QuotaMonitor(const Policy &policy, QObject *parent) : QObject(parent)
 {
     m_steady.start();
-    const QByteArray prefix = policy.redis.prefix.value_or(QStringLiteral("qs")).toUtf8();
-    m_metrics = policy.redis.metrics.value_or(false);
-    for (const Route &route : policy.routes) {
-        RouteWatch w;
-        w.id = route.id;
-        auto decoder = makeLayoutDecoder(policy, route);
-        if (auto *problem = std::get_if<QString>(&decoder))
-            w.problem = *problem;
-        else
-            w.decoder = std::move(std::get<std::unique_ptr<LayoutDecoder>>(decoder));
-        if (w.decoder)
-            w.readCost = qint64(w.decoder->reads("k").size());
-        const bool ownKeys
-            = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
-                [&](const RedisLayout &l) { return l.routeId == route.id; });
-        if (m_metrics && ownKeys) {
-            w.metricsPrefix = prefix + ':' + route.id.toUtf8() + ":~metrics:";
-            ++m_metricsRoutes;
-        }
-        if (w.decoder) {
-            const QByteArray pattern = w.decoder->scanGroupPattern();
-            auto group = std::find_if(m_groups.begin(), m_groups.end(),
-                [&](const ScanGroup &g) { return g.pattern == pattern; });
-            if (group == m_groups.end())
-                group = m_groups.insert(m_groups.end(), ScanGroup{pattern, {}});
-            group->routes.push_back(int(m_routes.size()));
-        }
-        m_routes.push_back(std::move(w));
-    }
+    for (const Route &route : policy.routes)
+        watch(policy, route);
     connect(&m_timer, &QTimer::timeout, this, &QuotaMonitor::refresh);
     connect(&m_client, &RespClient::stateChanged, this, [this](RespClient::State state) {
         if (state == RespClient::State::Connected && !m_refreshing)
             refresh(); // the first figures as soon as there is a connection
     });
+}
+
+void QuotaMonitor::watch(const Policy &policy, const Route &route)
+{
+    RouteWatch w;
+    w.id = route.id;
+    auto decoder = makeLayoutDecoder(policy, route);
+    if (auto *problem = std::get_if<QString>(&decoder))
+        w.problem = *problem;
+    else
+        w.decoder = std::move(std::get<std::unique_ptr<LayoutDecoder>>(decoder));
+    // Per-second metrics exist only where Quota Studio's scripts write the keys.
+    const bool ownKeys = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
+        [&](const RedisLayout &l) { return l.routeId == route.id; });
+    if (policy.redis.metrics.value_or(false) && ownKeys) {
+        w.metricsPrefix = policy.redis.prefix.value_or(QStringLiteral("qs")).toUtf8() + ':'
+            + route.id.toUtf8() + ":~metrics:";
+        ++m_metricsRoutes;
+    }
+    if (w.decoder) {
+        w.readCost = qint64(w.decoder->reads("k").size());
+        joinScanGroup(w.decoder->scanGroupPattern(), int(m_routes.size()));
+    }
+    m_routes.push_back(std::move(w));
+}
+
+void QuotaMonitor::joinScanGroup(const QByteArray &pattern, int route)
+{
+    auto group = std::find_if(
+        m_groups.begin(), m_groups.end(), [&](const ScanGroup &g) { return g.pattern == pattern; });
+    if (group == m_groups.end())
+        group = m_groups.insert(m_groups.end(), ScanGroup{pattern, {}});
+    group->routes.push_back(route);
 }
 
 QuotaMonitor::~QuotaMonitor() = default;

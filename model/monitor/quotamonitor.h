@@ -124,6 +124,8 @@ private:
         KeyQuota quota() const;
     };
 
+    void watch(const Policy &policy, const Route &route); // a route's decoder, metrics, scan
+    void joinScanGroup(const QByteArray &pattern, int route);
     void refresh();
     void onTime(const RespValue &reply);
     void sendScan(size_t group);
@@ -178,7 +180,6 @@ private:
     qint64 m_keysRead = 0;
     bool m_refreshing = false;
     bool m_readOnly = true;
-    bool m_metrics = false;
 };
 
 } // namespace qs

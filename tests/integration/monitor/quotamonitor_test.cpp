@@ -333,6 +333,44 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
         << refused->lastError.toStdString();
 }
 
+// With redis.metrics on, the scripts count allowed and denied per route and second; the monitor
+// reports the last whole second's counts.
+TEST(QuotaMonitor, AllowedAndDeniedPerSecondFromTheScriptsMetrics)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    const Policy policy = policyOrFail(R"(quota_studio: 1
+name: metrics
+redis: { metrics: true }
+routes:
+  - { id: api, match: { path: /api }, limit: { algorithm: fixed_window, limit: 5, window: 1m } }
+)");
+    QString error;
+    const std::vector<limiter::RedisRule> rules = redisRulesFor(policy, QString(), &error);
+    ASSERT_EQ(rules.size(), 1u) << error.toStdString();
+    ASSERT_TRUE(rules[0].metrics);
+    limiter::RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    limiter::RedisBackend backend(endpoint);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    Admin admin(server.port());
+    // 12 decisions within one server second (5 allowed, 7 denied), away from its edges.
+    while (admin.serverTimeUs() % 1'000'000 > 300'000)
+        spin(20);
+    for (int i = 0; i < 12; ++i)
+        backend.acquire(rules[0], "client-a");
+    QuotaMonitor monitor(policy);
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return routeIn(s, "api")->allowedPerSecond.value_or(0) > 0;
+    });
+    ASSERT_TRUE(s) << "no metrics read";
+    EXPECT_EQ(routeIn(*s, "api")->allowedPerSecond, 5.0);
+    EXPECT_EQ(routeIn(*s, "api")->deniedPerSecond, 7.0);
+    EXPECT_EQ(routeIn(*s, "api")->keys, 1) << "the metrics hash is not a client's key";
+}
+
 // A replica serves the monitor as well as the primary does, and takes the reads off it.
 TEST(QuotaMonitor, ReadsAReplica)
 {
