@@ -10,6 +10,7 @@
 #include <QTextStream>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -99,13 +100,12 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
             QTextStream(stdout) << kMonitorHelp;
             return 0;
         }
-        if (a == QLatin1String("--json") || a == QLatin1String("--discover")
-            || a == QLatin1String("--tls") || a == QLatin1String("--insecure")) {
-            (a == QLatin1String("--json")              ? m.json
-                    : a == QLatin1String("--tls")      ? c.tls
-                    : a == QLatin1String("--insecure") ? c.insecure
-                                                       : m.discover)
-                = true;
+        const std::pair<const char *, bool *> switches[] = {{"--json", &m.json},
+            {"--discover", &m.discover}, {"--tls", &c.tls}, {"--insecure", &c.insecure}};
+        const auto isSwitch = std::find_if(std::begin(switches), std::end(switches),
+            [&](const auto &s) { return a == QLatin1String(s.first); });
+        if (isSwitch != std::end(switches)) {
+            *isSwitch->second = true;
             continue;
         }
         if (!value())
