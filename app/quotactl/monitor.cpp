@@ -177,7 +177,8 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
 
 // The first connection decides: a wrong password, certificate or address is exit 1 at once.
 // Later losses are reported in the output while the monitor keeps retrying.
-void exitOnFirstFailure(const RespClient &client, bool &everConnected, int &exitCode)
+void exitOnFirstFailure(
+    const RespClient &client, const QString &server, bool &everConnected, int &exitCode)
 {
     QObject::connect(&client, &RespClient::stateChanged, qApp,
         [&](RespClient::State state, const QString &text) {
@@ -188,7 +189,7 @@ void exitOnFirstFailure(const RespClient &client, bool &everConnected, int &exit
                 || (!everConnected && state == RespClient::State::Unreachable);
             if (!fatal || exitCode != 0)
                 return;
-            QTextStream(stderr) << "quotactl monitor: " << text << '\n';
+            QTextStream(stderr) << "quotactl monitor: " << server << ": " << text << '\n';
             exitCode = 1;
             QCoreApplication::exit(1);
         });
@@ -211,7 +212,7 @@ int runDiscover(const MonitorArgs &m, const std::optional<Policy> &policy)
     RespClient client;
     bool everConnected = false;
     int exitCode = 0;
-    exitOnFirstFailure(client, everConnected, exitCode);
+    exitOnFirstFailure(client, m.redis, everConnected, exitCode);
     KeyspaceSurvey survey(client);
     KeyspaceSurvey::Options o;
     o.maxKeys = m.maxKeys;
@@ -259,7 +260,7 @@ int runMonitor(const QStringList &args)
     QuotaMonitor monitor(*policy);
     bool everConnected = false;
     int exitCode = 0;
-    exitOnFirstFailure(monitor.client(), everConnected, exitCode);
+    exitOnFirstFailure(monitor.client(), m.redis, everConnected, exitCode);
     const bool terminal = !m.json && isatty(STDOUT_FILENO);
     qint64 refreshes = 0;
     QObject::connect(&monitor, &QuotaMonitor::refreshed, qApp, [&](const MonitorSnapshot &s) {
