@@ -5,6 +5,7 @@
 #include <QTextStream>
 
 #include <array>
+#include <csignal>
 
 namespace qs::cli {
 
@@ -37,6 +38,24 @@ constexpr std::array kCommands = {
 };
 
 } // namespace
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void onStopSignal(int)
+{
+    g_stop.store(true);
+}
+
+} // namespace
+
+const std::atomic<bool> &stopOnSignals()
+{
+    std::signal(SIGINT, onStopSignal);
+    std::signal(SIGTERM, onStopSignal);
+    return g_stop;
+}
 
 std::optional<Policy> readPolicyOrReport(const QString &file)
 {

@@ -3,6 +3,7 @@
 
 #include <QStringList>
 
+#include <atomic>
 #include <optional>
 
 #include <span>
@@ -23,6 +24,10 @@ std::span<const Command> commands();
 // Reads a policy for a command that needs a sound one: prints its errors to stderr and
 // returns nullopt when it has any (warnings are `lint`'s business).
 std::optional<qs::Policy> readPolicyOrReport(const QString &file);
+
+// Installs the SIGINT/SIGTERM handlers of a long-running command and returns the flag they set:
+// Ctrl-C asks the command to stop cleanly and report, not to die.
+const std::atomic<bool> &stopOnSignals();
 
 // Prints "quotactl <command>: <message>" and the pointer to --help; returns 2 (usage error).
 int usageError(const char *command, const QString &message);

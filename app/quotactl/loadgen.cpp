@@ -8,7 +8,6 @@
 #include <QJsonObject>
 #include <QTextStream>
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -39,13 +38,6 @@ Options:
   --json               print one JSON object at the end instead of the text report
 Exit status: 0 done (also after Ctrl-C), 1 every request failed (Redis unreachable), 2 usage.
 )";
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void onSignal(int)
-{
-    g_stop.store(true);
-}
 
 int usage(const QString &message)
 {
@@ -147,13 +139,13 @@ int runLoadgen(const QStringList &args)
     if (plan.rules.empty())
         return usage(error);
 
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
-    const LoadResult r = runLoad(plan, g_stop, [&](std::uint64_t requests, double seconds) {
-        if (!json)
-            QTextStream(stderr)
-                << QStringLiteral("  %1 s: %2 requests\r").arg(seconds, 0, 'f', 0).arg(requests);
-    });
+    const LoadResult r
+        = runLoad(plan, stopOnSignals(), [&](std::uint64_t requests, double seconds) {
+              if (!json)
+                  QTextStream(stderr) << QStringLiteral("  %1 s: %2 requests\r")
+                                             .arg(seconds, 0, 'f', 0)
+                                             .arg(requests);
+          });
     if (!json)
         QTextStream(stderr) << QStringLiteral("%1\r").arg(QString(), 40); // clear the progress line
     if (json) {

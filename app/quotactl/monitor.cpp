@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -54,13 +53,6 @@ Options:
   --max-keys N         --discover: keys looked at, at most (default 10000)
 Exit status: 0 done (also after Ctrl-C), 1 cannot connect or authenticate, 2 usage error.
 )";
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void onMonitorSignal(int)
-{
-    g_stop.store(true);
-}
 
 int usage(const QString &message)
 {
@@ -197,11 +189,10 @@ void exitOnFirstFailure(
 
 void quitOnSignal()
 {
-    std::signal(SIGINT, onMonitorSignal);
-    std::signal(SIGTERM, onMonitorSignal);
+    const std::atomic<bool> &stop = stopOnSignals();
     auto *poll = new QTimer(qApp);
-    QObject::connect(poll, &QTimer::timeout, qApp, [] {
-        if (g_stop.load())
+    QObject::connect(poll, &QTimer::timeout, qApp, [&stop] {
+        if (stop.load())
             QCoreApplication::exit(0);
     });
     poll->start(100);
