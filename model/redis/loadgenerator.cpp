@@ -38,10 +38,59 @@ private:
     std::vector<double> m_cumulative;
 };
 
+// Request latencies (each request's batch round trip) in buckets 1% wide: memory stays fixed
+// however long the run (the Monitor tab's demo runs for hours), percentiles within 1%.
+class LatencyHistogram {
+public:
+    void add(double us, std::uint64_t count)
+    {
+        m_counts[bucketOf(us)] += count;
+        m_total += count;
+        m_max = std::max(m_max, us);
+    }
+    void merge(const LatencyHistogram &other)
+    {
+        for (std::size_t i = 0; i < m_counts.size(); ++i)
+            m_counts[i] += other.m_counts[i];
+        m_total += other.m_total;
+        m_max = std::max(m_max, other.m_max);
+    }
+    // The latency that p percent of the requests did not exceed (the bucket's upper edge, or the
+    // largest seen when that is smaller).
+    double percentile(double p) const
+    {
+        if (m_total == 0)
+            return 0;
+        const auto rank
+            = std::max<std::uint64_t>(1, std::uint64_t(std::ceil(p / 100.0 * double(m_total))));
+        std::uint64_t seen = 0;
+        for (std::size_t i = 0; i < m_counts.size(); ++i) {
+            seen += m_counts[i];
+            if (seen >= rank)
+                return std::min(m_max, std::pow(kGrowth, double(i + 1)));
+        }
+        return m_max;
+    }
+    double max() const { return m_max; }
+
+private:
+    static constexpr double kGrowth = 1.01;
+    static constexpr std::size_t kBuckets = 2500; // 1.01^2500 µs: beyond any timeout
+    static std::size_t bucketOf(double us)
+    {
+        if (us <= 1)
+            return 0;
+        return std::min(kBuckets - 1, std::size_t(std::log(us) / std::log(kGrowth)));
+    }
+    std::vector<std::uint64_t> m_counts = std::vector<std::uint64_t>(kBuckets, 0);
+    std::uint64_t m_total = 0;
+    double m_max = 0;
+};
+
 struct Shared {
     std::mutex mutex;
     LoadResult totals;
-    std::vector<double> latencies; // µs per request (its batch's round trip)
+    LatencyHistogram latencies;
     std::atomic<std::uint64_t> sent{0};
 };
 
@@ -58,7 +107,7 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
 {
     limiter::RedisBackend backend(plan.endpoint);
     LoadResult mine;
-    std::vector<double> latencies;
+    LatencyHistogram latencies;
     if (!backend.connect()) {
         mine.firstError = backend.lastError();
         mine.failedConnections = 1;
@@ -108,8 +157,8 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
             } else {
                 ++mine.denied;
             }
-            latencies.push_back(us);
         }
+        latencies.add(us, decisions.size());
         shared.sent.fetch_add(decisions.size(), std::memory_order_relaxed);
     }
     std::lock_guard lock(shared.mutex);
@@ -120,15 +169,7 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     shared.totals.failedConnections += mine.failedConnections;
     if (shared.totals.firstError.empty())
         shared.totals.firstError = mine.firstError;
-    shared.latencies.insert(shared.latencies.end(), latencies.begin(), latencies.end());
-}
-
-double percentile(std::vector<double> &sorted, double p)
-{
-    if (sorted.empty())
-        return 0;
-    const auto i = std::size_t(std::ceil(p / 100.0 * double(sorted.size())));
-    return sorted[std::min(sorted.size() - 1, i == 0 ? 0 : i - 1)];
+    shared.latencies.merge(latencies);
 }
 
 } // namespace
@@ -188,11 +229,10 @@ LoadResult runLoad(const LoadPlan &plan, const std::atomic<bool> &stop,
     r.seconds = std::chrono::duration<double>(Clock::now() - begin).count();
     r.rate = r.seconds > 0 ? double(r.requests) / r.seconds : 0;
     r.cancelled = stop.load();
-    std::sort(shared.latencies.begin(), shared.latencies.end());
-    r.p50us = percentile(shared.latencies, 50);
-    r.p90us = percentile(shared.latencies, 90);
-    r.p99us = percentile(shared.latencies, 99);
-    r.maxUs = shared.latencies.empty() ? 0 : shared.latencies.back();
+    r.p50us = shared.latencies.percentile(50);
+    r.p90us = shared.latencies.percentile(90);
+    r.p99us = shared.latencies.percentile(99);
+    r.maxUs = shared.latencies.max();
     return r;
 }
 
