@@ -192,13 +192,20 @@ void KeyspaceSurvey::inspectFamilies()
 
 namespace {
 
-QString layoutEntry(const KeyFamily &f, const QString &extra = {})
+// Offers the family's layout: the entry itself (the GUI adds it to the policy) and the same
+// entry as YAML to paste (the CLI prints it).
+void offerLayout(KeyFamily &f, QList<QPair<QString, QString>> fields = {},
+    std::optional<QString> timeUnit = std::nullopt)
 {
     QByteArray key = f.pattern;
     key.replace(key.indexOf('*'), 1, "{key}");
-    return QStringLiteral("- route: ROUTE_ID   # the route whose limit these keys enforce\n"
-                          "  preset: %1\n  key: \"%2\"\n%3")
-        .arg(f.preset, QString::fromUtf8(key), extra);
+    RedisLayout layout;
+    layout.preset = f.preset;
+    layout.keyTemplate = QString::fromUtf8(key);
+    layout.fields = std::move(fields);
+    layout.timeUnit = std::move(timeUnit);
+    f.layout = layout;
+    f.layoutYaml = layoutYaml(layout);
 }
 
 // A time stored by a tutorial hash, by magnitude (now ≈ 1.7e9 s, 1.7e12 ms, 1.7e15 µs).
@@ -214,6 +221,24 @@ std::optional<QString> timeUnitOf(double v)
 }
 
 } // namespace
+
+QString layoutYaml(const RedisLayout &layout)
+{
+    QString yaml = QStringLiteral("- route: %1   # the route whose limit these keys enforce\n")
+                       .arg(layout.routeId.isEmpty() ? QStringLiteral("ROUTE_ID") : layout.routeId);
+    if (layout.preset)
+        yaml += QStringLiteral("  preset: %1\n").arg(*layout.preset);
+    yaml += QStringLiteral("  key: \"%1\"\n").arg(layout.keyTemplate);
+    if (!layout.fields.isEmpty()) {
+        QStringList pairs;
+        for (const auto &[ours, theirs] : layout.fields)
+            pairs << QStringLiteral("%1: %2").arg(ours, theirs);
+        yaml += QStringLiteral("  fields: { %1 }\n").arg(pairs.join(QStringLiteral(", ")));
+    }
+    if (layout.timeUnit)
+        yaml += QStringLiteral("  time_unit: %1\n").arg(*layout.timeUnit);
+    return yaml;
+}
 
 void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
 {
@@ -231,7 +256,7 @@ void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
             const auto v = replyNumber(r);
             if (v && *v > 1e8 && *v < 2e9) {
                 f.note = QStringLiteral("a theoretical arrival time in seconds since 2017");
-                f.layoutYaml = layoutEntry(f);
+                offerLayout(f);
             } else {
                 f.note = QStringLiteral("named like redis_rate, but the value is not its arrival "
                                         "time");
@@ -259,10 +284,10 @@ void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
             if (tokens && unit) {
                 f.preset = QStringLiteral("tutorial-hash");
                 f.note = QStringLiteral("a hash of tokens and %1 (%2)").arg(timeField, *unit);
-                f.layoutYaml = layoutEntry(f,
-                    QStringLiteral("  fields: { tokens: tokens, updated_at: %1 }\n"
-                                   "  time_unit: %2\n")
-                        .arg(timeField, *unit));
+                offerLayout(f,
+                    {{QStringLiteral("tokens"), QStringLiteral("tokens")},
+                        {QStringLiteral("updated_at"), timeField}},
+                    unit);
             } else {
                 f.note = QStringLiteral("a hash without a token count and a time");
             }
@@ -271,7 +296,7 @@ void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
         return;
     } else if (!f.preset.isEmpty()) {
         f.note = layoutPreset(f.preset) ? layoutPreset(f.preset)->summary : QString();
-        f.layoutYaml = layoutEntry(f);
+        offerLayout(f);
     } else if (f.pattern == "rlflx:*") {
         f.note = QStringLiteral("rate-limiter-flexible (no preset yet)");
     }

@@ -6,6 +6,7 @@
 // to paste. Read-only, within the same read budget as the monitor.
 #include "model/monitor/readbudget.h"
 #include "model/monitor/respclient.h"
+#include "model/policy/policy.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -23,8 +24,12 @@ struct KeyFamily {
     QByteArray example;
     QString preset; // the layout preset it matches; "quota-studio" for our own; empty: none
     QString note; // why that preset, or what it looks like when none fits
-    QString layoutYaml; // a `redis.layouts` entry to paste; empty when none applies
+    std::optional<RedisLayout> layout; // the `redis.layouts` entry (no route yet); unset: none
+    QString layoutYaml; // the same entry as YAML to paste; empty when none applies
 };
+
+// A `redis.layouts` entry as the policy file writes it (ROUTE_ID when the route is not chosen).
+QString layoutYaml(const RedisLayout &layout);
 
 struct SurveyReport {
     qint64 keysLookedAt = 0;

@@ -419,21 +419,25 @@ void QuotaMonitor::onRead(const QByteArray &key, const QList<RespValue> &replies
     for (const RespValue &r : replies)
         if (r.isError() && !r.text.startsWith("WRONGTYPE")) // another type: the key's problem
             noteRefusal("a read of " + key.left(100), r);
-    const KeyQuota q = m_routes[size_t(t.route)].decoder->decode(key, replies, serverNowUs());
+    const qint64 now = serverNowUs();
+    const KeyQuota q = m_routes[size_t(t.route)].decoder->decode(key, replies, now);
     ++m_keysRead;
     if (q.status == KeyQuota::Status::Gone) {
         forget(key);
         return;
     }
-    t.store(q);
+    t.store(q, now);
     if (q.status == KeyQuota::Status::Unreadable)
         m_why.insert(key, q.why);
     else
         m_why.remove(key);
 }
 
-void QuotaMonitor::Tracked::store(const KeyQuota &q)
+void QuotaMonitor::Tracked::store(const KeyQuota &q, qint64 nowUs)
 {
+    if (!everRead || q.remaining != remaining || q.limit != limit || q.status != status)
+        changedAtUs = nowUs;
+    readAtUs = nowUs;
     everRead = true;
     status = q.status;
     throttled = q.throttled;
@@ -497,6 +501,19 @@ void QuotaMonitor::finishRefresh()
     while (m_history.size() > keep)
         m_history.pop_front();
     emit refreshed(s);
+}
+
+std::vector<KeyRow> QuotaMonitor::keyRows() const
+{
+    std::vector<KeyRow> rows;
+    rows.reserve(m_keys.size());
+    for (const Tracked &t : m_keys) {
+        if (!t.everRead)
+            continue;
+        rows.push_back({t.key, t.route, t.status, t.throttled, t.limit, t.remaining, t.resetAfterMs,
+            t.ttlMs, t.changedAtUs, t.readAtUs});
+    }
+    return rows;
 }
 
 MonitorSnapshot QuotaMonitor::snapshot() const

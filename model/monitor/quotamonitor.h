@@ -55,6 +55,18 @@ struct UnreadableKey {
     QString why;
 };
 
+// One read key as the hot-keys table shows it: a flat copy, so that a view can hold a refresh's
+// rows while the monitor goes on reading.
+struct KeyRow {
+    QByteArray key;
+    qint32 route = 0; // index into the snapshot's routes
+    KeyQuota::Status status = KeyQuota::Status::Read;
+    bool throttled = false;
+    qint64 limit = 0, remaining = 0, resetAfterMs = 0, ttlMs = KeyQuota::kTtlNotRead;
+    qint64 changedAtUs = 0; // server time of the last read that saw other numbers
+    qint64 readAtUs = 0; // server time of the last read
+};
+
 struct MonitorSnapshot {
     qint64 serverTimeUs = 0; // Redis' TIME when the refresh began; 0 when not connected
     RespClient::State state = RespClient::State::Disconnected;
@@ -83,6 +95,8 @@ public:
     qint64 trackedKeys() const { return qint64(m_keys.size()); }
     // The last snapshots, oldest first, at most historySeconds worth.
     const std::deque<MonitorSnapshot> &history() const { return m_history; }
+    // Every key read at least once, as of now (all of them: the hot-keys table's rows).
+    std::vector<KeyRow> keyRows() const;
 
     // The one write: deletes a key, which resets that client's quota. Refused (an error to
     // `done`) while read-only, the default.
@@ -119,8 +133,10 @@ private:
         KeyQuota::Status status = KeyQuota::Status::Read;
         bool throttled = false;
         qint64 limit = 0, remaining = 0, resetAfterMs = 0, ttlMs = -1;
+        qint64 changedAtUs = 0, readAtUs = 0; // server time
 
-        void store(const KeyQuota &q); // everything but `why`, kept apart for the few it has
+        // Everything but `why`, kept apart for the few it has.
+        void store(const KeyQuota &q, qint64 nowUs);
         KeyQuota quota() const;
     };
 

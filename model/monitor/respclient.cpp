@@ -344,14 +344,16 @@ void RespClient::lost(State state, const QString &text)
 {
     m_connectTimer.stop();
     m_timeoutTimer.stop();
+    // A wrong password or certificate does not heal by itself: wait for open() with another.
+    // The retry is armed before the state is told, so that listeners can say when it comes.
+    const bool retry = state != State::AuthenticationFailed && state != State::TlsError;
+    if (retry) {
+        m_reconnectTimer.start(m_backoffMs);
+        m_backoffMs = std::min(m_backoffMs * 2, m_options.reconnectMaxMs);
+    }
     setState(state, text);
     m_socket.abort();
     failInFlight(text.toUtf8());
-    // A wrong password or certificate does not heal by itself: wait for open() with another.
-    if (state == State::AuthenticationFailed || state == State::TlsError)
-        return;
-    m_reconnectTimer.start(m_backoffMs);
-    m_backoffMs = std::min(m_backoffMs * 2, m_options.reconnectMaxMs);
 }
 
 } // namespace qs

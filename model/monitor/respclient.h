@@ -70,6 +70,12 @@ public:
     // Queues a command; its reply, or an error value when the connection is lost or the reply
     // takes longer than the read timeout, goes to `done` (on the event loop, in order).
     void send(const QList<QByteArray> &argv, Callback done = {});
+    // Milliseconds until the next connection attempt; -1 when none is planned (connected,
+    // closed, or a state that waits for open() with other credentials).
+    int retryInMs() const
+    {
+        return m_reconnectTimer.isActive() ? m_reconnectTimer.remainingTime() : -1;
+    }
     // Commands written to the server since open() (the handshake included).
     quint64 commandsSent() const { return m_sent; }
 
