@@ -1,0 +1,186 @@
+#include "model/redis/localdemo.h"
+
+#include "model/redis/loadgenerator.h"
+
+#include <QHostAddress>
+#include <QStandardPaths>
+#include <QTcpServer>
+
+#ifdef Q_OS_LINUX
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+#endif
+
+namespace qs {
+
+namespace {
+
+constexpr int kMaxAttempts = 5; // a free port can be taken between finding it and binding it
+
+quint16 freeLoopbackPort()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return probe.serverPort();
+}
+
+} // namespace
+
+QString LocalDemo::redisServerPath()
+{
+    QString path = QStandardPaths::findExecutable(QStringLiteral("redis-server"));
+    if (path.isEmpty()) // Debian installs it to /usr/bin, but a root-less PATH may miss sbin
+        path = QStandardPaths::findExecutable(QStringLiteral("redis-server"),
+            {QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin"),
+                QStringLiteral("/usr/local/bin")});
+    return path;
+}
+
+LocalDemo::LocalDemo(QObject *parent) : QObject(parent)
+{
+    m_server.setProcessChannelMode(QProcess::MergedChannels);
+#ifdef Q_OS_LINUX
+    // The server dies with the app, also when the app is killed: the kernel sends it SIGKILL
+    // when the thread that started it (the GUI thread, which lives as long as the app) ends.
+    // The parent is checked again because it may have died before prctl ran.
+    const pid_t app = ::getpid();
+    m_server.setChildProcessModifier([app] {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != app)
+            ::_exit(1);
+    });
+#endif
+    connect(&m_server, &QProcess::readyRead, this, &LocalDemo::onServerOutput);
+    connect(&m_server, &QProcess::finished, this, &LocalDemo::onServerFinished);
+    connect(&m_server, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            emit failed(tr("redis-server could not be started: %1").arg(m_server.errorString()));
+    });
+}
+
+LocalDemo::~LocalDemo()
+{
+    m_stopping = true;
+    m_stopTraffic = true;
+    if (m_traffic.joinable())
+        m_traffic.join();
+    m_server.disconnect(this);
+    if (m_server.state() != QProcess::NotRunning) {
+        m_server.kill();
+        m_server.waitForFinished(2000);
+    }
+}
+
+void LocalDemo::start(const Policy &policy, const Options &options)
+{
+    if (running() || m_traffic.joinable()) {
+        emit failed(tr("the demo is already running"));
+        return;
+    }
+    if (redisServerPath().isEmpty()) {
+        emit failed(tr("redis-server is not installed (Debian: apt install redis-server)"));
+        return;
+    }
+    QString problem;
+    if (redisRulesFor(policy, {}, &problem).empty()) {
+        emit failed(tr("the policy cannot be played: %1").arg(problem));
+        return;
+    }
+    m_policy = policy;
+    m_policy.redis.layouts.clear(); // the demo writes Quota Studio's own keys
+    m_policy.redis.metrics = true;
+    m_options = options;
+    m_attempts = 0;
+    m_stopping = false;
+    m_dir = std::make_unique<QTemporaryDir>();
+    launchServer();
+}
+
+void LocalDemo::launchServer()
+{
+    m_ready = false;
+    m_output.clear();
+    m_port = freeLoopbackPort();
+    ++m_attempts;
+    // No persistence and its own directory: nothing is written outside the temporary folder.
+    m_server.start(redisServerPath(),
+        {QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--bind"),
+            QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
+            QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"),
+            m_dir->path(), QStringLiteral("--loglevel"), QStringLiteral("notice"),
+            QStringLiteral("--protected-mode"), QStringLiteral("yes")});
+}
+
+void LocalDemo::onServerOutput()
+{
+    const QByteArray text = m_server.readAll();
+    if (m_ready)
+        return;
+    m_output += text;
+    if (m_output.size() > 64 * 1024)
+        m_output = m_output.right(16 * 1024);
+    if (m_output.contains("Ready to accept connections")) {
+        m_ready = true;
+        m_output.clear();
+        startTraffic();
+        emit ready(m_port);
+    }
+}
+
+void LocalDemo::onServerFinished()
+{
+    const bool wasReady = m_ready;
+    m_ready = false;
+    m_stopTraffic = true;
+    if (m_stopping) {
+        stopTraffic();
+        emit stopped();
+        return;
+    }
+    if (!wasReady && m_attempts < kMaxAttempts && m_output.contains("Address already in use")) {
+        launchServer();
+        return;
+    }
+    stopTraffic();
+    const QString log = QString::fromLocal8Bit(m_output).trimmed().section(QLatin1Char('\n'), -1);
+    emit failed(wasReady ? tr("the demo's redis-server ended unexpectedly")
+                         : tr("redis-server did not start: %1").arg(log));
+}
+
+void LocalDemo::startTraffic()
+{
+    LoadPlan plan;
+    plan.endpoint.port = m_port;
+    QString problem;
+    plan.rules = redisRulesFor(m_policy, {}, &problem);
+    plan.rps = m_options.requestsPerSecond;
+    plan.clients = m_options.clients;
+    plan.pattern = LoadPlan::Pattern::Zipf;
+    plan.durationSeconds = 1e9; // until stopped
+    plan.connections = 2;
+    plan.pipeline = 8;
+    m_stopTraffic = false;
+    m_traffic = std::thread([plan, this] { runLoad(plan, m_stopTraffic); });
+}
+
+void LocalDemo::stopTraffic()
+{
+    m_stopTraffic = true;
+    if (m_traffic.joinable())
+        m_traffic.join(); // the load generator checks the flag between batches: milliseconds
+}
+
+void LocalDemo::stop()
+{
+    if (!running()) {
+        stopTraffic();
+        return;
+    }
+    m_stopping = true;
+    m_stopTraffic = true;
+    m_server.terminate(); // onServerFinished joins the thread and says `stopped`
+}
+
+} // namespace qs

@@ -1,0 +1,98 @@
+#include "model/monitor/monitortimeline.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace qs;
+
+namespace {
+
+// A refresh at `second` with two routes: a counts requests, b does not.
+MonitorSnapshot at(double second, qint64 keysA, qint64 throttledA, qint64 keysB,
+    std::optional<double> allowedA = std::nullopt, std::optional<double> deniedA = std::nullopt)
+{
+    MonitorSnapshot s;
+    s.serverTimeUs = qint64(std::llround(second * 1e6));
+    RouteStatus a, b;
+    a.id = QStringLiteral("a");
+    a.keys = keysA;
+    a.throttled = throttledA;
+    a.allowedPerSecond = allowedA;
+    a.deniedPerSecond = deniedA;
+    b.id = QStringLiteral("b");
+    b.keys = keysB;
+    s.routes = {a, b};
+    return s;
+}
+
+} // namespace
+
+TEST(MonitorTimeline, SeriesRunUpToNowSumRoutesAndKeepTheirOwnRoute)
+{
+    MonitorTimeline timeline;
+    timeline.record(at(100, 3, 1, 10, 50.0, 5.0));
+    timeline.record(at(101, 4, 2, 11, 60.0, 7.0));
+    timeline.record(at(102, 5, 0, 12, 70.0, 0.0));
+    const std::vector<Series> all = timeline.keySeries({}, 60);
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].name, QStringLiteral("keys seen"));
+    EXPECT_EQ(all[0].t, (std::vector<double>{-2, -1, 0}));
+    EXPECT_EQ(all[0].value, (std::vector<double>{13, 15, 17}));
+    EXPECT_EQ(all[1].value, (std::vector<double>{1, 2, 0}));
+    const std::vector<Series> onlyB = timeline.keySeries(QStringLiteral("b"), 60);
+    EXPECT_EQ(onlyB[0].value, (std::vector<double>{10, 11, 12}));
+    EXPECT_TRUE(timeline.keySeries(QStringLiteral("nope"), 60)[0].t.empty());
+    // Requests: only route a counts; summing "all" does not invent b's counts.
+    ASSERT_TRUE(timeline.hasRequestCounts());
+    const std::vector<Series> requests = timeline.requestSeries({}, 60);
+    EXPECT_EQ(requests[0].value, (std::vector<double>{50, 60, 70}));
+    EXPECT_EQ(requests[1].value, (std::vector<double>{5, 7, 0}));
+    EXPECT_TRUE(timeline.requestSeries(QStringLiteral("b"), 60)[0].t.empty());
+}
+
+TEST(MonitorTimeline, TheWindowCutsAndMemoryIsBoundedByKeepSeconds)
+{
+    MonitorTimeline timeline(30);
+    for (int s = 0; s <= 100; ++s)
+        timeline.record(at(1000 + s, s, 0, 0));
+    EXPECT_EQ(timeline.points(), 31u) << "30 s of 1 s refreshes, both ends included";
+    const Series keys = timeline.keySeries(QStringLiteral("a"), 10)[0];
+    EXPECT_EQ(keys.t.front(), -10);
+    EXPECT_EQ(keys.value.front(), 90);
+    EXPECT_EQ(keys.value.back(), 100);
+    // Not connected: nothing recorded. A clock that goes back: ignored.
+    MonitorSnapshot offline;
+    timeline.record(offline);
+    timeline.record(at(1050, 7, 0, 0));
+    EXPECT_EQ(timeline.points(), 31u);
+    EXPECT_EQ(timeline.latest(), 1100);
+}
+
+TEST(MonitorTimeline, AFollowedKeyStartsWithWhatTheHotKeysKnewOfIt)
+{
+    MonitorTimeline timeline;
+    std::deque<MonitorSnapshot> recent;
+    for (int s = 0; s < 3; ++s) {
+        MonitorSnapshot snap = at(200 + s, 1, 1, 0);
+        HotKey hot;
+        hot.route = QStringLiteral("a");
+        hot.key = "qs:a:alice";
+        hot.quota.status = KeyQuota::Status::Read;
+        hot.quota.limit = 10;
+        hot.quota.remaining = 9 - s;
+        snap.hotKeys = {hot};
+        recent.push_back(snap);
+        timeline.record(snap);
+    }
+    timeline.follow("qs:a:alice", recent);
+    timeline.recordKey(203'000'000, 5, 10);
+    timeline.record(at(203, 1, 1, 0));
+    const std::vector<Series> trail = timeline.keyTrail(60);
+    EXPECT_EQ(trail[0].name, QStringLiteral("remaining"));
+    EXPECT_EQ(trail[0].value, (std::vector<double>{9, 8, 7, 5}));
+    EXPECT_EQ(trail[0].t, (std::vector<double>{-3, -2, -1, 0}));
+    EXPECT_EQ(trail[1].value, (std::vector<double>{10, 10, 10, 10}));
+    timeline.follow("qs:a:bob");
+    EXPECT_TRUE(timeline.keyTrail(60)[0].t.empty()) << "another key's trail starts empty";
+}
