@@ -18,13 +18,8 @@ QChart *newChart(QChartView *view, const ChartLabels &labels)
 {
     auto *chart = new QChart;
     // The theme first: applying it after the series would reset their pens.
-    chart->setTheme(view->palette().color(QPalette::Window).lightness() < 128
-            ? QChart::ChartThemeDark
-            : QChart::ChartThemeLight);
-    chart->setBackgroundBrush(view->palette().color(QPalette::Base));
+    applyChartTheme(chart, view);
     chart->setTitle(labels.title);
-    chart->legend()->setAlignment(Qt::AlignBottom);
-    chart->setMargins(QMargins(4, 4, 4, 4));
     return chart;
 }
 
@@ -61,6 +56,10 @@ QColor colorOf(const QString &seriesName)
         {QStringLiteral("denied"), QColor(0xd5, 0x5e, 0x00)},
         {QStringLiteral("delayed"), QColor(0xe6, 0x9f, 0x00)},
         {QStringLiteral("remaining"), QColor(0xcc, 0x79, 0xa7)},
+        // the Monitor tab's: keys in blue, those refused in the colour of denials
+        {QStringLiteral("keys seen"), QColor(0x00, 0x72, 0xb2)},
+        {QStringLiteral("throttled"), QColor(0xd5, 0x5e, 0x00)},
+        {QStringLiteral("limit"), QColor(0x99, 0x99, 0x99)},
     };
     for (const auto &[prefix, color] : byPrefix)
         if (seriesName.startsWith(prefix))
@@ -68,11 +67,8 @@ QColor colorOf(const QString &seriesName)
     return {};
 }
 
-// Seconds, minutes or hours, whichever keeps the axis labels short and plain.
-struct TimeUnit {
-    double seconds;
-    QString name;
-};
+} // namespace
+
 TimeUnit timeUnitFor(double spanSeconds)
 {
     if (spanSeconds > 3 * 3600)
@@ -82,11 +78,35 @@ TimeUnit timeUnitFor(double spanSeconds)
     return {1, QStringLiteral("s")};
 }
 
-} // namespace
-
 QColor seriesColor(const QString &seriesName)
 {
     return colorOf(seriesName);
+}
+
+void applyChartTheme(QChart *chart, const QWidget *view)
+{
+    chart->setTheme(view->palette().color(QPalette::Window).lightness() < 128
+            ? QChart::ChartThemeDark
+            : QChart::ChartThemeLight);
+    chart->setBackgroundBrush(view->palette().color(QPalette::Base));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+}
+
+void showValueOnHover(
+    QXYSeries *series, QWidget *owner, const QString &name, const QString &unit, TimeUnit time)
+{
+    QObject::connect(
+        series, &QXYSeries::hovered, owner, [name, unit, time](const QPointF &p, bool state) {
+            if (state)
+                QToolTip::showText(QCursor::pos(),
+                    QStringLiteral("%1 at %2 %3: %4 %5")
+                        .arg(name)
+                        .arg(QLocale().toString(p.x(), 'f', 2), time.name)
+                        .arg(QLocale().toString(p.y(), 'f', p.y() < 100 ? 2 : 0), unit));
+            else
+                QToolTip::hideText();
+        });
 }
 
 void showSeries(
@@ -124,18 +144,7 @@ void showSeries(
             line->setPen(QPen(c, 2));
         line->attachAxis(x);
         line->attachAxis(y);
-        const QString unit = s->unit;
-        QObject::connect(line, &QLineSeries::hovered, view,
-            [name = s->name, unit, time](const QPointF &p, bool state) {
-                if (state)
-                    QToolTip::showText(QCursor::pos(),
-                        QStringLiteral("%1 at %2 %3: %4 %5")
-                            .arg(name)
-                            .arg(QLocale().toString(p.x(), 'f', 2), time.name)
-                            .arg(QLocale().toString(p.y(), 'f', p.y() < 100 ? 2 : 0), unit));
-                else
-                    QToolTip::hideText();
-            });
+        showValueOnHover(line, view, s->name, s->unit, time);
     }
     // The axis ends at the data, not at the next round number past it, with ticks at round
     // steps from 0 (0, 10, 20 … 60, not 0, 9.8, 19.7 …).

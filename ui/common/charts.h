@@ -9,12 +9,28 @@
 class QChart;
 class QColor;
 class QChartView;
+class QWidget;
+class QXYSeries;
 
 namespace qs {
 
 struct ChartLabels {
     QString title, xAxis, yAxis;
 };
+
+// Seconds, minutes or hours, whichever keeps the axis labels of a span short and plain.
+struct TimeUnit {
+    double seconds;
+    QString name;
+};
+TimeUnit timeUnitFor(double spanSeconds);
+
+// The light or dark chart theme of the view's palette, legend below. Apply before adding
+// series: the theme resets their pens.
+void applyChartTheme(QChart *chart, const QWidget *view);
+// A tooltip with the exact value under the pointer: "denied at 12.50 s: 3.00 requests/s".
+void showValueOnHover(
+    QXYSeries *series, QWidget *owner, const QString &name, const QString &unit, TimeUnit time);
 
 // The colour of a series by what it means ("offered", "allowed", "gcra …"), the same on every
 // chart and palette; invalid for a name with no fixed meaning.

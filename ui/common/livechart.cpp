@@ -1,0 +1,143 @@
+#include "ui/common/livechart.h"
+
+#include <QChart>
+#include <QEvent>
+#include <QLegend>
+#include <QLineSeries>
+#include <QPen>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace qs {
+
+namespace {
+
+// Round tick steps (1, 2, 5 × 10^n) so that at most about eight ticks fit `span`.
+double tickFor(double span)
+{
+    double tick = 1e-3;
+    for (double decade = 1e-3; span / tick > 8; decade *= 10)
+        for (const double m : {1.0, 2.0, 5.0})
+            if (span / tick > 8)
+                tick = m * decade;
+    return tick;
+}
+
+} // namespace
+
+LiveChart::LiveChart(const ChartLabels &labels, QWidget *parent)
+    : QChartView(parent), m_labels(labels), m_x(new QValueAxis), m_y(new QValueAxis)
+{
+    setRenderHint(QPainter::Antialiasing);
+    auto *chart = new QChart;
+    applyChartTheme(chart, this);
+    m_y->setTitleText(labels.yAxis);
+    m_y->setLabelFormat(QStringLiteral("%.0f"));
+    m_y->setTickType(QValueAxis::TicksDynamic);
+    m_y->setTickAnchor(0);
+    m_x->setLabelFormat(QStringLiteral("%.0f"));
+    m_x->setTickType(QValueAxis::TicksDynamic);
+    m_x->setTickAnchor(0);
+    chart->addAxis(m_x, Qt::AlignBottom);
+    chart->addAxis(m_y, Qt::AlignLeft);
+    setChart(chart);
+    m_hint = tr("waiting for data");
+    show({}, 60);
+}
+
+void LiveChart::setHint(const QString &hint)
+{
+    m_hint = hint;
+    updateTitle();
+}
+
+void LiveChart::updateTitle()
+{
+    bool anyPoint = false;
+    for (const Series &s : m_series)
+        anyPoint = anyPoint || !s.t.empty();
+    chart()->setTitle(anyPoint || m_hint.isEmpty()
+            ? m_labels.title
+            : QStringLiteral("%1 — %2").arg(m_labels.title, m_hint));
+}
+
+QLineSeries *LiveChart::lineFor(const Series &s, TimeUnit time)
+{
+    if (QLineSeries *line = m_lines.value(s.name))
+        return line;
+    auto *line = new QLineSeries;
+    line->setName(s.name);
+    chart()->addSeries(line);
+    if (const QColor c = seriesColor(s.name); c.isValid())
+        line->setPen(QPen(c, 2));
+    line->attachAxis(m_x);
+    line->attachAxis(m_y);
+    // The tooltip names the unit the axis shows; a window change re-creates the line.
+    showValueOnHover(line, this, s.name, s.unit, time);
+    m_lines.insert(s.name, line);
+    return line;
+}
+
+void LiveChart::show(const std::vector<Series> &series, double windowSeconds)
+{
+    m_series = series;
+    const TimeUnit time = timeUnitFor(windowSeconds);
+    if (time.name != m_timeUnit) { // the tooltips' unit changes: start the lines afresh
+        for (QLineSeries *line : std::as_const(m_lines)) {
+            chart()->removeSeries(line);
+            delete line;
+        }
+        m_lines.clear();
+        m_timeUnit = time.name;
+        QString title = m_labels.xAxis;
+        m_x->setTitleText(
+            title.replace(QStringLiteral("(s)"), QStringLiteral("(%1)").arg(time.name)));
+    }
+    QStringList shown;
+    double yMax = 0;
+    for (const Series &s : series) {
+        QList<QPointF> points;
+        points.reserve(qsizetype(s.t.size()));
+        for (size_t i = 0; i < s.t.size(); ++i) {
+            points.append(QPointF(s.t[i] / time.seconds, s.value[i]));
+            yMax = std::max(yMax, s.value[i]);
+        }
+        lineFor(s, time)->replace(points); // one update, not one per point
+        shown << s.name;
+    }
+    for (auto it = m_lines.begin(); it != m_lines.end();) {
+        if (shown.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        chart()->removeSeries(it.value());
+        delete it.value();
+        it = m_lines.erase(it);
+    }
+    const double span = windowSeconds / time.seconds;
+    m_x->setRange(-span, 0);
+    const double tick = tickFor(span);
+    m_x->setTickInterval(tick);
+    m_x->setLabelFormat(tick < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+    // The y axis ends at the next round step above the data, with ticks at those steps.
+    const double top = std::max(1.0, yMax * 1.1);
+    const double step = std::max(1.0, tickFor(top));
+    m_y->setRange(0, std::ceil(top / step) * step);
+    m_y->setTickInterval(step);
+    updateTitle();
+}
+
+void LiveChart::changeEvent(QEvent *event)
+{
+    QChartView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyChartTheme(chart(), this);
+        for (QLineSeries *line : std::as_const(m_lines))
+            if (const QColor c = seriesColor(line->name()); c.isValid())
+                line->setPen(QPen(c, 2));
+    }
+}
+
+} // namespace qs
