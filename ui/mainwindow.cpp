@@ -6,6 +6,7 @@
 #include "ui/design/policysettingsdialog.h"
 #include "ui/document/policydocument.h"
 #include "ui/export/exportpage.h"
+#include "ui/monitor/monitorpage.h"
 #include "ui/simulate/simulatepage.h"
 
 #include <QAction>
@@ -56,7 +57,7 @@ bool isPolicyFile(const QString &path)
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_doc(new PolicyDocument(this)), m_tabs(new QTabWidget(this)),
       m_design(new DesignPage(m_doc)), m_simulate(new SimulatePage(m_doc)),
-      m_export(new ExportPage(m_doc)), m_validation(new QLabel)
+      m_export(new ExportPage(m_doc)), m_monitor(new MonitorPage(m_doc)), m_validation(new QLabel)
 {
     setWindowIcon(icon(QStringLiteral("quota-studio")));
     setAcceptDrops(true);
@@ -65,11 +66,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(m_design, icon(QStringLiteral("design")), tr("&Design"));
     m_tabs->addTab(m_simulate, icon(QStringLiteral("simulate")), tr("&Simulate"));
     m_tabs->addTab(m_export, icon(QStringLiteral("export")), tr("&Export"));
-    // Monitor and Probe are filled by their own issues.
-    m_tabs->addTab(
-        new PlaceholderPage(tr("Monitor"),
-            tr("Watch the live quota keys of a Redis-backed deployment in real-time charts.")),
-        icon(QStringLiteral("monitor")), tr("&Monitor"));
+    m_tabs->addTab(m_monitor, icon(QStringLiteral("monitor")), tr("&Monitor"));
+    // Probe is filled by its own issue.
     m_tabs->addTab(
         new PlaceholderPage(tr("Probe"),
             tr("Send requests to a running gateway and compare what it enforces with what "
@@ -104,6 +102,12 @@ MainWindow::MainWindow(QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::showMonitorDemo()
+{
+    m_tabs->setCurrentWidget(m_monitor);
+    m_monitor->startDemo();
+}
 
 void MainWindow::buildMenus()
 {
@@ -162,6 +166,24 @@ void MainWindow::buildMenus()
         a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
         connect(a, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
     }
+
+    // Monitor: what its tab's buttons do, reachable from the keyboard anywhere.
+    QMenu *monitor = menuBar()->addMenu(tr("&Monitor"));
+    QAction *demo = monitor->addAction(icon(QStringLiteral("run")), tr("Start local &demo"));
+    connect(demo, &QAction::triggered, this, [this] {
+        m_tabs->setCurrentWidget(m_monitor);
+        if (m_monitor->demoRunning())
+            m_monitor->stopDemo();
+        else
+            m_monitor->startDemo();
+    });
+    connect(m_monitor, &MonitorPage::demoStateChanged, demo, [demo](bool running) {
+        demo->setText(running ? tr("Stop local &demo") : tr("Start local &demo"));
+    });
+    monitor->addAction(icon(QStringLiteral("filter")), tr("D&iscover key families…"), this, [this] {
+        m_tabs->setCurrentWidget(m_monitor);
+        m_monitor->discover();
+    });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *docs = help->addAction(tr("&Documentation"), this, [this] { openDocs(); });

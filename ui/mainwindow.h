@@ -15,6 +15,7 @@ namespace qs {
 
 class DesignPage;
 class ExportPage;
+class MonitorPage;
 class PolicyDocument;
 class SimulatePage;
 
@@ -29,6 +30,9 @@ public:
     DesignPage *designPage() const { return m_design; }
     SimulatePage *simulatePage() const { return m_simulate; }
     ExportPage *exportPage() const { return m_export; }
+    MonitorPage *monitorPage() const { return m_monitor; }
+    // Monitor ▸ Start local demo, with the tab brought to the front.
+    void showMonitorDemo();
     QLabel *validationLabel() const { return m_validation; }
 
     // Opens a policy file (after asking about unsaved changes when `ask`); shows its
@@ -87,6 +91,7 @@ private:
     DesignPage *m_design;
     SimulatePage *m_simulate;
     ExportPage *m_export;
+    MonitorPage *m_monitor;
     QLabel *m_validation;
     QMenu *m_recentMenu = nullptr;
     RecoveryStore m_recovery;

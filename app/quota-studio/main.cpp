@@ -32,6 +32,10 @@ int main(int argc, char *argv[])
         QStringLiteral("Print the milliseconds from process start to the first painted window, "
                        "then quit (docs/benchmarks.md)."));
     parser.addOption(measureStartup);
+    const QCommandLineOption demo(QStringLiteral("monitor-demo"),
+        QStringLiteral("Open the Monitor tab and start the local demo: a redis-server of its own "
+                       "on a free loopback port with traffic for the policy's routes."));
+    parser.addOption(demo);
     parser.process(app);
 
     qs::MainWindow window;
@@ -42,6 +46,8 @@ int main(int argc, char *argv[])
             err << d.toString() << '\n';
     }
     window.show();
+    if (parser.isSet(demo))
+        window.showMonitorDemo();
     if (!parser.isSet(measureStartup))
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     if (parser.isSet(measureStartup)) {

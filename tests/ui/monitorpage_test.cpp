@@ -1,0 +1,467 @@
+// The Monitor tab as an operator meets it: typed into, clicked, against a real redis-server fed
+// by the real load generator. Offscreen; screenshots land in the build tree for review.
+#include "model/redis/loadgenerator.h"
+#include "model/redis/localdemo.h"
+#include "screenshot.h"
+#include "tests/integration/monitor/monitorfixture.h"
+#include "tests/support/redisprocess.h"
+#include "tests/support/testsupport.h"
+#include "ui/common/livechart.h"
+#include "ui/document/policydocument.h"
+#include "ui/mainwindow.h"
+#include "ui/monitor/connectionpanel.h"
+#include "ui/monitor/discoverdialog.h"
+#include "ui/monitor/hotkeysmodel.h"
+#include "ui/monitor/monitorpage.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStyleFactory>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <thread>
+
+using namespace qs;
+using namespace qs::test;
+
+namespace {
+
+// Three routes with small limits, so that the hottest clients are throttled within seconds;
+// metrics on, so that the requests chart has the deployment's own counts.
+const QByteArray kPolicy = R"(quota_studio: 1
+name: monitor-ui
+redis: { prefix: qs, metrics: true }
+routes:
+  - { id: login, match: { path: /login }, limit: { algorithm: token_bucket, capacity: 5, refill: 1/s } }
+  - { id: search, match: { path: /search }, limit: { algorithm: sliding_window_counter, limit: 20, window: 10s } }
+  - { id: orders, match: { path: /orders }, limit: { algorithm: gcra, rate: 5/s, burst: 10 } }
+)";
+
+QString writePolicy(const QTemporaryDir &dir, const QByteArray &yaml = kPolicy)
+{
+    const QString path = dir.filePath(QStringLiteral("monitor-ui.yaml"));
+    QFile f(path);
+    EXPECT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(yaml);
+    return path;
+}
+
+// The load generator in a thread, as a fleet of gateways would write the keys.
+class Traffic {
+public:
+    Traffic(const Policy &policy, int port, double rps = 400, int clients = 60)
+    {
+        LoadPlan plan;
+        plan.endpoint.port = port;
+        QString error;
+        plan.rules = redisRulesFor(policy, {}, &error);
+        plan.rps = rps;
+        plan.clients = clients;
+        plan.pattern = LoadPlan::Pattern::Zipf;
+        plan.durationSeconds = 120;
+        plan.connections = 1;
+        plan.pipeline = 8;
+        m_thread = std::thread([plan, this] { runLoad(plan, m_stop); });
+    }
+    ~Traffic()
+    {
+        m_stop = true;
+        m_thread.join();
+    }
+
+private:
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+// Typed and clicked like a person: host, port and password into the panel, then Connect.
+void connectThroughPanel(MonitorPage *page, int port, const QString &password = {})
+{
+    ConnectionPanel *panel = page->connectionPanel();
+    auto *host = panel->findChild<QLineEdit *>(QStringLiteral("host"));
+    auto *portBox = panel->findChild<QSpinBox *>(QStringLiteral("port"));
+    auto *pass = panel->findChild<QLineEdit *>(QStringLiteral("password"));
+    host->selectAll();
+    QTest::keyClicks(host, QStringLiteral("127.0.0.1"));
+    portBox->selectAll();
+    QTest::keyClicks(portBox, QString::number(port));
+    pass->clear();
+    if (!password.isEmpty())
+        QTest::keyClicks(pass, password);
+    QTest::mouseClick(panel->findChild<QPushButton *>(QStringLiteral("connect")), Qt::LeftButton);
+}
+
+bool waitForState(MonitorPage *page, const QString &words, int ms = 10000)
+{
+    return QTest::qWaitFor([&] { return page->stateLabel()->text().contains(words); }, ms);
+}
+
+size_t points(const LiveChart *chart, const QString &series)
+{
+    for (const Series &s : chart->series())
+        if (s.name == series)
+            return s.t.size();
+    return 0;
+}
+
+double lastValue(const LiveChart *chart, const QString &series)
+{
+    for (const Series &s : chart->series())
+        if (s.name == series && !s.value.empty())
+            return s.value.back();
+    return -1;
+}
+
+bool processAlive(qint64 pid)
+{
+    return pid > 0 && ::kill(pid_t(pid), 0) == 0;
+}
+
+struct Window {
+    QTemporaryDir dir;
+    MainWindow window;
+    MonitorPage *page = nullptr;
+    Window()
+    {
+        EXPECT_TRUE(window.openFile(writePolicy(dir), false));
+        window.show();
+        EXPECT_TRUE(QTest::qWaitForWindowExposed(&window));
+        page = window.monitorPage();
+        window.findChild<QTabWidget *>()->setCurrentWidget(page);
+    }
+};
+
+} // namespace
+
+TEST(MonitorPage, ConnectedToALoadedServerTheChartsAndHotKeysFill)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Window w;
+    Traffic traffic(w.window.document()->policy(), server.port());
+    connectThroughPanel(w.page, server.port());
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")))
+        << w.page->stateLabel()->text().toStdString();
+    // A few refreshes: keys read, metrics counted, a point per refresh on each chart.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return w.page->hotKeys()->rowCount() > 0
+                && points(w.page->keysChart(), "keys seen") >= 3
+                && points(w.page->requestsChart(), "allowed") >= 2;
+        },
+        20000));
+    // The keys chart's last point counts the keys the table lists.
+    EXPECT_EQ(
+        lastValue(w.page->keysChart(), "keys seen"), double(w.page->monitor()->keyRows().size()));
+    EXPECT_GT(lastValue(w.page->requestsChart(), "allowed")
+            + lastValue(w.page->requestsChart(), "denied"),
+        0);
+    // Zipf traffic at 400/s over 60 clients: the hottest login client is over 5 + 1/s.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return lastValue(w.page->keysChart(), "throttled now") > 0; }, 10000));
+    const KeyRow &top = w.page->hotKeys()->row(0);
+    EXPECT_TRUE(top.throttled) << "sorted by % used, keys over their limit come first";
+    EXPECT_TRUE(
+        w.page->hotKeys()->data(w.page->hotKeys()->index(0, 0), Qt::BackgroundRole).isValid())
+        << "a key over its limit is highlighted";
+
+    // Filter by route and text, as typed.
+    w.page->filterRoute()->setCurrentIndex(
+        w.page->filterRoute()->findText(QStringLiteral("login")));
+    for (int r = 0; r < w.page->hotKeysFilter()->rowCount(); ++r)
+        EXPECT_EQ(
+            w.page->hotKeysFilter()->index(r, HotKeysModel::Route).data().toString(), "login");
+    QTest::keyClicks(w.page->filterEdit(), QStringLiteral("CLIENT-1"));
+    ASSERT_GT(w.page->hotKeysFilter()->rowCount(), 0);
+    for (int r = 0; r < w.page->hotKeysFilter()->rowCount(); ++r)
+        EXPECT_TRUE(
+            w.page->hotKeysFilter()->index(r, 0).data().toString().startsWith("qs:login:client-1"));
+
+    // Selecting a key charts its remaining quota; the selection stays across refreshes.
+    QTableView *table = w.page->hotKeysView();
+    const QRect first = table->visualRect(w.page->hotKeysFilter()->index(0, 0));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, first.center());
+    const QString selected = table->currentIndex().data().toString();
+    ASSERT_FALSE(selected.isEmpty());
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return points(w.page->keyChart(), "remaining") >= 3; }, 10000));
+    EXPECT_EQ(table->currentIndex().data().toString(), selected);
+}
+
+TEST(MonitorPage, AKilledServerShowsUnreachableThenConnectedWithoutARestart)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Window w;
+    connectThroughPanel(w.page, server.port());
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")));
+    server.stop();
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Unreachable")))
+        << w.page->stateLabel()->text().toStdString();
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("retrying in"), 3000))
+        << "the state says when it tries again: " << w.page->stateLabel()->text().toStdString();
+    ASSERT_TRUE(server.start());
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected"), 20000))
+        << w.page->stateLabel()->text().toStdString();
+}
+
+TEST(MonitorPage, AWrongPasswordSaysSoAndNoPasswordReachesTheSettings)
+{
+    RedisProcess server({"--requirepass", "s3cret-for-test"});
+    ASSERT_TRUE(server.start());
+    Window w;
+    connectThroughPanel(w.page, server.port(), QStringLiteral("not-the-password"));
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Authentication failed")))
+        << w.page->stateLabel()->text().toStdString();
+    EXPECT_FALSE(w.page->stateLabel()->text().contains(QStringLiteral("not-the-password")));
+    connectThroughPanel(w.page, server.port(), QStringLiteral("s3cret-for-test"));
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")));
+
+    // A saved profile keeps everything but the password: not in the settings file, in clear
+    // or otherwise (the keychain may or may not be there; either way the file never has it).
+    const QString profile = QStringLiteral("prod-%1").arg(QCoreApplication::applicationPid());
+    w.page->connectionPanel()
+        ->findChild<QCheckBox *>(QStringLiteral("keepPassword"))
+        ->setChecked(true);
+    w.page->connectionPanel()->saveProfile(profile);
+    QTest::qWait(200); // the keychain answers asynchronously
+    QSettings settings;
+    settings.sync();
+    QFile file(settings.fileName());
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << settings.fileName().toStdString();
+    const QByteArray stored = file.readAll();
+    EXPECT_TRUE(stored.contains(profile.toUtf8()));
+    EXPECT_TRUE(stored.contains(QByteArray::number(server.port())));
+    EXPECT_FALSE(stored.contains("s3cret"))
+        << "the password reached " << settings.fileName().toStdString();
+    w.page->connectionPanel()->deleteProfile(profile);
+}
+
+TEST(MonitorPage, TheLocalDemoFillsTheChartsAndStopsLeavingNoProcess)
+{
+    if (LocalDemo::redisServerPath().isEmpty())
+        GTEST_SKIP() << "redis-server not installed";
+    Window w;
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(w.page->demoButton(), Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return points(w.page->requestsChart(), "allowed") >= 2
+                && w.page->hotKeys()->rowCount() > 0;
+        },
+        15000))
+        << w.page->stateLabel()->text().toStdString();
+    RecordProperty(
+        "seconds_to_moving_charts", QString::number(clock.elapsed() / 1000.0).toStdString());
+    const qint64 pid = w.page->demo()->serverPid();
+    ASSERT_TRUE(processAlive(pid));
+    EXPECT_TRUE(w.page->demoButton()->text().contains(QStringLiteral("Stop")));
+    QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
+    QTest::mouseClick(w.page->demoButton(), Qt::LeftButton);
+    ASSERT_TRUE(stopped.wait(10000));
+    EXPECT_FALSE(w.page->demoRunning());
+    EXPECT_TRUE(QTest::qWaitFor([&] { return !processAlive(pid); }, 5000))
+        << "the demo's redis-server " << pid << " is still running";
+    EXPECT_TRUE(w.page->demoButton()->text().contains(QStringLiteral("Start")));
+}
+
+TEST(MonitorPage, ResetIsDisabledWhileReadOnlyAndThenDeletesExactlyTheConfirmedKey)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    // Hour-long windows and no metrics: the keys stay put, so that DBSIZE counts the deletion.
+    QTemporaryDir dir;
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(writePolicy(dir, R"(quota_studio: 1
+name: reset-ui
+routes:
+  - { id: reports, match: { path: /r }, limit: { algorithm: fixed_window, limit: 100, window: 1h } }
+)"),
+        false));
+    window.show();
+    struct {
+        MonitorPage *page;
+    } w{window.monitorPage()};
+    {
+        Traffic traffic(window.document()->policy(), server.port(), 200, 5);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return admin.run({"DBSIZE"}) == "5"; }, 10000));
+    }
+    connectThroughPanel(w.page, server.port());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.page->hotKeys()->rowCount() >= 5; }, 15000));
+    QTableView *table = w.page->hotKeysView();
+    table->selectRow(0);
+    const QString key = table->currentIndex().siblingAtColumn(0).data().toString();
+    ASSERT_FALSE(key.isEmpty());
+    EXPECT_FALSE(w.page->allowWrites()->isChecked()) << "read-only is the default";
+    EXPECT_FALSE(w.page->resetButton()->isEnabled());
+
+    QString asked;
+    w.page->setConfirm([&](const QString &, const QString &question) {
+        asked = question;
+        return true;
+    });
+    // On the box itself: a check box takes clicks on its indicator and label only.
+    QTest::mouseClick(
+        w.page->allowWrites(), Qt::LeftButton, {}, QPoint(6, w.page->allowWrites()->height() / 2));
+    ASSERT_TRUE(w.page->allowWrites()->isChecked());
+    ASSERT_TRUE(w.page->resetButton()->isEnabled())
+        << w.page->stateLabel()->text().toStdString() << " current " << table->currentIndex().row();
+    const int before = std::stoi(admin.run({"DBSIZE"}));
+    QTest::mouseClick(w.page->resetButton(), Qt::LeftButton);
+    EXPECT_TRUE(asked.contains(key)) << asked.toStdString();
+    EXPECT_TRUE(asked.contains(QStringLiteral("127.0.0.1:%1").arg(server.port())))
+        << asked.toStdString();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return admin.run({"EXISTS", key.toStdString()}) == "0";
+        },
+        5000));
+    EXPECT_EQ(std::stoi(admin.run({"DBSIZE"})), before - 1) << "exactly one key deleted";
+
+    // Declining the question deletes nothing.
+    w.page->setConfirm([](const QString &, const QString &) { return false; });
+    table->selectRow(1);
+    const std::string other
+        = table->currentIndex().siblingAtColumn(0).data().toString().toStdString();
+    QTest::mouseClick(w.page->resetButton(), Qt::LeftButton);
+    QTest::qWait(300);
+    EXPECT_EQ(admin.run({"EXISTS", other}), "1");
+}
+
+TEST(MonitorPage, DiscoverOffersThePythonLimitsLayoutAndUndoTakesItBack)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    std::string output;
+    ASSERT_EQ(run("/usr/bin/python3 " + std::string(QS_MONITOR_TEST_DATA)
+                      + "/python_limits_keys.py " + std::to_string(server.port()) + " 2>&1",
+                  &output),
+        0)
+        << output;
+    Window w;
+    w.page->connectionPanel()
+        ->findChild<QSpinBox *>(QStringLiteral("port"))
+        ->setValue(server.port());
+    w.page->discover();
+    DiscoverDialog *dialog = w.page->discoverDialog();
+    ASSERT_NE(dialog, nullptr);
+    QSignalSpy surveyed(dialog, &DiscoverDialog::surveyed);
+    ASSERT_TRUE(surveyed.wait(15000));
+    ASSERT_TRUE(dialog->selectPreset(QStringLiteral("python-limits")))
+        << "families: " << dialog->families()->rowCount();
+    dialog->route()->setCurrentIndex(dialog->route()->findText(QStringLiteral("search")));
+    ASSERT_TRUE(dialog->addButton()->isEnabled());
+    const Policy before = w.window.document()->policy();
+    QTest::mouseClick(dialog->addButton(), Qt::LeftButton);
+    const Policy &after = w.window.document()->policy();
+    ASSERT_EQ(after.redis.layouts.size(), before.redis.layouts.size() + 1);
+    EXPECT_EQ(after.redis.layouts.back().routeId, QStringLiteral("search"));
+    EXPECT_EQ(
+        after.redis.layouts.back().preset.value_or(QString()), QStringLiteral("python-limits"));
+    EXPECT_TRUE(after.redis.layouts.back().keyTemplate.startsWith(QStringLiteral("LIMITER/")));
+    EXPECT_TRUE(w.window.document()->isModified());
+    w.window.document()->undoStack()->undo(); // Edit ▸ Undo
+    EXPECT_EQ(w.window.document()->policy().redis.layouts, before.redis.layouts);
+    EXPECT_FALSE(w.window.document()->isModified());
+}
+
+TEST(MonitorPage, ScreenshotsInLightAndDarkAtBothSizes)
+{
+    if (LocalDemo::redisServerPath().isEmpty())
+        GTEST_SKIP() << "redis-server not installed";
+    Window w;
+    w.window.resize(1280, 800);
+    w.page->startDemo();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return points(w.page->keysChart(), "keys seen") >= 6
+                && w.page->hotKeys()->rowCount() > 0;
+        },
+        20000));
+    w.page->hotKeysView()->selectRow(0);
+    QTest::qWait(3000); // the selected key's chart gathers a few points
+    const QPalette light = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    dark.setColor(QPalette::WindowText, Qt::white);
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::AlternateBase, QColor(0x2f, 0x2f, 0x2f));
+    dark.setColor(QPalette::Text, Qt::white);
+    dark.setColor(QPalette::Button, QColor(0x3a, 0x3a, 0x3a));
+    dark.setColor(QPalette::ButtonText, Qt::white);
+    dark.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
+    for (const auto role : {QPalette::Text, QPalette::ButtonText, QPalette::WindowText})
+        dark.setColor(QPalette::Disabled, role, QColor(0x80, 0x80, 0x80));
+    for (const auto &[name, palette] : {std::pair{"light", light}, std::pair{"dark", dark}}) {
+        QApplication::setPalette(palette);
+        for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+            w.window.resize(size);
+            QTest::qWait(1200); // a refresh at the new size
+            EXPECT_FALSE(saveScreenshot(&w.window,
+                QStringLiteral("monitor-%1-%2x%3")
+                    .arg(QLatin1String(name))
+                    .arg(size.width())
+                    .arg(size.height()))
+                             .isEmpty());
+        }
+    }
+    QApplication::setPalette(light);
+}
+
+TEST(HotKeysModel, SortsByShareFiltersByRouteAndTextAndKeepsTheSelectedKey)
+{
+    HotKeysModel model;
+    model.setRoutes({QStringLiteral("a"), QStringLiteral("b")});
+    HotKeysFilter filter(&model);
+    const auto row = [](const char *key, int route, qint64 remaining, bool throttled = false) {
+        KeyRow r;
+        r.key = key;
+        r.route = route;
+        r.limit = 10;
+        r.remaining = remaining;
+        r.throttled = throttled;
+        return r;
+    };
+    model.update({row("k1", 0, 9), row("k2", 1, 2), row("k3", 0, 0, true), row("k4", 1, 5)}, 0);
+    ASSERT_EQ(model.rowCount(), 4);
+    EXPECT_EQ(model.row(0).key, "k3") << "throttled first";
+    EXPECT_EQ(model.row(1).key, "k2");
+    EXPECT_EQ(model.row(3).key, "k1");
+    EXPECT_EQ(model.index(1, HotKeysModel::Used).data().toString(), QStringLiteral("80 %"));
+
+    // Same keys, new numbers: rows move, a persistent index (a selection) follows its key.
+    QPersistentModelIndex selected(filter.index(1, 0)); // k2
+    model.update({row("k1", 0, 0), row("k2", 1, 2), row("k3", 0, 0, true), row("k4", 1, 5)}, 0);
+    EXPECT_EQ(selected.data().toString(), QStringLiteral("k2"));
+    EXPECT_EQ(model.row(1).key, "k1");
+
+    filter.setRoute(1);
+    ASSERT_EQ(filter.rowCount(), 2);
+    filter.setText(QStringLiteral("K4"));
+    ASSERT_EQ(filter.rowCount(), 1);
+    EXPECT_EQ(filter.index(0, 0).data().toString(), QStringLiteral("k4"));
+
+    filter.setText({});
+    filter.setRoute(-1);
+    filter.sort(HotKeysModel::Key, Qt::AscendingOrder); // the header's click, through the proxy
+    EXPECT_EQ(filter.index(0, 0).data().toString(), QStringLiteral("k1"));
+    EXPECT_EQ(filter.index(3, 0).data().toString(), QStringLiteral("k4"));
+}

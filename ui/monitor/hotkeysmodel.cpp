@@ -1,0 +1,290 @@
+#include "ui/monitor/hotkeysmodel.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QLocale>
+
+#include <algorithm>
+#include <cctype>
+
+namespace qs {
+
+namespace {
+
+QString duration(qint64 ms)
+{
+    if (ms < 0)
+        return QString();
+    if (ms < 10'000)
+        return QObject::tr("%1 s").arg(QLocale().toString(double(ms) / 1000, 'f', 1));
+    if (ms < 120'000)
+        return QObject::tr("%1 s").arg(ms / 1000);
+    if (ms < 7'200'000)
+        return QObject::tr("%1 min").arg(ms / 60'000);
+    return QObject::tr("%1 h").arg(ms / 3'600'000);
+}
+
+bool containsIgnoringCase(const QByteArray &haystack, const QByteArray &lowerNeedle)
+{
+    return std::search(haystack.begin(), haystack.end(), lowerNeedle.begin(), lowerNeedle.end(),
+               [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })
+        != haystack.end();
+}
+
+} // namespace
+
+void HotKeysModel::setRoutes(const QStringList &routes)
+{
+    beginResetModel();
+    m_routes = routes;
+    m_rows.clear();
+    m_lastKeys.clear();
+    endResetModel();
+}
+
+void HotKeysModel::clear()
+{
+    setRoutes(m_routes);
+}
+
+double HotKeysModel::usedShare(const KeyRow &r)
+{
+    return r.limit > 0 ? double(r.limit - r.remaining) / double(r.limit) : 0.0;
+}
+
+void HotKeysModel::sortRows(std::vector<KeyRow> &rows) const
+{
+    const auto value = [this](const KeyRow &r) -> double {
+        switch (m_sortColumn) {
+        case Route:
+            return r.route;
+        case Remaining:
+            return double(r.remaining);
+        case Limit:
+            return double(r.limit);
+        case Used:
+            // Throttled keys first, whatever their share: they are the ones being refused.
+            return usedShare(r) + (r.throttled ? 1e6 : 0);
+        case ResetIn:
+            return double(r.resetAfterMs);
+        case Ttl:
+            return double(r.ttlMs);
+        case LastChange:
+            return double(r.changedAtUs);
+        default:
+            return 0;
+        }
+    };
+    const bool ascending = m_order == Qt::AscendingOrder;
+    // Ties broken by key name, so that equal rows do not swap places from one second to the next.
+    std::sort(rows.begin(), rows.end(), [&](const KeyRow &a, const KeyRow &b) {
+        if (m_sortColumn != Key) {
+            const double va = value(a), vb = value(b);
+            if (va != vb)
+                return ascending ? va < vb : va > vb;
+        } else if (a.key != b.key) {
+            return ascending ? a.key < b.key : a.key > b.key;
+        }
+        return a.key < b.key;
+    });
+}
+
+void HotKeysModel::update(std::vector<KeyRow> rows, qint64 serverNowUs)
+{
+    m_nowUs = serverNowUs;
+    bool sameKeys = rows.size() == m_lastKeys.size();
+    for (size_t i = 0; sameKeys && i < rows.size(); ++i)
+        sameKeys = rows[i].key == m_lastKeys[i];
+    if (!sameKeys) {
+        m_lastKeys.clear();
+        m_lastKeys.reserve(rows.size());
+        for (const KeyRow &r : rows)
+            m_lastKeys.push_back(r.key);
+    }
+    sortRows(rows);
+    if (!sameKeys) {
+        beginResetModel();
+        m_rows = std::move(rows);
+        endResetModel();
+        return;
+    }
+    bool sameOrder = true;
+    for (size_t i = 0; sameOrder && i < rows.size(); ++i)
+        sameOrder = rows[i].key == m_rows[i].key;
+    if (!sameOrder) {
+        reorder(std::move(rows));
+        return;
+    }
+    m_rows = std::move(rows);
+    if (!m_rows.empty())
+        emit dataChanged(index(0, Remaining), index(rowCount() - 1, LastChange));
+}
+
+void HotKeysModel::reorder(std::vector<KeyRow> sorted)
+{
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    // Only the persistent indexes (a selection, the current row) need their new rows: few.
+    const QModelIndexList before = persistentIndexList();
+    QHash<QByteArray, int> wanted;
+    for (const QModelIndex &i : before)
+        wanted.insert(m_rows[size_t(i.row())].key, -1);
+    for (size_t r = 0; r < sorted.size() && !wanted.isEmpty(); ++r)
+        if (auto it = wanted.find(sorted[r].key); it != wanted.end())
+            *it = int(r);
+    QModelIndexList after;
+    for (const QModelIndex &i : before)
+        after << index(wanted.value(m_rows[size_t(i.row())].key), i.column());
+    m_rows = std::move(sorted);
+    changePersistentIndexList(before, after);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void HotKeysModel::sort(int column, Qt::SortOrder order)
+{
+    if (column < 0 || column >= ColumnCount)
+        return;
+    m_sortColumn = column;
+    m_order = order;
+    std::vector<KeyRow> rows = m_rows;
+    sortRows(rows);
+    reorder(std::move(rows));
+}
+
+int HotKeysModel::rowOf(const QByteArray &key) const
+{
+    for (size_t r = 0; r < m_rows.size(); ++r)
+        if (m_rows[r].key == key)
+            return int(r);
+    return -1;
+}
+
+int HotKeysModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int HotKeysModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString HotKeysModel::text(const KeyRow &r, int column) const
+{
+    const bool read = r.status == KeyQuota::Status::Read;
+    switch (column) {
+    case Key:
+        return QString::fromUtf8(r.key);
+    case Route:
+        return m_routes.value(r.route);
+    case Remaining:
+        return read ? QLocale().toString(r.remaining) : tr("unreadable");
+    case Limit:
+        return read ? QLocale().toString(r.limit) : QString();
+    case Used:
+        return read ? QStringLiteral("%1 %").arg(qRound(usedShare(r) * 100)) : QString();
+    case ResetIn:
+        return read ? duration(r.resetAfterMs) : QString();
+    case Ttl:
+        if (r.ttlMs == KeyQuota::kTtlNotRead)
+            return tr("= reset");
+        return r.ttlMs == -1 ? tr("none") : duration(r.ttlMs);
+    case LastChange: {
+        if (r.changedAtUs <= 0)
+            return QString();
+        // Reads land after the refresh's TIME: a change "after now" happened just now.
+        const qint64 agoMs = (m_nowUs - r.changedAtUs) / 1000;
+        return agoMs < 500 ? tr("just now") : tr("%1 ago").arg(duration(agoMs));
+    }
+    default:
+        return {};
+    }
+}
+
+QVariant HotKeysModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const KeyRow &r = m_rows[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return text(r, index.column());
+    case Qt::TextAlignmentRole:
+        return index.column() >= Remaining ? int(Qt::AlignRight | Qt::AlignVCenter)
+                                           : int(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::BackgroundRole:
+        if (r.throttled) // over its limit: the next request of this client is refused
+            return QBrush(QColor(0xd5, 0x5e, 0x00, 70));
+        return {};
+    case Qt::ToolTipRole:
+        if (r.throttled)
+            return tr("Over its limit: the next request of this client is refused for %1.")
+                .arg(duration(r.resetAfterMs));
+        if (r.status == KeyQuota::Status::Unreadable)
+            return tr("The key is not what the route's layout describes.");
+        if (index.column() == Ttl && r.ttlMs == KeyQuota::kTtlNotRead)
+            return tr("Not read: Quota Studio's scripts set the TTL to the reset time.");
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant HotKeysModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return {};
+    static const char *const names[] = {QT_TR_NOOP("Key"), QT_TR_NOOP("Route"),
+        QT_TR_NOOP("Remaining"), QT_TR_NOOP("Limit"), QT_TR_NOOP("% used"), QT_TR_NOOP("Reset in"),
+        QT_TR_NOOP("TTL"), QT_TR_NOOP("Last change")};
+    static const char *const tips[] = {QT_TR_NOOP("The Redis key: one client of one route"),
+        QT_TR_NOOP("The route whose limit the key enforces"),
+        QT_TR_NOOP("Requests the client may still make now"),
+        QT_TR_NOOP("The route's capacity (burst) for one client"),
+        QT_TR_NOOP("Share of the limit in use; keys over their limit sort first"),
+        QT_TR_NOOP("Until the quota is whole again, as of the last read"),
+        QT_TR_NOOP("The key's time to live in Redis"),
+        QT_TR_NOOP("Since the remaining quota last changed")};
+    if (section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::DisplayRole)
+        return tr(names[section]);
+    if (role == Qt::ToolTipRole)
+        return tr(tips[section]);
+    return {};
+}
+
+HotKeysFilter::HotKeysFilter(HotKeysModel *source, QObject *parent)
+    : QSortFilterProxyModel(parent), m_source(source)
+{
+    setSourceModel(source);
+    // Filtering depends on key and route only, which a refresh never changes: no need to
+    // re-test 100 000 rows on every dataChanged.
+    setDynamicSortFilter(false);
+}
+
+void HotKeysFilter::setText(const QString &text)
+{
+    m_text = text.trimmed().toLower().toUtf8();
+    invalidateFilter();
+}
+
+void HotKeysFilter::setRoute(int route)
+{
+    m_route = route;
+    invalidateFilter();
+}
+
+void HotKeysFilter::sort(int column, Qt::SortOrder order)
+{
+    m_source->sort(column, order);
+}
+
+bool HotKeysFilter::filterAcceptsRow(int sourceRow, const QModelIndex &) const
+{
+    const KeyRow &r = m_source->row(sourceRow);
+    if (m_route >= 0 && r.route != m_route)
+        return false;
+    return m_text.isEmpty() || containsIgnoringCase(r.key, m_text);
+}
+
+} // namespace qs
