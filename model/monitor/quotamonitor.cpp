@@ -9,6 +9,7 @@ namespace {
 
 constexpr int kRescanEveryRefreshes = 5; // a new SCAN pass at most every 5 refreshes
 constexpr int kUnreadableSample = 20;
+constexpr int kReadsPerTurn = 4000; // keys whose reads one turn of the event loop sends
 
 } // namespace
 
@@ -336,7 +337,11 @@ void QuotaMonitor::continueReads()
             sendScan(g);
             scansWaiting = scansWaiting || !m_groups[g].scanning;
         }
-    while (m_planPos < m_plan.size() && connected()) {
+    // At most a slice per turn of the event loop: writing 100 000 reads at once (no budget)
+    // held the GUI thread for 100 ms; a slice of 4000 takes about 4 ms, and the next follows
+    // as soon as the loop has served the screen.
+    int slice = kReadsPerTurn;
+    while (m_planPos < m_plan.size() && connected() && slice > 0) {
         const auto found = m_index.constFind(m_plan[m_planPos]);
         if (found == m_index.cend()) {
             ++m_planPos; // gone meanwhile
@@ -350,6 +355,7 @@ void QuotaMonitor::continueReads()
             m_rotation = (size_t(*found) + 1) % std::max<size_t>(1, m_keys.size());
         readKey(*found);
         ++m_planPos;
+        --slice;
     }
     // Every planned key is read and no SCAN is out (its keys would be read from this share at
     // once): what is left of the reads' share may scan.
@@ -367,7 +373,8 @@ void QuotaMonitor::continueReads()
     }
     expect(1); // the refresh is not over while its plan goes on
     const quint64 generation = m_generation;
-    QTimer::singleShot(10, this, [this, generation] {
+    // Cut short by the slice: go on at once. Held back by the budget: wait for it to free up.
+    QTimer::singleShot(slice == 0 ? 0 : 10, this, [this, generation] {
         if (generation != m_generation)
             return;
         continueReads();

@@ -31,6 +31,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <QValueAxis>
 
 #include <gtest/gtest.h>
 
@@ -464,4 +465,25 @@ TEST(HotKeysModel, SortsByShareFiltersByRouteAndTextAndKeepsTheSelectedKey)
     filter.sort(HotKeysModel::Key, Qt::AscendingOrder); // the header's click, through the proxy
     EXPECT_EQ(filter.index(0, 0).data().toString(), QStringLiteral("k1"));
     EXPECT_EQ(filter.index(3, 0).data().toString(), QStringLiteral("k4"));
+}
+
+// A dynamic-tick axis builds one item per tick at once: going from 0–1 to 0–1 000 000 with the
+// interval changed after the range would build a million ticks and hang the GUI (it did, on
+// the first refresh of 100 000 keys). With the coarse setting first this returns at once; the
+// broken order runs into ctest's timeout.
+TEST(LiveChart, AJumpToAMillionKeepsAFewRoundTicks)
+{
+    LiveChart chart(
+        {QStringLiteral("Keys"), QStringLiteral("time before now (s)"), QStringLiteral("keys")});
+    chart.resize(600, 300);
+    chart.show({}, 60);
+    Series keys{
+        QStringLiteral("keys seen"), QStringLiteral("keys"), {-1, 0}, {0, 1e6}, {0, 1e6}, {0, 1e6}};
+    chart.show({keys}, 60);
+    auto *y = qobject_cast<QValueAxis *>(chart.chart()->axes(Qt::Vertical).first());
+    ASSERT_NE(y, nullptr);
+    EXPECT_GE(y->max(), 1e6);
+    EXPECT_LE(y->max() / y->tickInterval(), 10) << "about eight round ticks";
+    chart.show({}, 3600); // and back down, to an hour in minutes
+    EXPECT_LE(y->max() / y->tickInterval(), 10);
 }

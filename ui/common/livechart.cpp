@@ -25,6 +25,20 @@ double tickFor(double span)
     return tick;
 }
 
+// A dynamic-tick axis creates one item per tick at once: changing range and interval in the
+// wrong order would build, for a moment, 100 000 ticks (0–100 000 keys at the old interval of 1)
+// and hold the GUI thread for seconds. The coarser setting goes first.
+void setRangeAndTicks(QValueAxis *axis, double min, double max, double interval)
+{
+    if (interval >= axis->tickInterval()) {
+        axis->setTickInterval(interval);
+        axis->setRange(min, max);
+    } else {
+        axis->setRange(min, max);
+        axis->setTickInterval(interval);
+    }
+}
+
 } // namespace
 
 LiveChart::LiveChart(const ChartLabels &labels, QWidget *parent)
@@ -117,15 +131,13 @@ void LiveChart::show(const std::vector<Series> &series, double windowSeconds)
         it = m_lines.erase(it);
     }
     const double span = windowSeconds / time.seconds;
-    m_x->setRange(-span, 0);
     const double tick = tickFor(span);
-    m_x->setTickInterval(tick);
+    setRangeAndTicks(m_x, -span, 0, tick);
     m_x->setLabelFormat(tick < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     // The y axis ends at the next round step above the data, with ticks at those steps.
     const double top = std::max(1.0, yMax * 1.1);
     const double step = std::max(1.0, tickFor(top));
-    m_y->setRange(0, std::ceil(top / step) * step);
-    m_y->setTickInterval(step);
+    setRangeAndTicks(m_y, 0, std::ceil(top / step) * step, step);
     updateTitle();
 }
 

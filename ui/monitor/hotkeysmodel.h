@@ -21,11 +21,27 @@ public:
 
     using QAbstractTableModel::QAbstractTableModel;
 
+    // A refresh's rows in display order, made off the GUI thread (prepare() is a pure function):
+    // sorting 100 000 rows is the largest piece of a refresh.
+    struct Prepared {
+        std::vector<KeyRow> rows; // sorted
+        std::vector<QByteArray> keys; // the same keys in the monitor's order
+        qint64 serverNowUs = 0;
+        int column = Used;
+        Qt::SortOrder order = Qt::DescendingOrder;
+    };
+    static Prepared prepare(
+        std::vector<KeyRow> rows, qint64 serverNowUs, int column, Qt::SortOrder order);
+
     void setRoutes(const QStringList &routes);
     const QStringList &routes() const { return m_routes; }
+    int sortColumn() const { return m_sortColumn; }
+    Qt::SortOrder sortOrder() const { return m_order; }
     // A refresh: the monitor's rows as of `serverNowUs`. Rows keep their keys' places when the
     // set of keys is the same (selection and scrolling stay), else the model is reset.
     void update(std::vector<KeyRow> rows, qint64 serverNowUs);
+    // The same with rows prepared elsewhere (sorted again here if the sort changed meanwhile).
+    void apply(Prepared prepared);
     void clear();
 
     const KeyRow &row(int r) const { return m_rows[size_t(r)]; }
@@ -39,7 +55,7 @@ public:
     void sort(int column, Qt::SortOrder order) override;
 
 private:
-    void sortRows(std::vector<KeyRow> &rows) const;
+    static void sortRows(std::vector<KeyRow> &rows, int column, Qt::SortOrder order);
     void reorder(std::vector<KeyRow> sorted); // same keys, new order: a layout change
     QString text(const KeyRow &r, int column) const;
 

@@ -29,6 +29,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 #include <limits>
@@ -202,6 +203,9 @@ MonitorPage::MonitorPage(PolicyDocument *doc, QWidget *parent)
 
 MonitorPage::~MonitorPage()
 {
+    // A sort in flight owns its rows; its result must not arrive at a page being destroyed.
+    m_sorting.disconnect(this);
+    m_sorting.waitForFinished();
     if (m_discover)
         delete m_discover;
     m_monitor.reset(); // before the demo's server goes
@@ -341,6 +345,12 @@ QWidget *MonitorPage::buildHotKeys()
                 follow(m_keys->row(source.row()).key);
             updateResetButton();
         });
+    connect(&m_sorting, &QFutureWatcher<PreparedRows>::finished, this, [this] {
+        if (m_sorting.future().resultCount() > 0 && m_monitor)
+            m_keys->apply(std::move(*m_sorting.result()));
+        if (!m_paused)
+            sortPendingRows();
+    });
     connect(m_allowWrites, &QCheckBox::toggled, this, [this](bool allow) {
         if (m_monitor)
             m_monitor->setReadOnly(!allow);
@@ -383,6 +393,9 @@ void MonitorPage::startMonitor(const Policy &policy, const RespClient::Options &
 {
     m_monitor.reset();
     m_timeline.clear();
+    m_rowsPending = false;
+    m_pendingRows.clear();
+    m_sorting.waitForFinished(); // rows of the previous server must not land in the new table
     QStringList routes;
     for (const Route &r : policy.routes)
         routes << r.id;
@@ -492,11 +505,25 @@ void MonitorPage::onRefreshed(const MonitorSnapshot &snapshot)
 void MonitorPage::redraw()
 {
     redrawCharts();
-    if (m_rowsPending) {
-        m_keys->update(std::move(m_pendingRows), m_lastServerUs);
-        m_pendingRows.clear();
-        m_rowsPending = false;
-    }
+    sortPendingRows();
+}
+
+void MonitorPage::sortPendingRows()
+{
+    // One sort at a time on a worker thread; a refresh that comes while one runs waits for it
+    // (and one that comes after it replaces it: only the newest rows are worth sorting).
+    if (!m_rowsPending || m_sorting.isRunning())
+        return;
+    m_rowsPending = false;
+    // The result travels in a shared_ptr: a QFuture hands out copies, and copying 100 000 rows
+    // on the GUI thread is what the worker is there to spare.
+    m_sorting.setFuture(QtConcurrent::run(
+        [rows = std::move(m_pendingRows), now = m_lastServerUs, column = m_keys->sortColumn(),
+            order = m_keys->sortOrder()]() mutable {
+            return std::make_shared<HotKeysModel::Prepared>(
+                HotKeysModel::prepare(std::move(rows), now, column, order));
+        }));
+    m_pendingRows.clear();
 }
 
 void MonitorPage::redrawCharts()

@@ -8,6 +8,9 @@
 #include "model/monitor/monitortimeline.h"
 #include "model/monitor/quotamonitor.h"
 
+#include "ui/monitor/hotkeysmodel.h"
+
+#include <QFutureWatcher>
 #include <QPointer>
 #include <QWidget>
 
@@ -27,8 +30,6 @@ namespace qs {
 
 class ConnectionPanel;
 class DiscoverDialog;
-class HotKeysFilter;
-class HotKeysModel;
 class LiveChart;
 class LocalDemo;
 class PolicyDocument;
@@ -83,6 +84,7 @@ private:
     void showState();
     void redraw(); // charts and table from what is recorded
     void redrawCharts();
+    void sortPendingRows(); // the table's next rows, sorted on a worker thread
     void follow(const QByteArray &key);
     void updateResetButton();
     void updateDemoButton();
@@ -113,6 +115,8 @@ private:
     Confirm m_confirm;
     int m_windowSeconds = 60;
     bool m_paused = false;
+    using PreparedRows = std::shared_ptr<HotKeysModel::Prepared>;
+    QFutureWatcher<PreparedRows> m_sorting;
     std::vector<KeyRow> m_pendingRows; // the last refresh's rows, not yet in the table
     bool m_rowsPending = false;
     qint64 m_lastServerUs = 0;
