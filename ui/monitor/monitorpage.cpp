@@ -699,12 +699,8 @@ void MonitorPage::saveChart(LiveChart *chart)
         QMessageBox::warning(this, tr("Save chart"), problem);
 }
 
-void MonitorPage::saveCsv()
+std::vector<Series> MonitorPage::windowSeries() const
 {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save series"), QStringLiteral("monitor.csv"), tr("CSV (*.csv)"));
-    if (path.isEmpty())
-        return;
     const QString route = m_route->currentIndex() > 0 ? m_route->currentText() : QString();
     std::vector<Series> series = m_timeline.keySeries(route, m_windowSeconds);
     // Request counts on the keys' time base: a refresh without counts is an empty cell.
@@ -724,7 +720,16 @@ void MonitorPage::saveCsv()
         }
         series.push_back(std::move(aligned));
     }
-    if (const QString problem = saveSeriesCsv(series, path); !problem.isEmpty())
+    return series;
+}
+
+void MonitorPage::saveCsv()
+{
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save series"), QStringLiteral("monitor.csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (const QString problem = saveSeriesCsv(windowSeries(), path); !problem.isEmpty())
         QMessageBox::warning(this, tr("Save series"), problem);
 }
 

@@ -54,6 +54,8 @@ public:
     void resetSelectedKey();
     void setPaused(bool paused);
     void setWindowSeconds(int seconds);
+    // What Save ▸ Series as CSV writes: the window's key and request series, one time base.
+    std::vector<Series> windowSeries() const;
 
     QuotaMonitor *monitor() const { return m_monitor.get(); }
     const MonitorTimeline &timeline() const { return m_timeline; }
