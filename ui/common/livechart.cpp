@@ -67,6 +67,12 @@ void LiveChart::setHint(const QString &hint)
     updateTitle();
 }
 
+void LiveChart::setTitle(const QString &title)
+{
+    m_labels.title = title;
+    updateTitle();
+}
+
 void LiveChart::updateTitle()
 {
     bool anyPoint = false;

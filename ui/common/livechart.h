@@ -25,6 +25,7 @@ public:
     void show(const std::vector<Series> &series, double windowSeconds);
     // What the chart shows when it has nothing: the title says why ("waiting for data").
     void setHint(const QString &hint);
+    void setTitle(const QString &title);
     // The series last shown (for CSV).
     const std::vector<Series> &series() const { return m_series; }
 

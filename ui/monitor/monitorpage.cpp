@@ -101,7 +101,7 @@ MonitorPage::MonitorPage(PolicyDocument *doc, QWidget *parent)
           new LiveChart({tr("Requests per second"), tr("time before now (s)"), tr("requests/s")})),
       m_keysChart(new LiveChart({tr("Keys"), tr("time before now (s)"), tr("keys")})),
       m_keyChart(new LiveChart(
-          {tr("Selected key: remaining quota"), tr("time before now (s)"), tr("requests")})),
+          {tr("Selected key"), tr("time before now (s)"), tr("remaining (requests)")})),
       m_keys(new HotKeysModel(this)), m_filter(new HotKeysFilter(m_keys, this)),
       m_table(new QTableView)
 {
@@ -327,7 +327,7 @@ QWidget *MonitorPage::buildHotKeys()
     m_table->setAlternatingRowColors(true);
     split->addWidget(m_table);
     m_keyChart->setObjectName(QStringLiteral("keyChart"));
-    m_keyChart->setHint(tr("select a key"));
+    m_keyChart->setHint(tr("select a row"));
     split->addWidget(m_keyChart);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -401,6 +401,8 @@ void MonitorPage::startMonitor(const Policy &policy, const RespClient::Options &
         routes << r.id;
     m_keys->setRoutes(routes);
     m_keyChart->show({}, m_windowSeconds);
+    m_keyChart->setTitle(tr("Selected key"));
+    m_keyChart->setHint(tr("select a row"));
     m_monitor = std::make_unique<QuotaMonitor>(policy);
     m_monitor->setReadOnly(!m_allowWrites->isChecked());
     connect(m_monitor.get(), &QuotaMonitor::refreshed, this, &MonitorPage::onRefreshed);
@@ -575,6 +577,11 @@ void MonitorPage::follow(const QByteArray &key)
         if (r.status == KeyQuota::Status::Read)
             m_timeline.recordKey(r.readAtUs, r.remaining, r.limit);
     }
+    // The key names the chart (elided in the middle: prefixes and client ids both matter).
+    const QString name = QString::fromUtf8(key);
+    m_keyChart->setTitle(
+        name.size() > 44 ? name.left(20) + QStringLiteral("…") + name.right(20) : name);
+    m_keyChart->setToolTip(tr("Remaining quota of %1 over time").arg(name));
     m_keyChart->setHint(tr("waiting for its next read"));
     m_keyChart->show(m_timeline.keyTrail(m_windowSeconds), m_windowSeconds);
 }
