@@ -10,17 +10,21 @@
 #include <QTextStream>
 #include <QTimer>
 
-int main(int argc, char *argv[])
-{
-    QElapsedTimer sinceStart;
-    sinceStart.start();
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Quota Studio"));
-    QApplication::setOrganizationName(QStringLiteral("Quota Studio"));
-    QApplication::setApplicationVersion(QStringLiteral(QS_VERSION));
-    qs::initResources();
+#include <cstring>
 
-    QCommandLineParser parser;
+namespace {
+
+struct Options {
+    QCommandLineOption measureStartup{QStringLiteral("measure-startup"),
+        QStringLiteral("Print the milliseconds from process start to the first painted window, "
+                       "then quit (docs/benchmarks.md).")};
+    QCommandLineOption demo{QStringLiteral("monitor-demo"),
+        QStringLiteral("Open the Monitor tab and start the local demo: a redis-server of its own "
+                       "on a free loopback port with traffic for the policy's routes.")};
+};
+
+void describe(QCommandLineParser &parser, const Options &options)
+{
     parser.setApplicationDescription(
         QStringLiteral("Design, live-test, export and monitor API rate-limit policies."));
     parser.addHelpOption();
@@ -28,14 +32,48 @@ int main(int argc, char *argv[])
     parser.addPositionalArgument(QStringLiteral("policy"),
         QStringLiteral("Policy file to open (YAML or JSON). Without one: a new policy."),
         QStringLiteral("[policy]"));
-    const QCommandLineOption measureStartup(QStringLiteral("measure-startup"),
-        QStringLiteral("Print the milliseconds from process start to the first painted window, "
-                       "then quit (docs/benchmarks.md)."));
-    parser.addOption(measureStartup);
-    const QCommandLineOption demo(QStringLiteral("monitor-demo"),
-        QStringLiteral("Open the Monitor tab and start the local demo: a redis-server of its own "
-                       "on a free loopback port with traffic for the policy's routes."));
-    parser.addOption(demo);
+    parser.addOption(options.measureStartup);
+    parser.addOption(options.demo);
+}
+
+void nameApplication()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("Quota Studio"));
+    QCoreApplication::setOrganizationName(QStringLiteral("Quota Studio"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(QS_VERSION));
+}
+
+// --help and --version answer without a display: a QApplication would abort on a machine with
+// none (a server, a package build, an ssh session), so they are handled by a QCoreApplication.
+bool onlyAsksForHelpOrVersion(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char *flag : {"-h", "--help", "-?", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], flag) == 0)
+                return true;
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    const Options options;
+    if (onlyAsksForHelpOrVersion(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        nameApplication();
+        QCommandLineParser parser;
+        describe(parser, options);
+        parser.process(core); // prints and exits
+        return 0;
+    }
+    QApplication app(argc, argv);
+    nameApplication();
+    qs::initResources();
+    QCommandLineParser parser;
+    describe(parser, options);
     parser.process(app);
 
     qs::MainWindow window;
@@ -46,11 +84,11 @@ int main(int argc, char *argv[])
             err << d.toString() << '\n';
     }
     window.show();
-    if (parser.isSet(demo))
+    if (parser.isSet(options.demo))
         window.showMonitorDemo();
-    if (!parser.isSet(measureStartup))
+    if (!parser.isSet(options.measureStartup))
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
-    if (parser.isSet(measureStartup)) {
+    if (parser.isSet(options.measureStartup)) {
         // A zero timer fires once the event loop has processed the show and the first paint.
         QTimer::singleShot(0, &app, [&] {
             window.repaint();
