@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#ifdef __linux__
 #include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -72,7 +74,9 @@ bool RedisProcess::start()
             argv.push_back(nullptr);
             ::setsid();
             // A test that crashes must not leave its server behind holding ctest's pipes open.
+#ifdef __linux__
             ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
             ::execvp("redis-server", argv.data());
             ::_exit(127);
         }
