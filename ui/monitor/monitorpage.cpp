@@ -710,8 +710,9 @@ std::vector<Series> MonitorPage::windowSeries() const
 {
     const QString route = m_route->currentIndex() > 0 ? m_route->currentText() : QString();
     std::vector<Series> series = m_timeline.keySeries(route, m_windowSeconds);
-    // Request counts on the keys' time base: a refresh without counts is an empty cell.
-    const std::vector<double> &t = series.front().t;
+    // Request counts on the keys' time base: a refresh without counts is an empty cell. (A copy
+    // of the times: the push_back below may move the series they belong to.)
+    const std::vector<double> t = series.front().t;
     for (const Series &counted : m_timeline.requestSeries(route, m_windowSeconds)) {
         Series aligned{counted.name, counted.unit, t, {}, {}, {}};
         size_t j = 0;
