@@ -8,12 +8,12 @@
 #include "limiter/packeddoubles.h"
 #include "model/monitor/quotamonitor.h"
 #include "model/policy/policyreader.h"
+#include "tests/bench/benchredis.h"
 #include "tests/bench/memoryprobe.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
-#include <QThread>
 
 #include <hiredis/hiredis.h>
 
@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <deque>
 #include <map>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -108,20 +107,12 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const long keys = argc > 1 ? std::atol(argv[1]) : 1'000'000;
-    const int port = 30000 + int(std::random_device{}() % 20000);
     const std::string dir = shell("mktemp -d | tr -d '\\n'");
-    if (std::system(("redis-server --port " + std::to_string(port)
-            + " --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --dir " + dir
-            + " --pidfile " + dir + "/redis.pid --loglevel warning")
-                        .c_str())
-        != 0)
+    const int port = bench::startRedis(dir);
+    if (port == 0)
         return 2;
-    QThread::msleep(300);
     redisContext *admin = redisConnect("127.0.0.1", port);
-    auto *t = static_cast<redisReply *>(redisCommand(admin, "TIME"));
-    const long long nowUs
-        = std::atoll(t->element[0]->str) * 1'000'000 + std::atoll(t->element[1]->str);
-    freeReplyObject(t);
+    const long long nowUs = bench::redisTimeUs(admin);
     std::printf("loading %ld Quota Studio token-bucket keys...\n", keys);
     load(admin, keys, nowUs);
 

@@ -10,6 +10,7 @@
 //
 //   build-bench-gui/tests/bench/monitor_gui_bench [KEYS] [SECONDS] [CHANGES]
 #include "limiter/packeddoubles.h"
+#include "tests/bench/benchredis.h"
 #include "tests/bench/memoryprobe.h"
 #include "ui/common/icons.h"
 #include "ui/mainwindow.h"
@@ -124,9 +125,7 @@ void churn(int port, long keys, long perSecond, const std::atomic<bool> &stop)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
             continue;
         }
-        auto *t = static_cast<redisReply *>(redisCommand(c, "TIME"));
-        const double nowUs = std::atof(t->element[0]->str) * 1e6 + std::atof(t->element[1]->str);
-        freeReplyObject(t);
+        const double nowUs = double(bench::redisTimeUs(c));
         for (int i = 0; i < 500; ++i) {
             const double state[2] = {double(rng() % 11), nowUs};
             const std::string value = limiter::packDoubles(state);
@@ -167,19 +166,11 @@ int main(int argc, char **argv)
     const long changes = argc > 3 ? std::atol(argv[3]) : 20'000;
 
     QTemporaryDir dir;
-    const int port = 30000 + int(std::random_device{}() % 20000);
-    if (std::system(("redis-server --port " + std::to_string(port)
-            + " --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --dir "
-            + dir.path().toStdString() + " --loglevel warning")
-                        .c_str())
-        != 0)
+    const int port = bench::startRedis(dir.path().toStdString());
+    if (port == 0)
         return 2;
-    QThread::msleep(300);
     redisContext *admin = redisConnect("127.0.0.1", port);
-    auto *t = static_cast<redisReply *>(redisCommand(admin, "TIME"));
-    const long long nowUs
-        = std::atoll(t->element[0]->str) * 1'000'000 + std::atoll(t->element[1]->str);
-    freeReplyObject(t);
+    const long long nowUs = bench::redisTimeUs(admin);
     std::printf("loading %ld Quota Studio token-bucket keys...\n", keys);
     load(admin, keys, nowUs);
 
