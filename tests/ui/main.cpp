@@ -1,8 +1,13 @@
-// Widget tests need one QApplication for the whole program; settings go to a throw-away
-// location (QStandardPaths test mode), never the operator's own.
+// Widget tests need one QApplication for the whole program; settings and the crash-recovery
+// store go to a throw-away location (QStandardPaths test mode), never the operator's own — and
+// one per process: ctest runs each test in its own process, in parallel, and a recovery copy
+// left by one must not be offered to another. The location is removed at exit.
 #include "ui/common/icons.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QSettings>
 #include <QStandardPaths>
 
 #include <gtest/gtest.h>
@@ -14,8 +19,13 @@ int main(int argc, char **argv)
     QStandardPaths::setTestModeEnabled(true);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Quota Studio Tests"));
-    QApplication::setApplicationName(QStringLiteral("ui_tests"));
+    QApplication::setApplicationName(
+        QStringLiteral("ui_tests-%1").arg(QCoreApplication::applicationPid()));
     qs::initResources();
     ::testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    const int status = RUN_ALL_TESTS();
+    QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).removeRecursively();
+    const QString settings = QSettings().fileName();
+    QFile::remove(settings);
+    return status;
 }
