@@ -365,16 +365,20 @@ void QuotaMonitor::continueReads()
         m_scanBudgetLeft += m_readBudgetLeft;
         m_readBudgetLeft = 0;
     }
+    // Cut short by the slice, the plan goes on at the next turn whatever the time: the budget
+    // allowed all of it, as it did when the plan went out in one piece. Held back by the budget,
+    // it waits for the budget to free up, until 90% of the interval.
+    const bool cutBySlice = slice == 0 && m_planPos < m_plan.size();
     const qint64 deadline = m_refreshStartUs + qint64(m_options.intervalMs) * 900;
-    if ((m_planPos >= m_plan.size() && !scansWaiting) || !connected()
-        || steadyMicros() >= deadline) {
+    if (!connected()
+        || (!cutBySlice
+            && ((m_planPos >= m_plan.size() && !scansWaiting) || steadyMicros() >= deadline))) {
         m_plan.clear();
         return;
     }
     expect(1); // the refresh is not over while its plan goes on
     const quint64 generation = m_generation;
-    // Cut short by the slice: go on at once. Held back by the budget: wait for it to free up.
-    QTimer::singleShot(slice == 0 ? 0 : 10, this, [this, generation] {
+    QTimer::singleShot(cutBySlice ? 0 : 10, this, [this, generation] {
         if (generation != m_generation)
             return;
         continueReads();
