@@ -134,6 +134,7 @@ void RespClient::connectNow()
     if (m_reader)
         redisReaderFree(m_reader);
     m_reader = redisReaderCreate();
+    m_drainQueued = false; // what the old reader held is gone with it
     m_handshakeLeft = 0;
     setState(State::Connecting, tr("connecting to %1:%2").arg(m_options.host).arg(m_options.port));
     m_connectTimer.start(m_options.connectTimeoutMs);
@@ -271,7 +272,24 @@ void RespClient::onReadyRead()
         lost(State::Unreachable, tr("the server sent something that is not RESP"));
         return;
     }
-    while (m_reader) {
+    deliverParsed();
+}
+
+void RespClient::deliverParsed()
+{
+    // At most a batch of replies per turn of the event loop: one read of the socket can hold
+    // tens of thousands of replies (100 000 pipelined reads), and decoding them all in one go
+    // held the GUI thread for tens of milliseconds. The rest wait in the reader, in order.
+    m_drainQueued = false;
+    for (int delivered = 0; m_reader; ++delivered) {
+        if (delivered == kRepliesPerTurn) {
+            m_drainQueued = true;
+            QTimer::singleShot(0, this, [this] {
+                if (m_drainQueued)
+                    deliverParsed();
+            });
+            return;
+        }
         void *reply = nullptr;
         if (redisReaderGetReply(m_reader, &reply) != REDIS_OK) {
             lost(State::Unreachable, tr("the server sent something that is not RESP"));

@@ -95,6 +95,7 @@ private:
     bool configureTls(); // false: the files could not be read (state says which)
     void onSslErrors(const QList<QSslError> &errors);
     void onReadyRead();
+    void deliverParsed(); // hands parsed replies to their callbacks, a batch per turn
     void onSocketError();
     void checkTimeouts();
     void write(Pending command);
@@ -111,6 +112,8 @@ private:
     std::deque<Pending> m_queue; // not written yet
     std::deque<Pending> m_inFlight; // written, waiting for replies, in order
     int m_handshakeLeft = 0; // replies of AUTH / SELECT / CLIENT SETNAME still due
+    bool m_drainQueued = false; // parsed replies wait for the next turn of the event loop
+    static constexpr int kRepliesPerTurn = 2000;
     int m_backoffMs = 0;
     quint64 m_sent = 0;
     State m_state = State::Disconnected;
