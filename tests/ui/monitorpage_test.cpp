@@ -422,6 +422,25 @@ TEST(MonitorPage, DiscoverOffersThePythonLimitsLayoutAndUndoTakesItBack)
     w.window.document()->undoStack()->undo(); // Edit ▸ Undo
     EXPECT_EQ(w.window.document()->policy().redis.layouts, before.redis.layouts);
     EXPECT_FALSE(w.window.document()->isModified());
+
+    // Redo and Save: the file is the original text with the one edited line, the redis map, now
+    // holding the layout in the file's own flow style; every other byte as it was.
+    const QString path = w.window.document()->filePath();
+    QFile original(path);
+    ASSERT_TRUE(original.open(QIODevice::ReadOnly));
+    const QByteArray originalText = original.readAll();
+    original.close();
+    w.window.document()->undoStack()->redo();
+    const QString key = w.window.document()->policy().redis.layouts.back().keyTemplate;
+    ASSERT_TRUE(w.window.save());
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    QByteArray expected = originalText;
+    expected.replace("redis: { prefix: qs, metrics: true }",
+        "redis: { prefix: qs, metrics: true, layouts: [{ route: search, preset: python-limits, "
+        "key: \""
+            + key.toUtf8() + "\" }] }");
+    EXPECT_EQ(saved.readAll().toStdString(), expected.toStdString());
 }
 
 TEST(MonitorPage, ScreenshotsInLightAndDarkAtBothSizes)
@@ -453,7 +472,7 @@ TEST(MonitorPage, ScreenshotsInLightAndDarkAtBothSizes)
         dark.setColor(QPalette::Disabled, role, QColor(0x80, 0x80, 0x80));
     for (const auto &[name, palette] : {std::pair{"light", light}, std::pair{"dark", dark}}) {
         QApplication::setPalette(palette);
-        for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+        for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
             w.window.resize(size);
             QTest::qWait(1200); // a refresh at the new size
             EXPECT_FALSE(saveScreenshot(&w.window,

@@ -14,13 +14,13 @@ namespace qs {
 
 namespace {
 
-// Round tick steps (1, 2, 5 × 10^n) so that at most about eight ticks fit `span`.
-double tickFor(double span)
+// Round tick steps (1, 2, 5 × 10^n) so that at most `most` ticks fit `span`.
+double tickFor(double span, double most = 8)
 {
     double tick = 1e-3;
-    for (double decade = 1e-3; span / tick > 8; decade *= 10)
+    for (double decade = 1e-3; span / tick > most; decade *= 10)
         for (const double m : {1.0, 2.0, 5.0})
-            if (span / tick > 8)
+            if (span / tick > most)
                 tick = m * decade;
     return tick;
 }
@@ -103,6 +103,7 @@ QLineSeries *LiveChart::lineFor(const Series &s, TimeUnit time)
 void LiveChart::show(const std::vector<Series> &series, double windowSeconds)
 {
     m_series = series;
+    m_windowSeconds = windowSeconds;
     const TimeUnit time = timeUnitFor(windowSeconds);
     if (time.name != m_timeUnit) { // the tooltips' unit changes: start the lines afresh
         for (QLineSeries *line : std::as_const(m_lines)) {
@@ -141,10 +142,18 @@ void LiveChart::show(const std::vector<Series> &series, double windowSeconds)
     setRangeAndTicks(m_x, -span, 0, tick);
     m_x->setLabelFormat(tick < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     // The y axis ends at the next round step above the data, with ticks at those steps.
+    // As many ticks as the height has room for (a label about every 40 px): on a short chart
+    // eight labels overlap and Qt elides every one of them to "…".
     const double top = std::max(1.0, yMax * 1.1);
-    const double step = std::max(1.0, tickFor(top));
+    const double step = std::max(1.0, tickFor(top, std::clamp(height() / 40.0, 2.0, 8.0)));
     setRangeAndTicks(m_y, 0, std::ceil(top / step) * step, step);
     updateTitle();
+}
+
+void LiveChart::resizeEvent(QResizeEvent *event)
+{
+    QChartView::resizeEvent(event);
+    show(std::vector<Series>(m_series), m_windowSeconds); // the ticks follow the height
 }
 
 void LiveChart::changeEvent(QEvent *event)

@@ -31,6 +31,7 @@ public:
 
 protected:
     void changeEvent(QEvent *event) override; // a palette change re-themes the chart
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     QLineSeries *lineFor(const Series &s, TimeUnit time);
@@ -42,6 +43,7 @@ private:
     QHash<QString, QLineSeries *> m_lines;
     QString m_timeUnit;
     std::vector<Series> m_series;
+    double m_windowSeconds = 60;
 };
 
 } // namespace qs

@@ -100,8 +100,7 @@ MonitorPage::MonitorPage(PolicyDocument *doc, QWidget *parent)
       m_requestsChart(
           new LiveChart({tr("Requests per second"), tr("time before now (s)"), tr("requests/s")})),
       m_keysChart(new LiveChart({tr("Keys"), tr("time before now (s)"), tr("keys")})),
-      m_keyChart(new LiveChart(
-          {tr("Selected key"), tr("time before now (s)"), tr("remaining (requests)")})),
+      m_keyChart(new LiveChart({tr("Selected key"), tr("time before now (s)"), tr("requests")})),
       m_keys(new HotKeysModel(this)), m_filter(new HotKeysFilter(m_keys, this)),
       m_table(new QTableView)
 {
