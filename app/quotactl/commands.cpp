@@ -11,15 +11,6 @@ namespace qs::cli {
 
 namespace {
 
-// Subcommands whose issue has not landed yet say so plainly instead of pretending.
-template <const char *Name>
-int notYetAvailable(const QStringList &)
-{
-    QTextStream(stderr) << "quotactl " << Name
-                        << ": not available in this build yet (see the project's open issues)\n";
-    return 2;
-}
-
 constexpr char kLint[] = "lint";
 constexpr char kExport[] = "export";
 constexpr char kSimulate[] = "simulate";
@@ -34,7 +25,7 @@ constexpr std::array kCommands = {
     Command{kSimulate, "run a traffic pattern through the embedded engine", runSimulate},
     Command{kLoadgen, "drive the Redis backend like a fleet of gateways", runLoadgen},
     Command{kMonitor, "follow live quota keys in Redis", runMonitor},
-    Command{kProbe, "check that a running gateway enforces the policy", notYetAvailable<kProbe>},
+    Command{kProbe, "check that a running gateway enforces the policy", runProbe},
 };
 
 } // namespace

@@ -37,5 +37,6 @@ int runLoadgen(const QStringList &args);
 int runSimulate(const QStringList &args);
 int runExport(const QStringList &args);
 int runMonitor(const QStringList &args);
+int runProbe(const QStringList &args);
 
 } // namespace qs::cli

@@ -5,10 +5,13 @@
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
 
+#include "limiter/algorithm.h"
+
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 namespace qs {
@@ -23,6 +26,15 @@ struct ExportResult {
     Diagnostics diagnostics; // warnings for approximations; errors for what cannot be exported
 };
 
+// What a gateway enforces for a designed limit, as an engine config. Where a target only
+// approximates a design, the probe predicts the running gateway with this too, and so tells a
+// documented approximation from a real defect (docs/probe.md).
+struct EnforcedLimit {
+    limiter::AlgorithmConfig config;
+    bool countsRequests = false; // the gateway counts requests, whatever the route's cost
+    QString description; // "NGINX limit_req rate=50r/s burst=24 nodelay (…)"
+};
+
 class Exporter {
 public:
     virtual ~Exporter() = default;
@@ -30,6 +42,12 @@ public:
     virtual QString displayName() const = 0; // "NGINX"
     virtual QStringList suggestedFileNames() const = 0;
     virtual ExportResult exportPolicy(const Policy &policy) const = 0;
+    // Unset when the target's behaviour is not modelled (the probe then compares with the
+    // design alone).
+    virtual std::optional<EnforcedLimit> enforcedLimit(const limiter::AlgorithmConfig &) const
+    {
+        return std::nullopt;
+    }
 };
 
 const std::vector<const Exporter *> &exporters();

@@ -35,14 +35,23 @@ struct RouteExport {
 };
 
 // "N r/s" or "N r/m" with a whole N, else the nearest per-minute figure and a note.
-QString nginxRate(const limiter::Rate &r, QString *approximation)
+struct NginxRate {
+    QString text; // "10r/s"
+    limiter::Rate rate; // what NGINX enforces
+};
+
+NginxRate nginxRate(const limiter::Rate &r, QString *approximation)
 {
     const double perSecond = double(r.count) * 1e6 / double(r.period);
-    if (std::abs(perSecond - std::round(perSecond)) < 1e-9 && perSecond >= 1)
-        return QStringLiteral("%1r/s").arg(qint64(std::llround(perSecond)));
+    if (std::abs(perSecond - std::round(perSecond)) < 1e-9 && perSecond >= 1) {
+        const qint64 n = std::llround(perSecond);
+        return {QStringLiteral("%1r/s").arg(n), {n, limiter::kMicrosPerSecond}};
+    }
     const double perMinute = perSecond * 60;
-    if (std::abs(perMinute - std::round(perMinute)) < 1e-9 && perMinute >= 1)
-        return QStringLiteral("%1r/m").arg(qint64(std::llround(perMinute)));
+    if (std::abs(perMinute - std::round(perMinute)) < 1e-9 && perMinute >= 1) {
+        const qint64 n = std::llround(perMinute);
+        return {QStringLiteral("%1r/m").arg(n), {n, 60 * limiter::kMicrosPerSecond}};
+    }
     // Round down: a limiter that is off by a fraction should be off on the strict side. Below
     // one a minute NGINX has nothing slower to offer, and the warning says how much faster.
     const qint64 rounded = std::max<qint64>(1, qint64(std::floor(perMinute)));
@@ -57,8 +66,59 @@ QString nginxRate(const limiter::Rate &r, QString *approximation)
                          .arg(formatRate(r))
                          .arg(rounded)
                          .arg(consequence);
-    return QStringLiteral("%1r/m").arg(rounded);
+    return {QStringLiteral("%1r/m").arg(rounded), {rounded, 60 * limiter::kMicrosPerSecond}};
 }
+
+// The one place that decides what `limit_req` gets for a designed limit: the writer prints it,
+// enforcedLimit() hands it to the probe.
+struct LimitReq {
+    NginxRate rate;
+    qint64 burst = 0; // NGINX's burst: it admits burst + 1 back to back
+    bool nodelay = true;
+    bool windowed = false; // a window limit, approximated by the bucket
+};
+
+LimitReq limitReqFor(const limiter::AlgorithmConfig &config, QString *approximation)
+{
+    return std::visit(
+        [&](const auto &c) -> LimitReq {
+            using C = std::decay_t<decltype(c)>;
+            if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>)
+                return {nginxRate(c.refill, approximation), c.capacity - 1};
+            else if constexpr (std::is_same_v<C, limiter::GcraConfig>)
+                return {nginxRate(c.rate, approximation), c.burst - 1};
+            else if constexpr (std::is_same_v<C, limiter::LeakyBucketConfig>)
+                return {
+                    nginxRate(c.rate, approximation), c.queue, c.mode == limiter::LeakMode::Police};
+            else
+                return {nginxRate({c.limit, c.window}, approximation), c.limit - 1, true, true};
+        },
+        config);
+}
+
+} // namespace
+
+std::optional<EnforcedLimit> NginxExporter::enforcedLimit(
+    const limiter::AlgorithmConfig &designed) const
+{
+    QString approximation;
+    const LimitReq l = limitReqFor(designed, &approximation);
+    EnforcedLimit enforced;
+    enforced.countsRequests = true;
+    if (l.nodelay)
+        enforced.config = limiter::GcraConfig{l.rate.rate, l.burst + 1};
+    else
+        enforced.config
+            = limiter::LeakyBucketConfig{l.rate.rate, l.burst, limiter::LeakMode::Shape};
+    enforced.description
+        = QStringLiteral("NGINX limit_req rate=%1%2%3 (a GCRA of %4 at once)")
+              .arg(l.rate.text, l.burst > 0 ? QStringLiteral(" burst=%1").arg(l.burst) : QString(),
+                  l.nodelay ? QStringLiteral(" nodelay") : QString())
+              .arg(l.burst + 1);
+    return enforced;
+}
+
+namespace {
 
 class NginxWriter final : public GatewayWriter {
 public:
@@ -203,41 +263,35 @@ private:
     {
         QString approximation;
         const qsizetype i = e.index;
-        std::visit(
-            [&](const auto &c) {
-                using C = std::decay_t<decltype(c)>;
-                if constexpr (std::is_same_v<C, limiter::TokenBucketConfig>) {
-                    e.rate = nginxRate(c.refill, &approximation);
-                    e.burst = c.capacity - 1;
-                } else if constexpr (std::is_same_v<C, limiter::GcraConfig>) {
-                    e.rate = nginxRate(c.rate, &approximation);
-                    e.burst = c.burst - 1;
-                } else if constexpr (std::is_same_v<C, limiter::LeakyBucketConfig>) {
-                    e.rate = nginxRate(c.rate, &approximation);
-                    e.burst = c.queue;
-                    e.nodelay = c.mode == limiter::LeakMode::Police;
-                } else {
-                    const limiter::Rate rate{c.limit, c.window};
-                    e.rate = nginxRate(rate, &approximation);
-                    e.burst = c.limit - 1;
-                    const double spacing = double(c.window) / double(c.limit) / 1e6;
-                    m_report.note(Diagnostic::Severity::Warning, i,
-                        QStringLiteral(".limit.algorithm"),
-                        QStringLiteral("%1 %2/%3 exported to NGINX as rate=%4 burst=%5 nodelay: "
-                                       "%2 at once, then one every %6 s; the window never resets%7")
-                            .arg(QString::fromLatin1(
-                                limiter::algorithmName(limiter::algorithmOf(config)).data())
-                                     .replace(QLatin1Char('_'), QLatin1Char(' ')))
-                            .arg(c.limit)
-                            .arg(formatDuration(c.window), e.rate)
-                            .arg(e.burst)
-                            .arg(spacing, 0, 'g', 3)
-                            .arg(std::is_same_v<C, limiter::FixedWindowConfig>
-                                    ? QStringLiteral(" (and no boundary spike)")
-                                    : QString()));
-                }
-            },
-            config);
+        const LimitReq l = limitReqFor(config, &approximation);
+        e.rate = l.rate.text;
+        e.burst = l.burst;
+        e.nodelay = l.nodelay;
+        if (l.windowed) {
+            std::visit(
+                [&](const auto &c) {
+                    using C = std::decay_t<decltype(c)>;
+                    if constexpr (requires { c.window; }) {
+                        const double spacing = double(c.window) / double(c.limit) / 1e6;
+                        m_report.note(Diagnostic::Severity::Warning, i,
+                            QStringLiteral(".limit.algorithm"),
+                            QStringLiteral(
+                                "%1 %2/%3 exported to NGINX as rate=%4 burst=%5 nodelay: "
+                                "%2 at once, then one every %6 s; the window never resets%7")
+                                .arg(QString::fromLatin1(
+                                    limiter::algorithmName(limiter::algorithmOf(config)).data())
+                                         .replace(QLatin1Char('_'), QLatin1Char(' ')))
+                                .arg(c.limit)
+                                .arg(formatDuration(c.window), e.rate)
+                                .arg(e.burst)
+                                .arg(spacing, 0, 'g', 3)
+                                .arg(std::is_same_v<C, limiter::FixedWindowConfig>
+                                        ? QStringLiteral(" (and no boundary spike)")
+                                        : QString()));
+                    }
+                },
+                config);
+        }
         if (!approximation.isEmpty())
             m_report.note(
                 Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);

@@ -17,6 +17,9 @@ public:
     QString displayName() const override { return QStringLiteral("NGINX"); }
     QStringList suggestedFileNames() const override;
     ExportResult exportPolicy(const Policy &policy) const override;
+    // limit_req is a GCRA (a delaying leaky bucket without nodelay), at NGINX's rounded rate.
+    std::optional<EnforcedLimit> enforcedLimit(
+        const limiter::AlgorithmConfig &designed) const override;
 };
 
 } // namespace qs

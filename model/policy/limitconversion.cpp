@@ -48,6 +48,34 @@ QStringList limitFields(limiter::Algorithm algorithm)
     return {};
 }
 
+QString describeLimit(const LimitSpec &spec)
+{
+    QStringList parts;
+    for (const QString &field : limitFields(spec.algorithm)) {
+        QString value;
+        if (field == QLatin1String("capacity") && spec.capacity)
+            value = QString::number(*spec.capacity);
+        else if (field == QLatin1String("limit") && spec.limit)
+            value = QString::number(*spec.limit);
+        else if (field == QLatin1String("burst") && spec.burst)
+            value = QString::number(*spec.burst);
+        else if (field == QLatin1String("queue") && spec.queue)
+            value = QString::number(*spec.queue);
+        else if (field == QLatin1String("refill") && spec.refill)
+            value = spec.refill->text;
+        else if (field == QLatin1String("rate") && spec.rate)
+            value = spec.rate->text;
+        else if (field == QLatin1String("window") && spec.window)
+            value = spec.window->text;
+        else if (field == QLatin1String("mode") && spec.mode)
+            value = leakModeName(*spec.mode);
+        if (!value.isEmpty())
+            parts << field + QLatin1Char(' ') + value;
+    }
+    return QString::fromLatin1(limiter::algorithmName(spec.algorithm).data()) + QLatin1Char(' ')
+        + parts.join(QStringLiteral(", "));
+}
+
 std::variant<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSpec &s)
 {
     using limiter::Algorithm;

@@ -34,4 +34,7 @@ std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::Algorithm
 // The fields each algorithm takes, in the order the writer emits them.
 QStringList limitFields(limiter::Algorithm algorithm);
 
+// One line in the policy's own words, for reports: "gcra rate 50/s, burst 25".
+QString describeLimit(const LimitSpec &spec);
+
 } // namespace qs

@@ -1,0 +1,237 @@
+#include "model/probe/probecomparison.h"
+
+#include "model/policy/limitconversion.h"
+#include "model/policy/requestkey.h"
+
+#include <QUrlQuery>
+
+namespace qs {
+
+namespace {
+
+// NGINX and HAProxy read a millisecond clock: a decision can sit up to 1 ms before the send.
+constexpr limiter::Micros kGatewayClockGrain = 1000;
+
+} // namespace
+
+QString verdictName(Verdict verdict)
+{
+    switch (verdict) {
+    case Verdict::Agree:
+        return QStringLiteral("agree");
+    case Verdict::Explained:
+        return QStringLiteral("explained");
+    case Verdict::Unexplained:
+        return QStringLiteral("unexplained");
+    case Verdict::NoResponse:
+        break;
+    }
+    return QStringLiteral("no_response");
+}
+
+limiter::AlgorithmState ProbeComparator::Predictor::stateOf(const QString &key) const
+{
+    const auto it = states.find(key);
+    return it == states.end() ? limiter::freshState(config) : it->second;
+}
+
+limiter::Decision ProbeComparator::Predictor::decide(
+    const QString &key, const Flight &flight, std::optional<bool> observed, bool *withinTiming)
+{
+    limiter::AlgorithmState atSend = stateOf(key);
+    const limiter::Decision d = limiter::decide(config, atSend, flight.sent, cost);
+    *withinTiming = false;
+    if (!observed || d.allowed == *observed) {
+        states[key] = std::move(atSend);
+        return d;
+    }
+    // Quota only grows with time: an admission the design refuses at the send may be right by
+    // the end of the flight, a denial it would not give may be right at the gateway's coarser
+    // clock's earliest reading.
+    limiter::AlgorithmState shifted = stateOf(key);
+    const limiter::Decision e
+        = limiter::decide(config, shifted, *observed ? flight.latest : flight.earliest, cost);
+    if (e.allowed == *observed) {
+        *withinTiming = true;
+        states[key] = std::move(shifted);
+        return e;
+    }
+    states[key] = std::move(atSend);
+    return d;
+}
+
+ProbeComparator::ProbeComparator(
+    const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway)
+    : m_policy(policy), m_plan(plan), m_gateway(std::move(gateway))
+{
+    const Route &route = policy.routes[plan.routeIndex];
+    m_key = policy.keyOf(route);
+    m_missing = policy.missingKeyOf(route);
+    m_shadow = route.effectiveMode() == RouteMode::Shadow;
+    m_denyStatus = policy.defaults.status.value_or(429);
+    m_design.config = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(route.limit));
+    m_design.cost = route.effectiveCost();
+    if (m_gateway) {
+        Predictor p;
+        p.config = m_gateway->config;
+        p.cost = m_gateway->countsRequests ? 1 : route.effectiveCost();
+        m_gatewayPredictor = std::move(p);
+    }
+}
+
+// The key exactly as the policy builds it from what the probe sent.
+RequestKey ProbeComparator::keyOf(const ProbeSample &sample) const
+{
+    const PlannedRequest request{sample.offset, sample.client, sample.keyless};
+    RequestFacts facts;
+    facts.clientAddress = QStringLiteral("127.0.0.1");
+    facts.headers = m_plan.headersFor(request);
+    const QUrl url = m_plan.urlFor(request);
+    facts.target = url.path(QUrl::FullyEncoded)
+        + (url.hasQuery() ? QLatin1Char('?') + url.query(QUrl::FullyEncoded) : QString());
+    return requestKey(m_key, m_missing, facts);
+}
+
+const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
+{
+    ComparedRequest r;
+    r.sample = sample;
+    if (sample.status == 0) {
+        r.verdict = Verdict::NoResponse;
+        return m_requests.emplace_back(std::move(r));
+    }
+    r.observedAllowed = sample.status != m_denyStatus;
+    const Flight flight{sample.sentAt, sample.sentAt - kGatewayClockGrain,
+        sample.sentAt + std::max<limiter::Micros>(0, sample.elapsed) + kGatewayClockGrain};
+    const RequestKey requestKey = keyOf(sample);
+    const QString &key = requestKey.key;
+    const bool counted = requestKey.outcome == RequestKey::Outcome::Counted;
+    if (!counted) {
+        // missing_key deny or allow: decided without any state.
+        r.predictedAllowed = requestKey.outcome == RequestKey::Outcome::Unlimited;
+        if (m_gatewayPredictor)
+            r.gatewayPredicted = r.predictedAllowed;
+    } else {
+        r.predicted = m_design.decide(key, flight, r.observedAllowed, &r.withinTiming);
+        r.predictedAllowed = r.predicted.allowed || m_shadow;
+        if (m_gatewayPredictor) {
+            bool timing = false;
+            const limiter::Decision g
+                = m_gatewayPredictor->decide(key, flight, r.observedAllowed, &timing);
+            r.gatewayPredicted = g.allowed || m_shadow;
+        }
+    }
+    if (r.predictedAllowed == r.observedAllowed)
+        r.verdict = Verdict::Agree;
+    else if (r.gatewayPredicted && *r.gatewayPredicted == r.observedAllowed)
+        r.verdict = Verdict::Explained;
+    else
+        r.verdict = Verdict::Unexplained;
+    if (r.verdict == Verdict::Agree && counted)
+        checkHeaders(r, key, flight.latest);
+    if (r.verdict != Verdict::Agree)
+        noteDivergence(r);
+    return m_requests.emplace_back(std::move(r));
+}
+
+void ProbeComparator::noteDivergence(const ComparedRequest &r)
+{
+    Divergence d;
+    d.request = r.sample.number;
+    d.offset = r.sample.offset;
+    d.predictedAllowed = r.predictedAllowed;
+    d.observedAllowed = r.observedAllowed;
+    d.status = r.sample.status;
+    d.headers = r.sample.headers.raw.trimmed();
+    d.explained = r.verdict == Verdict::Explained;
+    const QString design = describeLimit(m_policy.routes[m_plan.routeIndex].limit);
+    if (d.explained) {
+        d.explanation = QStringLiteral("the gateway enforces %1, the export's documented "
+                                       "approximation of %2; that limit predicts this decision")
+                            .arg(m_gateway->description, design);
+    } else if (r.observedAllowed) {
+        d.explanation = QStringLiteral(
+            "the gateway admitted a request that %1 denies: its limit is looser than designed, "
+            "or does not apply to this method, path or key")
+                            .arg(design);
+    } else {
+        d.explanation = QStringLiteral(
+            "the gateway denied a request that %1 admits: a stricter limit, traffic on the same "
+            "key before the probe, or another limit counting this request")
+                            .arg(design);
+    }
+    if (!m_firstDivergence)
+        m_firstDivergence = d;
+    if (!d.explained && !m_firstUnexplained)
+        m_firstUnexplained = d;
+}
+
+void ProbeComparator::noteIssue(const QString &kind, const QString &example)
+{
+    for (HeaderIssue &i : m_issues)
+        if (i.kind == kind) {
+            ++i.count;
+            return;
+        }
+    m_issues.push_back({kind, 1, example});
+}
+
+void ProbeComparator::checkHeaders(
+    const ComparedRequest &r, const QString &key, limiter::Micros upper)
+{
+    const ObservedHeaders &h = r.sample.headers;
+    const QString at = QStringLiteral("request %1").arg(r.sample.number);
+    for (const QString &p : h.problems)
+        noteIssue(QStringLiteral("unreadable_header"), at + QStringLiteral(": ") + p);
+    if (!r.observedAllowed && !m_shadow) {
+        if (!h.retryAfterS) {
+            noteIssue(QStringLiteral("retry_after_missing"),
+                at + QStringLiteral(": status %1 without Retry-After").arg(r.sample.status));
+        } else {
+            // Honest: a client that waits as told is admitted (the design says so).
+            limiter::AlgorithmState s = m_design.stateOf(key);
+            const limiter::Decision retry = limiter::decide(m_design.config, s,
+                upper + *h.retryAfterS * limiter::kMicrosPerSecond, m_design.cost);
+            if (!retry.allowed)
+                noteIssue(QStringLiteral("retry_after_too_short"),
+                    at
+                        + QStringLiteral(": Retry-After %1 s, but the design still denies then "
+                                         "(it says %2 s)")
+                              .arg(*h.retryAfterS)
+                              .arg(limiter::secondsCeil(r.predicted.retryAfter)));
+        }
+    }
+    if (h.remaining && r.observedAllowed && r.predicted.reason == limiter::Reason::None) {
+        // One either way: the gateway may count the request before or after it reports.
+        const qint64 predicted = r.predicted.remaining;
+        if (std::abs(*h.remaining - predicted) > 1)
+            noteIssue(QStringLiteral("remaining_disagrees"),
+                at
+                    + QStringLiteral(": remaining %1, the design says %2")
+                          .arg(*h.remaining)
+                          .arg(predicted));
+    }
+    const std::optional<qint64> limit = h.limit ? h.limit : h.policyQuota;
+    if (limit && r.predicted.limit > 0 && *limit != r.predicted.limit)
+        noteIssue(QStringLiteral("limit_disagrees"),
+            at
+                + QStringLiteral(": limit %1, the design says %2")
+                      .arg(*limit)
+                      .arg(r.predicted.limit));
+}
+
+std::vector<HeaderIssue> ProbeComparator::headerIssues() const
+{
+    return m_issues;
+}
+
+const ComparedRequest *ProbeComparator::lastDenialWithRetryAfter() const
+{
+    for (auto it = m_requests.rbegin(); it != m_requests.rend(); ++it)
+        if (it->verdict != Verdict::NoResponse && !it->observedAllowed
+            && it->sample.headers.retryAfterS)
+            return &*it;
+    return nullptr;
+}
+
+} // namespace qs

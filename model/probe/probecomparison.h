@@ -1,0 +1,116 @@
+#pragma once
+// Request by request, what a gateway did against what the design predicts.
+//
+// The prediction decides each request on the embedded engine's manual clock at the time the
+// request was sent. The gateway decided it a little later (somewhere in the request's flight)
+// and on a clock of its own granularity, so a decision that the design gives at the far end of
+// that interval also agrees ("within timing"); the algorithms only gain quota with time, so the
+// two ends are enough. Where the exported config only approximates the design
+// (Exporter::enforcedLimit), a second predictor runs the gateway's own limit, and a divergence
+// that it predicts is "explained" by the documented approximation. Everything else is
+// unexplained: a defect in the export, the gateway or its setup.
+#include "model/export/exporter.h"
+#include "model/policy/requestkey.h"
+#include "model/probe/observedheaders.h"
+#include "model/probe/probeplan.h"
+
+#include <map>
+#include <optional>
+
+namespace qs {
+
+struct ProbeSample {
+    qint64 number = 0; // 1-based, in send order
+    std::uint32_t client = 0;
+    bool keyless = false;
+    limiter::Micros sentAt = 0; // wall clock, µs since the epoch
+    limiter::Micros offset = 0; // since the start of the run
+    limiter::Micros elapsed = -1; // until the response was complete; -1: none
+    int status = 0; // 0: no response (error says why)
+    QString error;
+    ObservedHeaders headers;
+};
+
+enum class Verdict { Agree, Explained, Unexplained, NoResponse };
+QString verdictName(Verdict verdict); // "agree", "explained", …
+
+struct ComparedRequest {
+    ProbeSample sample;
+    bool observedAllowed = false;
+    bool predictedAllowed = false; // the design, at the send time
+    std::optional<bool> gatewayPredicted; // the exported limit's model, where there is one
+    bool withinTiming = false; // agreed only at the far end of the request's flight
+    Verdict verdict = Verdict::Agree;
+    limiter::Decision predicted;
+};
+
+struct Divergence {
+    qint64 request = 0;
+    limiter::Micros offset = 0;
+    bool predictedAllowed = false, observedAllowed = false;
+    int status = 0;
+    bool explained = false;
+    QString headers; // the rate-limit headers seen on that response
+    QString explanation;
+};
+
+struct HeaderIssue {
+    QString kind; // "retry_after_missing", "retry_after_too_short", "remaining_disagrees", …
+    qint64 count = 0;
+    QString example; // the first occurrence, in words
+};
+
+class ProbeComparator {
+public:
+    ProbeComparator(
+        const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway);
+
+    // Samples must come in send order.
+    const ComparedRequest &add(const ProbeSample &sample);
+
+    const std::vector<ComparedRequest> &requests() const { return m_requests; }
+    std::vector<HeaderIssue> headerIssues() const;
+    const std::optional<Divergence> &firstDivergence() const { return m_firstDivergence; }
+    const std::optional<Divergence> &firstUnexplained() const { return m_firstUnexplained; }
+    const std::optional<EnforcedLimit> &gateway() const { return m_gateway; }
+    int denyStatus() const { return m_denyStatus; }
+    // The last denial that carried a Retry-After, for the retry check.
+    const ComparedRequest *lastDenialWithRetryAfter() const;
+
+private:
+    // When the gateway can have decided a request: at the send, or anywhere from one tick of a
+    // millisecond clock before it to one tick after the response.
+    struct Flight {
+        limiter::Micros sent = 0, earliest = 0, latest = 0;
+    };
+    struct Predictor {
+        limiter::AlgorithmConfig config;
+        std::int64_t cost = 1;
+        std::map<QString, limiter::AlgorithmState> states;
+        // Decides at the send, or within the flight when only that matches `observed`; the
+        // state moves on as the chosen decision says.
+        limiter::Decision decide(const QString &key, const Flight &flight,
+            std::optional<bool> observed, bool *withinTiming);
+        limiter::AlgorithmState stateOf(const QString &key) const;
+    };
+
+    RequestKey keyOf(const ProbeSample &sample) const;
+    void checkHeaders(const ComparedRequest &r, const QString &key, limiter::Micros upper);
+    void noteIssue(const QString &kind, const QString &example);
+    void noteDivergence(const ComparedRequest &r);
+
+    const Policy &m_policy;
+    const ProbePlan &m_plan;
+    QList<KeySelector> m_key;
+    MissingKeyMode m_missing;
+    bool m_shadow = false;
+    int m_denyStatus = 429;
+    Predictor m_design;
+    std::optional<Predictor> m_gatewayPredictor;
+    std::optional<EnforcedLimit> m_gateway;
+    std::vector<ComparedRequest> m_requests;
+    std::vector<HeaderIssue> m_issues;
+    std::optional<Divergence> m_firstDivergence, m_firstUnexplained;
+};
+
+} // namespace qs
