@@ -29,54 +29,21 @@ QString verdictName(Verdict verdict)
     return QStringLiteral("no_response");
 }
 
-limiter::AlgorithmState ProbeComparator::Predictor::stateOf(const QString &key) const
-{
-    const auto it = states.find(key);
-    return it == states.end() ? limiter::freshState(config) : it->second;
-}
-
-limiter::Decision ProbeComparator::Predictor::decide(
-    const QString &key, const Flight &flight, std::optional<bool> observed, bool *withinTiming)
-{
-    limiter::AlgorithmState atSend = stateOf(key);
-    const limiter::Decision d = limiter::decide(config, atSend, flight.sent, cost);
-    *withinTiming = false;
-    if (!observed || d.allowed == *observed) {
-        states[key] = std::move(atSend);
-        return d;
-    }
-    // Quota only grows with time: an admission the design refuses at the send may be right by
-    // the end of the flight, a denial it would not give may be right at the gateway's coarser
-    // clock's earliest reading.
-    limiter::AlgorithmState shifted = stateOf(key);
-    const limiter::Decision e
-        = limiter::decide(config, shifted, *observed ? flight.latest : flight.earliest, cost);
-    if (e.allowed == *observed) {
-        *withinTiming = true;
-        states[key] = std::move(shifted);
-        return e;
-    }
-    states[key] = std::move(atSend);
-    return d;
-}
-
 ProbeComparator::ProbeComparator(
     const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway)
-    : m_policy(policy), m_plan(plan), m_gateway(std::move(gateway))
+    : m_policy(policy), m_plan(plan), m_design(std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(
+                                                   policy.routes[plan.routeIndex].limit)),
+                                          policy.routes[plan.routeIndex].effectiveCost()),
+      m_gateway(std::move(gateway))
 {
     const Route &route = policy.routes[plan.routeIndex];
     m_key = policy.keyOf(route);
     m_missing = policy.missingKeyOf(route);
     m_shadow = route.effectiveMode() == RouteMode::Shadow;
     m_denyStatus = policy.defaults.status.value_or(429);
-    m_design.config = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(route.limit));
-    m_design.cost = route.effectiveCost();
-    if (m_gateway) {
-        Predictor p;
-        p.config = m_gateway->config;
-        p.cost = m_gateway->countsRequests ? 1 : route.effectiveCost();
-        m_gatewayPredictor = std::move(p);
-    }
+    if (m_gateway)
+        m_gatewayPredictor.emplace(
+            m_gateway->config, m_gateway->countsRequests ? 1 : route.effectiveCost());
 }
 
 // The key exactly as the policy builds it from what the probe sent.
@@ -106,24 +73,36 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
     const RequestKey requestKey = keyOf(sample);
     const QString &key = requestKey.key;
     const bool counted = requestKey.outcome == RequestKey::Outcome::Counted;
+    bool designAgrees = false;
+    std::optional<bool> gatewayAgrees;
     if (!counted) {
         // missing_key deny or allow: decided without any state.
         r.predictedAllowed = requestKey.outcome == RequestKey::Outcome::Unlimited;
-        if (m_gatewayPredictor)
-            r.gatewayPredicted = r.predictedAllowed;
-    } else {
-        r.predicted = m_design.decide(key, flight, r.observedAllowed, &r.withinTiming);
-        r.predictedAllowed = r.predicted.allowed || m_shadow;
+        designAgrees = r.predictedAllowed == r.observedAllowed;
         if (m_gatewayPredictor) {
-            bool timing = false;
-            const limiter::Decision g
-                = m_gatewayPredictor->decide(key, flight, r.observedAllowed, &timing);
-            r.gatewayPredicted = g.allowed || m_shadow;
+            r.gatewayPredicted = r.predictedAllowed;
+            gatewayAgrees = designAgrees;
+        }
+    } else if (m_shadow) {
+        // A shadow route counts but never rejects.
+        m_design.decide(key, flight, true);
+        r.predictedAllowed = designAgrees = r.observedAllowed;
+    } else {
+        const FlightPredictor::Outcome design = m_design.decide(key, flight, r.observedAllowed);
+        r.predicted = design.atSend;
+        r.predictedAllowed = design.atSend.allowed;
+        designAgrees = design.consistent;
+        r.withinTiming = designAgrees && r.predictedAllowed != r.observedAllowed;
+        if (m_gatewayPredictor) {
+            const FlightPredictor::Outcome g
+                = m_gatewayPredictor->decide(key, flight, r.observedAllowed);
+            r.gatewayPredicted = g.consistent ? r.observedAllowed : g.atSend.allowed;
+            gatewayAgrees = g.consistent;
         }
     }
-    if (r.predictedAllowed == r.observedAllowed)
+    if (designAgrees)
         r.verdict = Verdict::Agree;
-    else if (r.gatewayPredicted && *r.gatewayPredicted == r.observedAllowed)
+    else if (gatewayAgrees.value_or(false))
         r.verdict = Verdict::Explained;
     else
         r.verdict = Verdict::Unexplained;
@@ -190,8 +169,8 @@ void ProbeComparator::checkHeaders(
         } else {
             // Honest: a client that waits as told is admitted (the design says so).
             limiter::AlgorithmState s = m_design.stateOf(key);
-            const limiter::Decision retry = limiter::decide(m_design.config, s,
-                upper + *h.retryAfterS * limiter::kMicrosPerSecond, m_design.cost);
+            const limiter::Decision retry = limiter::decide(m_design.config(), s,
+                upper + *h.retryAfterS * limiter::kMicrosPerSecond, m_design.cost());
             if (!retry.allowed)
                 noteIssue(QStringLiteral("retry_after_too_short"),
                     at

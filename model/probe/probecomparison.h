@@ -3,14 +3,14 @@
 //
 // The prediction decides each request on the embedded engine's manual clock at the time the
 // request was sent. The gateway decided it a little later (somewhere in the request's flight)
-// and on a clock of its own granularity, so a decision that the design gives at the far end of
-// that interval also agrees ("within timing"); the algorithms only gain quota with time, so the
-// two ends are enough. Where the exported config only approximates the design
-// (Exporter::enforcedLimit), a second predictor runs the gateway's own limit, and a divergence
-// that it predicts is "explained" by the documented approximation. Everything else is
-// unexplained: a defect in the export, the gateway or its setup.
+// and on a clock of its own granularity, so a decision that the design gives somewhere in that
+// interval also agrees ("within timing"; FlightPredictor says how). Where the exported config only
+// approximates the design (Exporter::enforcedLimit), a second predictor runs the gateway's own
+// limit, and a divergence that it predicts is "explained" by the documented approximation.
+// Everything else is unexplained: a defect in the export, the gateway or its setup.
 #include "model/export/exporter.h"
 #include "model/policy/requestkey.h"
+#include "model/probe/flightpredictor.h"
 #include "model/probe/observedheaders.h"
 #include "model/probe/probeplan.h"
 
@@ -78,22 +78,6 @@ public:
     const ComparedRequest *lastDenialWithRetryAfter() const;
 
 private:
-    // When the gateway can have decided a request: at the send, or anywhere from one tick of a
-    // millisecond clock before it to one tick after the response.
-    struct Flight {
-        limiter::Micros sent = 0, earliest = 0, latest = 0;
-    };
-    struct Predictor {
-        limiter::AlgorithmConfig config;
-        std::int64_t cost = 1;
-        std::map<QString, limiter::AlgorithmState> states;
-        // Decides at the send, or within the flight when only that matches `observed`; the
-        // state moves on as the chosen decision says.
-        limiter::Decision decide(const QString &key, const Flight &flight,
-            std::optional<bool> observed, bool *withinTiming);
-        limiter::AlgorithmState stateOf(const QString &key) const;
-    };
-
     RequestKey keyOf(const ProbeSample &sample) const;
     void checkHeaders(const ComparedRequest &r, const QString &key, limiter::Micros upper);
     void noteIssue(const QString &kind, const QString &example);
@@ -105,8 +89,8 @@ private:
     MissingKeyMode m_missing;
     bool m_shadow = false;
     int m_denyStatus = 429;
-    Predictor m_design;
-    std::optional<Predictor> m_gatewayPredictor;
+    FlightPredictor m_design;
+    std::optional<FlightPredictor> m_gatewayPredictor;
     std::optional<EnforcedLimit> m_gateway;
     std::vector<ComparedRequest> m_requests;
     std::vector<HeaderIssue> m_issues;

@@ -1,0 +1,353 @@
+// The probe's logic without a network: header parsing, the plan's safety rules, and the
+// request-by-request comparison on traces whose right answers are known.
+#include "model/export/exporter.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyreader.h"
+#include "model/probe/probereport.h"
+
+#include <QJsonObject>
+
+#include <gtest/gtest.h>
+
+using namespace qs;
+using limiter::kMicrosPerSecond;
+
+namespace {
+
+const char *const kPolicy = R"(quota_studio: 1
+name: probe
+defaults: { key: header:X-Api-Key }
+routes:
+  - id: login
+    match: { methods: [POST], path: /v1/login }
+    limit: { algorithm: gcra, rate: 1/s, burst: 1 }
+  - id: v1
+    match: { path: /v1/** }
+    limit: { algorithm: gcra, rate: 10/s, burst: 5 }
+  - id: window
+    match: { path: /w }
+    limit: { algorithm: fixed_window, limit: 5, window: 1s }
+  - id: byip
+    match: { path: /ip }
+    key: ip
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/s }
+)";
+
+Policy policy()
+{
+    const PolicyReadResult read = readPolicy(kPolicy, QStringLiteral("probe.yaml"));
+    EXPECT_FALSE(hasErrors(read.diagnostics));
+    return read.policy;
+}
+
+ProbeSettings settings(
+    const QString &route, const QString &url = QStringLiteral("http://127.0.0.1:8080"))
+{
+    ProbeSettings s;
+    s.routeId = route;
+    s.url = QUrl(url);
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("steady:20/s")));
+    s.duration = 2 * kMicrosPerSecond;
+    return s;
+}
+
+ProbePlan plan(const Policy &p, const ProbeSettings &s)
+{
+    auto made = makeProbePlan(p, s);
+    EXPECT_TRUE(std::holds_alternative<ProbePlan>(made)) << std::get<QString>(made).toStdString();
+    return std::get<ProbePlan>(made);
+}
+
+// The gateway's answers when it runs `config` at send time + `delay` (+ `jitter` on every
+// other request: a constant delay only shifts the whole trace and changes no decision).
+std::vector<ProbeSample> answers(const ProbePlan &plan, const limiter::AlgorithmConfig &config,
+    limiter::Micros delay = 200, limiter::Micros jitter = 0,
+    limiter::Micros start = 1'700'000'000LL * kMicrosPerSecond)
+{
+    std::map<std::uint32_t, limiter::AlgorithmState> states;
+    std::vector<ProbeSample> out;
+    for (const PlannedRequest &r : plan.requests) {
+        auto [it, fresh] = states.try_emplace(r.client, limiter::freshState(config));
+        ProbeSample s;
+        s.number = qint64(out.size()) + 1;
+        s.client = r.client;
+        s.offset = r.at;
+        s.sentAt = start + r.at;
+        s.elapsed = 2 * delay;
+        const limiter::Micros at = s.sentAt + delay + (s.number % 2 ? jitter : 0);
+        s.status = limiter::decide(config, it->second, at, 1).allowed ? 200 : 429;
+        out.push_back(s);
+    }
+    return out;
+}
+
+ProbeReport compare(const Policy &p, const ProbePlan &plan, const std::vector<ProbeSample> &samples,
+    std::optional<EnforcedLimit> gateway = {})
+{
+    ProbeComparator c(p, plan, std::move(gateway));
+    for (const ProbeSample &s : samples)
+        c.add(s);
+    return summarize(c, plan, QStringLiteral("steady:20/s"), {});
+}
+
+} // namespace
+
+TEST(ObservedHeaders, ReadsEveryDraftFormAndXRateLimit)
+{
+    const ObservedHeaders structured = parseRateLimitHeaders(
+        {{"RateLimit", "\"default\";r=3;t=5"}, {"RateLimit-Policy", "\"default\";q=10;w=60"},
+            {"Retry-After", "7"}, {"Content-Type", "text/plain"}},
+        0);
+    EXPECT_EQ(structured.remaining, 3);
+    EXPECT_EQ(structured.resetS, 5);
+    EXPECT_EQ(structured.policyQuota, 10);
+    EXPECT_EQ(structured.policyWindowS, 60);
+    EXPECT_EQ(structured.retryAfterS, 7);
+    EXPECT_TRUE(structured.problems.isEmpty());
+    EXPECT_FALSE(structured.raw.contains(QLatin1String("Content-Type")));
+
+    const ObservedHeaders older = parseRateLimitHeaders(
+        {{"RateLimit", "limit=10, remaining=4, reset=2"}, {"RateLimit-Policy", "10;w=1"}}, 0);
+    EXPECT_EQ(older.limit, 10);
+    EXPECT_EQ(older.remaining, 4);
+    EXPECT_EQ(older.policyQuota, 10);
+
+    const ObservedHeaders x = parseRateLimitHeaders(
+        {{"X-RateLimit-Limit", "100"}, {"X-RateLimit-Remaining", "0"}, {"x-ratelimit-reset", "9"}},
+        0);
+    EXPECT_EQ(x.limit, 100);
+    EXPECT_EQ(x.remaining, 0);
+    EXPECT_EQ(x.resetS, 9);
+}
+
+TEST(ObservedHeaders, RetryAfterAsADateAndGarbageAsAProblem)
+{
+    // Thu, 01 Jan 1970 00:01:40 GMT is 100 s after the epoch.
+    const ObservedHeaders date
+        = parseRateLimitHeaders({{"Retry-After", "Thu, 01 Jan 1970 00:01:40 GMT"}}, 90);
+    EXPECT_EQ(date.retryAfterS, 10);
+    const ObservedHeaders bad
+        = parseRateLimitHeaders({{"Retry-After", "soon"}, {"RateLimit", "q=1"}}, 0);
+    EXPECT_FALSE(bad.retryAfterS);
+    EXPECT_EQ(bad.problems.size(), 2);
+}
+
+TEST(ProbePlan, ProbesLoopbackOrTheNamedHostOnly)
+{
+    const Policy p = policy();
+    for (const char *url : {"http://127.0.0.1:1", "http://localhost:8080", "http://[::1]:80",
+             "https://127.0.0.2:8443"})
+        EXPECT_TRUE(std::holds_alternative<ProbePlan>(makeProbePlan(p, settings("v1", url))))
+            << url;
+    const auto refused = makeProbePlan(p, settings("v1", "http://staging.example:8080"));
+    ASSERT_TRUE(std::holds_alternative<QString>(refused));
+    EXPECT_TRUE(std::get<QString>(refused).contains(QLatin1String("--allow-host staging.example")));
+    ProbeSettings allowed = settings("v1", "http://staging.example:8080");
+    allowed.allowedHost = QStringLiteral("staging.example");
+    EXPECT_TRUE(std::holds_alternative<ProbePlan>(makeProbePlan(p, allowed)));
+    // Only that one host, and only http(s).
+    EXPECT_TRUE(std::holds_alternative<QString>(
+        makeProbePlan(p, settings("v1", "http://other.example:8080"))));
+    EXPECT_TRUE(
+        std::holds_alternative<QString>(makeProbePlan(p, settings("v1", "ftp://127.0.0.1/"))));
+    EXPECT_TRUE(std::holds_alternative<QString>(makeProbePlan(p, settings("nope"))));
+}
+
+TEST(ProbePlan, CapsBoundTheRun)
+{
+    ProbeSettings s = settings("v1");
+    s.maxRequests = 7;
+    EXPECT_EQ(plan(policy(), s).requests.size(), 7u);
+    s.maxRequests = 0;
+    EXPECT_TRUE(std::holds_alternative<QString>(makeProbePlan(policy(), s)));
+    s = settings("v1");
+    s.duration = kProbeMaxDuration + 1;
+    EXPECT_TRUE(std::holds_alternative<QString>(makeProbePlan(policy(), s)));
+    // 20/s for 2 s: at 0, 50 ms, …, 2 s (the end is within the duration).
+    EXPECT_EQ(plan(policy(), settings("v1")).requests.size(), 41u);
+}
+
+TEST(ProbePlan, RequestsAPathThePolicyGivesToTheRoute)
+{
+    const Policy p = policy();
+    const ProbePlan v1 = plan(p, settings("v1"));
+    EXPECT_EQ(v1.method, QStringLiteral("GET"));
+    EXPECT_EQ(v1.url.path(), QStringLiteral("/v1"));
+    const ProbePlan login = plan(p, settings("login"));
+    EXPECT_EQ(login.method, QStringLiteral("POST"));
+    EXPECT_EQ(login.url.path(), QStringLiteral("/v1/login"));
+    // A path the operator gives that another route claims is used, with a warning.
+    const ProbePlan given = plan(p, settings("window", "http://127.0.0.1:8080/v1/x"));
+    EXPECT_EQ(given.url.path(), QStringLiteral("/v1/x"));
+    ASSERT_EQ(given.warnings.size(), 1);
+    EXPECT_TRUE(given.warnings.front().contains(QLatin1String("does not resolve")));
+}
+
+TEST(ProbePlan, IdentitiesFollowTheRouteKey)
+{
+    const Policy p = policy();
+    ProbeSettings s = settings("v1");
+    s.clients = 3;
+    const ProbePlan keyed = plan(p, s);
+    EXPECT_EQ(keyed.identityHeaders, QStringList{QStringLiteral("X-Api-Key")});
+    const auto headers = keyed.headersFor({0, 2, false});
+    ASSERT_EQ(headers.size(), 1);
+    EXPECT_EQ(headers.front().second, keyed.identity(2));
+    EXPECT_NE(keyed.identity(1), keyed.identity(2));
+    EXPECT_TRUE(keyed.headersFor({0, 2, true}).isEmpty()); // keyless
+    EXPECT_TRUE(keyed.warnings.isEmpty());
+    // Fresh identities per run: the gateway has no state for them yet.
+    EXPECT_NE(plan(p, s).identity(0), keyed.identity(0));
+
+    const ProbePlan byIp = plan(p, settings("byip"));
+    EXPECT_TRUE(byIp.identityHeaders.isEmpty());
+    ASSERT_EQ(byIp.warnings.size(), 1);
+    EXPECT_TRUE(byIp.warnings.front().contains(QLatin1String("one key")));
+}
+
+TEST(ProbeComparison, AGatewayThatRunsTheDesignAgreesOnEveryRequest)
+{
+    const Policy p = policy();
+    ProbeSettings s = settings("v1");
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("poisson:40/s,clients=3")));
+    s.duration = 5 * kMicrosPerSecond;
+    const ProbePlan pl = plan(p, s);
+    const auto samples = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5});
+    const ProbeReport r = compare(p, pl, samples);
+    ASSERT_GT(r.responses, 100);
+    EXPECT_EQ(r.agreed, r.responses);
+    EXPECT_DOUBLE_EQ(r.agreement, 1.0);
+    EXPECT_FALSE(r.firstDivergence);
+    EXPECT_TRUE(withinTolerance(r, 0.0));
+    // The trace is not trivial: the gateway denied a good share.
+    EXPECT_GT(r.responses - r.observedAllowed, r.responses / 4);
+}
+
+TEST(ProbeComparison, ADecisionWithinTheFlightAgreesAndOneOutsideDoesNot)
+{
+    const Policy p = policy();
+    ProbeSettings s = settings("v1");
+    // Random arrival times: some land within 5 ms before a moment the quota returns.
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("poisson:40/s")));
+    s.duration = 10 * kMicrosPerSecond;
+    const ProbePlan pl = plan(p, s);
+    // The gateway decides 0 or 20 ms after the send, and the answer takes 25 ms: inside the
+    // flight.
+    auto late = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5}, 0, 20000);
+    for (ProbeSample &x : late)
+        x.elapsed = 25000;
+    const ProbeReport inFlight = compare(p, pl, late);
+    EXPECT_EQ(inFlight.agreed, inFlight.responses);
+    EXPECT_GT(inFlight.withinTiming, 0);
+    // Reported as answered after 1 ms, a decision taken 20 ms after the send is out of reach.
+    for (ProbeSample &x : late)
+        x.elapsed = 1000;
+    const ProbeReport outside = compare(p, pl, late);
+    EXPECT_GT(outside.unexplained, 0);
+}
+
+TEST(ProbeComparison, AGatewayThatIgnoresTheLimitDivergesUnexplained)
+{
+    const Policy p = policy();
+    const ProbePlan pl = plan(p, settings("v1"));
+    auto samples = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5});
+    for (ProbeSample &x : samples)
+        x.status = 200;
+    const ProbeReport r = compare(p, pl, samples);
+    EXPECT_GT(r.unexplained, 10);
+    EXPECT_FALSE(withinTolerance(r, 0.01));
+    ASSERT_TRUE(r.firstDivergence);
+    EXPECT_FALSE(r.firstDivergence->explained);
+    EXPECT_TRUE(r.firstDivergence->observedAllowed);
+    EXPECT_FALSE(r.firstDivergence->predictedAllowed);
+    // 10/s with a burst of 5 at 20/s: 4 intervals of tolerance (400 ms) let the first 9 in
+    // (request n at 50(n-1) ms needs 100(n-1) - 400 <= 50(n-1)); the tenth is denied.
+    EXPECT_EQ(r.firstDivergence->request, 10);
+    EXPECT_TRUE(r.firstDivergence->explanation.contains(QLatin1String("admitted a request")));
+}
+
+TEST(ProbeComparison, NginxApproximationOfAWindowIsExplainedNotExcused)
+{
+    const Policy p = policy();
+    ProbeSettings s = settings("window");
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("steady:12/s")));
+    s.duration = 4 * kMicrosPerSecond;
+    const ProbePlan pl = plan(p, s);
+    const auto designed = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(p.routes[2].limit));
+    const auto nginx = exporterById(QStringLiteral("nginx"))->enforcedLimit(designed);
+    ASSERT_TRUE(nginx);
+    const auto samples = answers(pl, nginx->config);
+    const ProbeReport r = compare(p, pl, samples, nginx);
+    EXPECT_GT(r.explained, 0);
+    EXPECT_EQ(r.unexplained, 0);
+    ASSERT_TRUE(r.firstDivergence);
+    EXPECT_TRUE(r.firstDivergence->explained);
+    EXPECT_TRUE(r.firstDivergence->explanation.contains(QLatin1String("limit_req rate=5r/s")));
+    // Without the model the same answers are unexplained.
+    EXPECT_EQ(compare(p, pl, samples).unexplained, r.explained);
+}
+
+TEST(ProbeComparison, HeaderIssuesNameWhatIsWrong)
+{
+    const Policy p = policy();
+    const ProbePlan pl = plan(p, settings("v1"));
+    auto samples = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5});
+    int denials = 0;
+    for (ProbeSample &x : samples) {
+        if (x.status == 429 && denials++ > 0)
+            x.headers.retryAfterS = 0; // honest would be 1 (whole seconds, rounded up)
+        else if (x.status == 200)
+            x.headers.remaining = 99;
+    }
+    const ProbeReport r = compare(p, pl, samples);
+    std::map<QString, qint64> counts;
+    for (const HeaderIssue &i : r.headerIssues)
+        counts[i.kind] = i.count;
+    EXPECT_EQ(counts[QStringLiteral("retry_after_missing")], 1);
+    EXPECT_EQ(counts[QStringLiteral("retry_after_too_short")], denials - 1);
+    EXPECT_EQ(counts[QStringLiteral("remaining_disagrees")], r.observedAllowed);
+}
+
+TEST(ProbeReport, JsonCarriesTheAgreedFields)
+{
+    const Policy p = policy();
+    const ProbePlan pl = plan(p, settings("v1"));
+    const ProbeReport r
+        = compare(p, pl, answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5}));
+    const QJsonObject j = toJson(r);
+    for (const char *key : {"requests", "agreement", "explained_divergence",
+             "unexplained_divergence", "first_divergence", "header_issues", "p50_ms", "p99_ms"})
+        EXPECT_TRUE(j.contains(QLatin1String(key))) << key;
+    EXPECT_EQ(j[QStringLiteral("requests")].toInteger(), 41);
+    EXPECT_DOUBLE_EQ(j[QStringLiteral("agreement")].toDouble(), 1.0);
+    const QByteArray csv = toCsv(r);
+    EXPECT_EQ(csv.count('\n'), 42); // a header and one row per request
+}
+
+TEST(NginxEnforcedLimit, IsTheGcraLimitReqRuns)
+{
+    const Exporter *nginx = exporterById(QStringLiteral("nginx"));
+    auto enforced = nginx->enforcedLimit(limiter::TokenBucketConfig{10, {5, kMicrosPerSecond}});
+    ASSERT_TRUE(enforced);
+    const auto *gcra = std::get_if<limiter::GcraConfig>(&enforced->config);
+    ASSERT_TRUE(gcra);
+    EXPECT_EQ(gcra->burst, 10);
+    EXPECT_EQ(gcra->rate.count, 5);
+    EXPECT_EQ(gcra->rate.period, kMicrosPerSecond);
+    EXPECT_TRUE(enforced->countsRequests);
+    // 1000/h is 16.67/min: NGINX gets 16r/m, rounded down.
+    enforced = nginx->enforcedLimit(limiter::FixedWindowConfig{1000, 3600 * kMicrosPerSecond});
+    gcra = std::get_if<limiter::GcraConfig>(&enforced->config);
+    ASSERT_TRUE(gcra);
+    EXPECT_EQ(gcra->rate.count, 16);
+    EXPECT_EQ(gcra->rate.period, 60 * kMicrosPerSecond);
+    EXPECT_EQ(gcra->burst, 1000);
+    enforced = nginx->enforcedLimit(
+        limiter::LeakyBucketConfig{{20, kMicrosPerSecond}, 4, limiter::LeakMode::Shape});
+    const auto *leaky = std::get_if<limiter::LeakyBucketConfig>(&enforced->config);
+    ASSERT_TRUE(leaky);
+    EXPECT_EQ(leaky->queue, 4);
+    EXPECT_EQ(leaky->mode, limiter::LeakMode::Shape);
+    // Targets without a model say so.
+    EXPECT_FALSE(exporterById(QStringLiteral("kong"))->enforcedLimit(enforced->config));
+}
