@@ -14,6 +14,8 @@
 
 namespace qs {
 
+extern const char kQuotaMiddlewarePy[]; // resources/redis-bundle/quota_middleware.py
+
 namespace {
 
 QStringList parameterNames(limiter::Algorithm algorithm)
@@ -159,6 +161,7 @@ private:
             return;
         const QJsonObject route = describe(r, *config);
         m_routes.append(route);
+        m_matchOrder.push_back({r.id, *m_report.pathPattern(i)});
         QStringList parameters;
         for (const QJsonValue v : route[QStringLiteral("parameters")].toArray())
             parameters << QString::number(v.toInteger());
@@ -168,10 +171,15 @@ private:
                            parameters.join(QStringLiteral(", ")));
     }
 
-    // The manifest, the README and one script per algorithm the policy uses.
+    // Routes are matched as the policy resolves them: the manifest lists them most specific
+    // first in `match_order` (the routes themselves stay in policy order).
+    void order() override { sortMostSpecificFirst(m_matchOrder); }
+
+    // The manifest, the README, the middleware and one script per algorithm the policy uses.
     QStringList files() const override
     {
-        QStringList names{QStringLiteral("manifest.json"), QStringLiteral("README.md")};
+        QStringList names{QStringLiteral("manifest.json"), QStringLiteral("README.md"),
+            QStringLiteral("quota_middleware.py")};
         for (const auto &entry : m_scripts)
             names << entry.first + QStringLiteral(".lua");
         return names;
@@ -181,6 +189,8 @@ private:
     {
         if (file == QLatin1String("manifest.json"))
             return manifest(m_routes);
+        if (file == QLatin1String("quota_middleware.py"))
+            return QByteArray(kQuotaMiddlewarePy);
         if (file == QLatin1String("README.md"))
             return QByteArray(kReadme)
                 + QStringLiteral(
@@ -210,6 +220,8 @@ private:
         QJsonArray methods;
         for (const QString &m : r.methods)
             methods.append(m);
+        // What RateLimit-Policy and X-RateLimit-Limit announce: the engine's own figures.
+        const limiter::Quota quota = limiter::peek(config, limiter::freshState(config), 0);
         return QJsonObject{
             {QStringLiteral("id"), r.id},
             {QStringLiteral("methods"), methods},
@@ -225,6 +237,9 @@ private:
             {QStringLiteral("cost"), r.effectiveCost()},
             {QStringLiteral("parameters"), parameters},
             {QStringLiteral("parameter_names"), names},
+            {QStringLiteral("quota"),
+                QJsonObject{{QStringLiteral("limit"), qint64(quota.limit)},
+                    {QStringLiteral("window_s"), qint64(limiter::secondsCeil(quota.window))}}},
             {QStringLiteral("metrics_prefix"),
                 m_policy.redis.metrics.value_or(false) ? keyPrefix + QStringLiteral("~metrics")
                                                        : QString()},
@@ -246,6 +261,8 @@ private:
             {QStringLiteral("status"), m_policy.defaults.status.value_or(429)},
             {QStringLiteral("on_store_error"),
                 storeErrorModeName(m_policy.defaults.onStoreError.value_or(StoreErrorMode::Allow))},
+            {QStringLiteral("headers"),
+                headerStyleName(m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft))},
             {QStringLiteral("call"),
                 QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters...> "
                                "[<now_us or ''> [<metrics_prefix>]]")},
@@ -258,10 +275,24 @@ private:
                             QStringLiteral("wait_us"), QStringLiteral("reset_after_us")}}}},
             {QStringLiteral("scripts"), scripts},
             {QStringLiteral("routes"), routes},
+            {QStringLiteral("match_order"), matchOrder()},
         };
         return QJsonDocument(root).toJson(QJsonDocument::Indented);
     }
 
+    QJsonArray matchOrder() const
+    {
+        QJsonArray ids;
+        for (const MatchEntry &e : m_matchOrder)
+            ids.append(e.id);
+        return ids;
+    }
+
+    struct MatchEntry {
+        QString id;
+        PathPattern pattern;
+    };
+    std::vector<MatchEntry> m_matchOrder;
     std::map<QString, QByteArray> m_scripts; // by algorithm name, sorted for stable output
     QJsonArray m_routes; // the manifest's, in policy order
     QString m_table; // the README's rows

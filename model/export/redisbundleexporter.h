@@ -1,8 +1,10 @@
 #pragma once
 // The Redis script bundle: the Lua scripts Quota Studio's own Redis backend runs (limiter/lua),
-// a manifest that maps each route to its script, key and arguments, and a README with short
-// snippets that call them from Python, Node and Go. Exact for every algorithm: these are the
-// scripts whose decisions the parity tests compare with the embedded engine.
+// a manifest that maps each route to its script, key and arguments, a README with short
+// snippets that call them from Python, Node and Go, and quota_middleware.py, a ready
+// Starlette/FastAPI middleware (resources/redis-bundle/) that applies the manifest. Exact for every
+// algorithm: these are the scripts whose decisions the parity tests compare with the embedded
+// engine.
 #include "model/export/exporter.h"
 
 namespace qs {
@@ -14,7 +16,7 @@ public:
     QStringList suggestedFileNames() const override
     {
         return {QStringLiteral("manifest.json"), QStringLiteral("README.md"),
-            QStringLiteral("<algorithm>.lua")};
+            QStringLiteral("quota_middleware.py"), QStringLiteral("<algorithm>.lua")};
     }
     ExportResult exportPolicy(const Policy &policy) const override;
 };

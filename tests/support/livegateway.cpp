@@ -120,17 +120,20 @@ LiveGateway::~LiveGateway()
 
 std::string LiveGateway::startNginx(const std::string &nginx, const std::string &mainFile)
 {
-    return start({nginx, "-c", m_dir + "/" + mainFile, "-p", m_dir, "-g", "daemon off;"},
+    return startProcess({nginx, "-c", m_dir + "/" + mainFile, "-p", m_dir, "-g", "daemon off;"},
         m_ports.begin()->second);
 }
 
 std::string LiveGateway::startHaproxy(const std::string &haproxy, const std::string &mainFile)
 {
-    return start({haproxy, "-db", "-f", m_dir + "/" + mainFile}, m_ports.begin()->second);
+    return startProcess({haproxy, "-db", "-f", m_dir + "/" + mainFile}, m_ports.begin()->second);
 }
 
-std::string LiveGateway::start(std::vector<std::string> args, int waitPort)
+std::string LiveGateway::startProcess(std::vector<std::string> args, int waitPort, int waitSeconds)
 {
+    for (std::string &a : args)
+        if (const auto at = a.find("{dir}"); at != std::string::npos)
+            a.replace(at, 5, m_dir);
     const std::string log = m_dir + "/gateway-output.log";
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -145,7 +148,7 @@ std::string LiveGateway::start(std::vector<std::string> args, int waitPort)
         ::_exit(127);
     }
     m_pid = pid;
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < waitSeconds * 20; ++i) {
         int status = 0;
         if (::waitpid(pid, &status, WNOHANG) == pid) {
             m_pid = 0;
@@ -158,7 +161,8 @@ std::string LiveGateway::start(std::vector<std::string> args, int waitPort)
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    return "the gateway did not listen within 5 s: " + readAll(log);
+    return "the gateway did not listen within " + std::to_string(waitSeconds)
+        + " s: " + readAll(log);
 }
 
 } // namespace qs::test

@@ -35,12 +35,15 @@ public:
     std::string startNginx(const std::string &nginx, const std::string &mainFile);
     std::string startHaproxy(const std::string &haproxy, const std::string &mainFile);
 
+    // Any other server (uvicorn serving an app): argv[0] is a full path; `{dir}` in an argument
+    // is the folder holding the files. Waits up to `waitSeconds` for `waitPort` to answer.
+    std::string startProcess(std::vector<std::string> argv, int waitPort, int waitSeconds = 5);
+
     // The free port that stands in for an exported one.
     int port(int exportedPort) const { return m_ports.at(exportedPort); }
+    const std::string &dir() const { return m_dir; }
 
 private:
-    std::string start(std::vector<std::string> argv, int waitPort);
-
     std::string m_dir;
     std::map<int, int> m_ports;
     int m_pid = 0;

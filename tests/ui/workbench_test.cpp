@@ -282,8 +282,8 @@ TEST(Workbench, ExportSaysWhatItWouldChangeAndChecksWithTheRealGateway)
     ASSERT_TRUE(done.wait(20000));
 
     QTemporaryDir dir;
-    ASSERT_EQ(page->plan(dir.path()).count(PlannedFile::Change::New), 3 + 1 + 7)
-        << "nginx 3, haproxy 1, the bundle: manifest, README, 5 scripts; "
+    ASSERT_EQ(page->plan(dir.path()).count(PlannedFile::Change::New), 3 + 1 + 8)
+        << "nginx 3, haproxy 1, the bundle: manifest, README, middleware, 5 scripts; "
         << page->plan(dir.path()).summary().toStdString();
     ASSERT_EQ(page->saveTo(dir.path()), QString());
     EXPECT_TRUE(QFile::exists(dir.filePath(QStringLiteral("nginx/nginx.conf"))))

@@ -5,6 +5,7 @@
 #include "model/policy/policyreader.h"
 
 #include <QCryptographicHash>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -122,4 +123,46 @@ routes:
     EXPECT_EQ(m[QStringLiteral("routes")].toArray()[0].toObject()[QStringLiteral("id")].toString(),
         QStringLiteral("a|b`c"))
         << "JSON keeps the id exactly";
+}
+
+TEST(RedisBundleExport, ShipsTheMiddlewareAndTheOrderItMatchesRoutesIn)
+{
+    const ExportResult r = exportBundle(R"(quota_studio: 1
+name: order
+defaults: { headers: both }
+routes:
+  - id: all
+    match: { path: /v1/** }
+    limit: { algorithm: fixed_window, limit: 100, window: 1m }
+  - id: login
+    match: { methods: [POST], path: /v1/login }
+    limit: { algorithm: gcra, rate: 1/s, burst: 3 }
+  - id: item
+    match: { path: "/v1/items/{id}" }
+    limit: { algorithm: token_bucket, capacity: 7, refill: 1/s }
+)");
+    ASSERT_FALSE(hasErrors(r.diagnostics));
+    const ExportedFile *py = file(r, "quota_middleware.py");
+    ASSERT_TRUE(py);
+    QFile resource(QStringLiteral(QS_SOURCE_DIR "/resources/redis-bundle/quota_middleware.py"));
+    ASSERT_TRUE(resource.open(QIODevice::ReadOnly));
+    EXPECT_EQ(py->content, resource.readAll());
+
+    const QJsonObject manifest
+        = QJsonDocument::fromJson(file(r, "manifest.json")->content).object();
+    EXPECT_EQ(manifest[QStringLiteral("headers")].toString(), QStringLiteral("both"));
+    // Most specific first, as the policy resolves (the longer of two patterns whose kinds agree
+    // comes first); the routes themselves stay in policy order.
+    const QStringList order = manifest[QStringLiteral("match_order")].toVariant().toStringList();
+    EXPECT_EQ(order,
+        (QStringList{QStringLiteral("item"), QStringLiteral("login"), QStringLiteral("all")}));
+    const QJsonArray routes = manifest[QStringLiteral("routes")].toArray();
+    EXPECT_EQ(routes[0].toObject()[QStringLiteral("id")].toString(), QStringLiteral("all"));
+    // What RateLimit-Policy announces: the engine's quota and window.
+    const auto quota
+        = [&](int i) { return routes[i].toObject()[QStringLiteral("quota")].toObject(); };
+    EXPECT_EQ(quota(0)[QStringLiteral("limit")].toInt(), 100);
+    EXPECT_EQ(quota(0)[QStringLiteral("window_s")].toInt(), 60);
+    EXPECT_EQ(quota(1)[QStringLiteral("limit")].toInt(), 3);
+    EXPECT_EQ(quota(2)[QStringLiteral("limit")].toInt(), 7);
 }

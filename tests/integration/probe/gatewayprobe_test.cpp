@@ -1,0 +1,173 @@
+// The probe against real gateways running Quota Studio's own exports on free loopback ports:
+// NGINX must agree with the design where the export is exact, its approximation of a window
+// must show as explained (and nothing unexplained), and a plain upstream that limits nothing
+// must fail the probe with the first divergence named.
+#include "model/export/exporter.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/policyreader.h"
+#include "model/probe/httpprobe.h"
+#include "tests/support/livegateway.h"
+#include "tests/support/testsupport.h"
+
+#include <QEventLoop>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+using namespace qs;
+using limiter::kMicrosPerSecond;
+
+namespace {
+
+// Keyed per client so that every run starts on fresh keys; the windows are short so that a
+// few seconds of traffic cross many of them.
+const char *const kPolicy = R"(quota_studio: 1
+name: probe
+defaults: { key: header:X-Api-Key }
+routes:
+  - id: gcra
+    match: { path: /gcra }
+    limit: { algorithm: gcra, rate: 20/s, burst: 5 }
+  - id: leaky
+    match: { path: /leaky }
+    limit: { algorithm: leaky_bucket, rate: 10/s, queue: 3, mode: police }
+  - id: window
+    match: { path: /window }
+    limit: { algorithm: fixed_window, limit: 8, window: 1s }
+  - id: counter
+    match: { path: /counter }
+    limit: { algorithm: sliding_window_counter, limit: 8, window: 1s }
+)";
+
+Policy policy()
+{
+    const PolicyReadResult read = readPolicy(QByteArray(kPolicy), QStringLiteral("probe.yaml"));
+    EXPECT_FALSE(hasErrors(read.diagnostics));
+    return read.policy;
+}
+
+struct Gateway {
+    std::unique_ptr<test::LiveGateway> process;
+    int port = 0, upstreamPort = 0;
+};
+
+Gateway startNginx(const Policy &p)
+{
+    const std::string nginx = test::requireTool("nginx", QS_NGINX);
+    if (nginx.empty())
+        return {};
+    const ExportResult result = exporterById(QStringLiteral("nginx"))->exportPolicy(p);
+    EXPECT_FALSE(hasErrors(result.diagnostics));
+    std::map<std::string, std::string> files;
+    for (const ExportedFile &f : result.files)
+        files[f.name.toStdString()] = f.content.toStdString();
+    Gateway g;
+    g.process = std::make_unique<test::LiveGateway>(files, std::vector<int>{8080, 8081});
+    const std::string problem = g.process->startNginx(nginx, "nginx.conf");
+    EXPECT_EQ(problem, "");
+    if (problem.empty()) {
+        g.port = g.process->port(8080);
+        g.upstreamPort = g.process->port(8081);
+    }
+    return g;
+}
+
+ProbeReport probe(const Policy &p, const QString &route, int port, const QString &traffic,
+    const QString &gateway = {}, const QString &path = {})
+{
+    ProbeSettings s;
+    s.routeId = route;
+    s.url = QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(traffic));
+    s.duration = 4 * kMicrosPerSecond;
+    s.gateway = gateway;
+    s.retryCheckLimit = 0;
+    const auto planned = makeProbePlan(p, s);
+    EXPECT_TRUE(std::holds_alternative<ProbePlan>(planned));
+    std::optional<EnforcedLimit> enforced;
+    if (!gateway.isEmpty())
+        enforced = exporterById(gateway)->enforcedLimit(
+            std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(p.route(route)->limit)));
+    HttpProbe run(p, std::get<ProbePlan>(planned), s, enforced);
+    QEventLoop loop;
+    QObject::connect(&run, &HttpProbe::finished, &loop, &QEventLoop::quit);
+    run.start();
+    loop.exec();
+    return run.report();
+}
+
+void expectAgreement(const ProbeReport &r)
+{
+    EXPECT_TRUE(r.unreachable.isEmpty()) << r.unreachable.toStdString();
+    EXPECT_EQ(r.noResponse, 0);
+    EXPECT_GE(r.agreement, 0.99) << toText(r).toStdString();
+    EXPECT_TRUE(withinTolerance(r, 0.01));
+    // Not a trivial trace: the limit admitted and denied plenty.
+    EXPECT_GT(r.observedAllowed, r.responses / 5);
+    EXPECT_GT(r.responses - r.observedAllowed, r.responses / 5);
+}
+
+} // namespace
+
+TEST(GatewayProbe, NginxAgreesOnGcraAndLeakyBucket)
+{
+    const Policy p = policy();
+    const Gateway g = startNginx(p);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    expectAgreement(probe(p, QStringLiteral("gcra"), g.port,
+        QStringLiteral("poisson:60/s,clients=2"), QStringLiteral("nginx")));
+    expectAgreement(probe(p, QStringLiteral("leaky"), g.port,
+        QStringLiteral("bursts:80/s,on=500ms,off=500ms,clients=2"), QStringLiteral("nginx")));
+}
+
+TEST(GatewayProbe, NginxApproximationOfAFixedWindowIsExplained)
+{
+    const Policy p = policy();
+    const Gateway g = startNginx(p);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    const ProbeReport r = probe(p, QStringLiteral("window"), g.port,
+        QStringLiteral("poisson:40/s,clients=2"), QStringLiteral("nginx"));
+    EXPECT_GT(r.explained, 0) << toText(r).toStdString();
+    EXPECT_EQ(r.unexplained, 0) << toText(r).toStdString();
+    ASSERT_TRUE(r.firstDivergence);
+    EXPECT_TRUE(r.firstDivergence->explained);
+    EXPECT_TRUE(r.firstDivergence->explanation.contains(QLatin1String("limit_req rate=8r/s")))
+        << r.firstDivergence->explanation.toStdString();
+    // Without the gateway's model the same divergence would be a defect.
+    const ProbeReport bare
+        = probe(p, QStringLiteral("window"), g.port, QStringLiteral("poisson:40/s,clients=2"));
+    EXPECT_GT(bare.unexplained, 0);
+}
+
+TEST(GatewayProbe, AnUpstreamThatLimitsNothingFailsWithTheFirstDivergenceNamed)
+{
+    const Policy p = policy();
+    const Gateway g = startNginx(p);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    // The stand-in backend behind NGINX answers 200 to everything.
+    const ProbeReport r = probe(p, QStringLiteral("gcra"), g.upstreamPort,
+        QStringLiteral("steady:50/s"), {}, QStringLiteral("/gcra"));
+    EXPECT_EQ(r.observedAllowed, r.responses);
+    EXPECT_FALSE(withinTolerance(r, 0.01));
+    EXPECT_LT(r.agreement, 0.9);
+    ASSERT_TRUE(r.firstUnexplained);
+    // 20/s, burst 5, at 50/s: request n at 20(n-1) ms is admitted while
+    // 50(n-1) - 200 <= 20(n-1), so 7 pass and the eighth is the first the design denies.
+    EXPECT_EQ(r.firstUnexplained->request, 8);
+    EXPECT_TRUE(r.firstUnexplained->observedAllowed);
+    EXPECT_FALSE(r.firstUnexplained->predictedAllowed);
+}
+
+TEST(GatewayProbe, ANamedPortNobodyListensOnIsUnreachable)
+{
+    const Policy p = policy();
+    const ProbeReport r
+        = probe(p, QStringLiteral("gcra"), test::freeLoopbackPort(), QStringLiteral("steady:10/s"));
+    EXPECT_FALSE(r.unreachable.isEmpty());
+    EXPECT_EQ(r.responses, 0);
+}

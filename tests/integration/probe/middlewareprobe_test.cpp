@@ -1,0 +1,145 @@
+// The Redis bundle's FastAPI middleware, as an operator runs it: uvicorn serves a small FastAPI
+// app that adds quota_middleware.py with the exported bundle, against a redis-server of the
+// test's own. The probe must find it deciding as the design does (it runs the very scripts
+// the parity tests check), its Retry-After honest, and with Redis gone, on_store_error obeyed.
+#include "model/export/exporter.h"
+#include "model/policy/policyreader.h"
+#include "model/probe/httpprobe.h"
+#include "tests/support/livegateway.h"
+#include "tests/support/redisprocess.h"
+#include "tests/support/testsupport.h"
+
+#include <QEventLoop>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+
+using namespace qs;
+using limiter::kMicrosPerSecond;
+
+namespace {
+
+const char *const kPolicy = R"(quota_studio: 1
+name: fastapi
+defaults: { key: header:X-Api-Key, on_store_error: deny, headers: both }
+routes:
+  - id: tb
+    match: { path: /tb }
+    limit: { algorithm: token_bucket, capacity: 5, refill: 10/s }
+  - id: gcra
+    match: { path: /gcra }
+    limit: { algorithm: gcra, rate: 20/s, burst: 4 }
+)";
+
+// The app of the bundle README's FastAPI section, with the test's Redis.
+std::string appSource(int redisPort)
+{
+    return R"(import os
+from fastapi import FastAPI
+from fastapi.responses import PlainTextResponse
+from quota_middleware import QuotaMiddleware
+
+app = FastAPI()
+app.add_middleware(QuotaMiddleware, bundle=os.path.dirname(os.path.abspath(__file__)),
+                   redis_url="redis://127.0.0.1:)"
+        + std::to_string(redisPort) + R"(/0")
+
+
+@app.api_route("/{path:path}", methods=["GET", "POST"])
+async def anything(path: str):
+    return PlainTextResponse("ok\n")
+)";
+}
+
+struct Service {
+    std::unique_ptr<test::LiveGateway> process;
+    int port = 0;
+};
+
+Service startUvicorn(const Policy &policy, int redisPort)
+{
+    if (!std::filesystem::exists("/usr/bin/python3")) {
+        EXPECT_FALSE(test::runningInCi()) << "python3 missing: scripts/deps installs it";
+        return {};
+    }
+    const ExportResult bundle = exporterById(QStringLiteral("redis-bundle"))->exportPolicy(policy);
+    EXPECT_FALSE(hasErrors(bundle.diagnostics));
+    std::map<std::string, std::string> files;
+    for (const ExportedFile &f : bundle.files)
+        files[f.name.toStdString()] = f.content.toStdString();
+    files["app.py"] = appSource(redisPort);
+    Service s;
+    s.process = std::make_unique<test::LiveGateway>(files, std::vector<int>{8000});
+    s.port = s.process->port(8000);
+    const std::string problem = s.process->startProcess(
+        {"/usr/bin/python3", "-m", "uvicorn", "--app-dir", "{dir}", "--host", "127.0.0.1", "--port",
+            std::to_string(s.port), "app:app"},
+        s.port, 30);
+    EXPECT_EQ(problem, "");
+    if (!problem.empty())
+        s.port = 0;
+    return s;
+}
+
+ProbeReport probe(const Policy &p, const QString &route, int port)
+{
+    ProbeSettings s;
+    s.routeId = route;
+    s.url = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
+    // Twice what either route admits per client in the long run.
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("poisson:80/s,clients=2")));
+    s.duration = 4 * kMicrosPerSecond;
+    s.retryCheckLimit = 5 * kMicrosPerSecond;
+    const auto planned = makeProbePlan(p, s);
+    EXPECT_TRUE(std::holds_alternative<ProbePlan>(planned));
+    HttpProbe run(p, std::get<ProbePlan>(planned), s, std::nullopt);
+    QEventLoop loop;
+    QObject::connect(&run, &HttpProbe::finished, &loop, &QEventLoop::quit);
+    run.start();
+    loop.exec();
+    return run.report();
+}
+
+} // namespace
+
+TEST(MiddlewareProbe, FastApiWithTheBundleDecidesAsDesignedAndObeysOnStoreError)
+{
+    const PolicyReadResult read = readPolicy(QByteArray(kPolicy), QStringLiteral("fastapi.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    test::RedisProcess redis;
+    ASSERT_TRUE(redis.start());
+    const Service service = startUvicorn(read.policy, redis.port());
+    if (!service.port)
+        GTEST_SKIP() << "python3 missing";
+
+    for (const char *route : {"tb", "gcra"}) {
+        const ProbeReport r = probe(read.policy, QString::fromLatin1(route), service.port);
+        SCOPED_TRACE(route);
+        EXPECT_EQ(r.noResponse, 0);
+        EXPECT_GE(r.agreement, 0.99) << toText(r).toStdString();
+        EXPECT_GT(r.responses - r.observedAllowed, r.responses / 5) << "a trace that denies";
+        // Headers present, parsed and in agreement; Retry-After followed once, successfully.
+        EXPECT_TRUE(r.headerIssues.empty()) << toText(r).toStdString();
+        EXPECT_TRUE(r.retryCheck.performed);
+        EXPECT_TRUE(r.retryCheck.admitted) << "status " << r.retryCheck.status;
+        const ComparedRequest *denial = nullptr;
+        for (const ComparedRequest &c : r.compared)
+            if (!c.observedAllowed && !denial)
+                denial = &c;
+        ASSERT_TRUE(denial);
+        EXPECT_TRUE(denial->sample.headers.retryAfterS);
+        EXPECT_TRUE(denial->sample.headers.remaining);
+        EXPECT_TRUE(denial->sample.headers.policyQuota);
+    }
+
+    // Redis gone: the policy says deny, so every limited request is refused with its status,
+    // none admitted and none answered with a crash.
+    redis.stop();
+    const test::HttpRequest request{"GET", "/tb", {{"X-Api-Key", "after-redis"}}};
+    for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(test::httpStatus(service.port, request), 429);
+    // A path no route claims never touches Redis.
+    EXPECT_EQ(test::httpStatus(service.port, {"GET", "/elsewhere", {}}), 200);
+}
