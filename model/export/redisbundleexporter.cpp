@@ -81,6 +81,30 @@ after it when it is not empty.
 Routes in `shadow` mode count but must never reject; `on_store_error` says what to do when Redis
 cannot answer. The scripts touch one key (and, with metrics on, a per-second counter hash).
 
+## FastAPI / Starlette: quota_middleware.py
+
+The bundle ships a ready middleware that does all of the above for every route: it matches
+routes as the policy does (`match_order` lists them most specific first; paths are compared
+after merging slashes, resolving `.` and `..` and percent-decoding), builds the key,
+runs the script and answers with the manifest's `status`, `Retry-After` and the RateLimit
+headers the policy's `headers` asks for (`quota` gives their limit and window). When Redis
+cannot answer it follows `on_store_error`; any other failure answers 503: it never admits a
+request the policy did not, and never lets an exception reach your app. Needs fastapi (or
+starlette) and redis-py 4.2 or later (Debian: python3-fastapi, python3-redis).
+
+```python
+from fastapi import FastAPI
+from quota_middleware import QuotaMiddleware
+
+app = FastAPI()
+app.add_middleware(QuotaMiddleware, bundle="path/to/this/folder",
+                   redis_url="redis://127.0.0.1:6379/0")
+```
+
+The client address is the connection's (uvicorn's `--proxy-headers` and
+`--forwarded-allow-ips` decide whether a proxy's X-Forwarded-For replaces it). Check the
+running service with `quotactl probe --policy <policy> --route <id> --url http://…`.
+
 ## Python (redis-py)
 
 ```python
