@@ -14,6 +14,7 @@ struct FixedWindowConfig : WindowLimit {
 struct FixedWindowState {
     Micros windowStart = kNoTime;
     std::int64_t count = 0;
+    friend bool operator==(const FixedWindowState &, const FixedWindowState &) = default;
 };
 
 Decision decide(

@@ -18,6 +18,7 @@ struct GcraConfig {
 
 struct GcraState {
     Micros tat = 0; // theoretical arrival time; at or before now means the key is fresh
+    friend bool operator==(const GcraState &, const GcraState &) = default;
 };
 
 Decision decide(const GcraConfig &config, GcraState &state, Micros now, std::int64_t cost);

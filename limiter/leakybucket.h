@@ -22,6 +22,7 @@ struct LeakyBucketConfig {
 
 struct LeakyBucketState {
     Micros nextFree = 0; // when the bucket has drained; at or before now means fresh
+    friend bool operator==(const LeakyBucketState &, const LeakyBucketState &) = default;
 };
 
 Decision decide(

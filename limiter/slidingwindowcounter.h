@@ -16,6 +16,8 @@ struct SlidingWindowCounterState {
     Micros windowStart = kNoTime;
     std::int32_t current = 0; // limit <= 1e9 keeps counts in 32 bits: 16 bytes per key
     std::int32_t previous = 0;
+    friend bool operator==(const SlidingWindowCounterState &, const SlidingWindowCounterState &)
+        = default;
 };
 
 // estimate = previous * ((window - elapsed) / window) + current, in this order (the Lua twin

@@ -4,6 +4,7 @@
 #include "limiter/decision.h"
 #include "limiter/windowlimit.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -19,6 +20,12 @@ struct SlidingWindowLogState {
     std::vector<Micros> stamps; // ascending; entries before `head` have expired
     std::size_t head = 0;
     std::size_t size() const { return stamps.size() - head; }
+    // The same live entries (expired ones before `head` do not count).
+    friend bool operator==(const SlidingWindowLogState &a, const SlidingWindowLogState &b)
+    {
+        return std::equal(a.stamps.begin() + std::ptrdiff_t(a.head), a.stamps.end(),
+            b.stamps.begin() + std::ptrdiff_t(b.head), b.stamps.end());
+    }
 };
 
 Decision decide(const SlidingWindowLogConfig &config, SlidingWindowLogState &state, Micros now,

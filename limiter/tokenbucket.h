@@ -19,6 +19,7 @@ struct TokenBucketConfig {
 struct TokenBucketState {
     double tokens = 0.0;
     Micros updatedAt = kNoTime; // kNoTime: never used, the bucket is full
+    friend bool operator==(const TokenBucketState &, const TokenBucketState &) = default;
 };
 
 Decision decide(

@@ -5,7 +5,7 @@
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
 
-#include "limiter/algorithm.h"
+#include "model/export/gatewaylimit.h"
 
 #include <QByteArray>
 #include <QString>
@@ -26,12 +26,15 @@ struct ExportResult {
     Diagnostics diagnostics; // warnings for approximations; errors for what cannot be exported
 };
 
-// What a gateway enforces for a designed limit, as an engine config. Where a target only
-// approximates a design, the probe predicts the running gateway with this too, and so tells a
-// documented approximation from a real defect (docs/probe.md).
+// What a gateway enforces for a designed limit. Where a target only approximates a design, the
+// probe predicts the running gateway with this too, and so tells a documented approximation
+// from a real defect (docs/probe.md).
 struct EnforcedLimit {
-    limiter::AlgorithmConfig config;
+    GatewayLimit config;
     bool countsRequests = false; // the gateway counts requests, whatever the route's cost
+    // How coarse the gateway's clock is as the probe sees it: a decision can read a time this
+    // much before the request was sent.
+    limiter::Micros clockGrain = limiter::kMicrosPerMilli;
     QString description; // "NGINX limit_req rate=50r/s burst=24 nodelay (…)"
 };
 

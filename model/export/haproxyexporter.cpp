@@ -15,6 +15,28 @@ namespace qs {
 
 namespace {
 
+// Stick-table entries outlive a period by at least a second, so that a client that pauses
+// briefly keeps its count.
+limiter::Micros haproxyTableExpiry(limiter::Micros period)
+{
+    return std::max<limiter::Micros>(limiter::kMicrosPerSecond, period);
+}
+
+// The one place that decides the numbers of `http_req_rate(P) gt L` for a designed limit: the
+// writer prints them, enforcedLimit() hands them to the probe. P and L are the limit's window
+// and quota (for buckets and GCRA: burst / rate and burst).
+HaproxyRateLimit haproxyRateFor(const limiter::AlgorithmConfig &config)
+{
+    const limiter::Quota fresh = limiter::peek(config, limiter::freshState(config), 0);
+    HaproxyRateLimit rate;
+    rate.limit = fresh.limit;
+    rate.period = std::max<limiter::Micros>(limiter::kMicrosPerMilli, fresh.window);
+    // HAProxy periods are whole milliseconds.
+    rate.period -= rate.period % limiter::kMicrosPerMilli;
+    rate.expire = haproxyTableExpiry(rate.period);
+    return rate;
+}
+
 struct RouteRule {
     qsizetype index = 0;
     QString name; // safe: [A-Za-z0-9_]
@@ -89,11 +111,9 @@ private:
         const auto config = m_report.algorithmConfig(i);
         if (!config)
             return;
-        const limiter::Quota fresh = limiter::peek(*config, limiter::freshState(*config), 0);
-        rule.limit = fresh.limit;
-        rule.period = std::max<limiter::Micros>(limiter::kMicrosPerMilli, fresh.window);
-        // HAProxy periods are whole milliseconds.
-        rule.period -= rule.period % limiter::kMicrosPerMilli;
+        const HaproxyRateLimit rate = haproxyRateFor(*config);
+        rule.limit = rate.limit;
+        rule.period = rate.period;
         const QString as = QStringLiteral("http_req_rate(%1) gt %2")
                                .arg(formatDuration(rule.period))
                                .arg(rule.limit);
@@ -172,19 +192,19 @@ private:
         out += QStringLiteral("\n    default_backend qs_backend\n");
         for (const RouteRule &r : m_rules)
             out += QStringLiteral("\nbackend st_%1\n    stick-table type %2 size 100k expire %3 "
-                                  "store http_req_rate(%3)\n")
+                                  "store http_req_rate(%4)\n")
                        .arg(r.name,
                            r.ipKey ? QStringLiteral("ipv6") : QStringLiteral("string len 128"),
-                           tableExpiry(r));
+                           tableExpiry(r), formatDuration(r.period));
         for (const RouteRule &r : m_rules)
             if (r.canBeMissing && r.missing == MissingKeyMode::Shared)
                 out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type string len 8 "
-                                      "size 1 expire %2 store http_req_rate(%2)\n")
-                           .arg(r.name, tableExpiry(r));
+                                      "size 1 expire %2 store http_req_rate(%3)\n")
+                           .arg(r.name, tableExpiry(r), formatDuration(r.period));
             else if (r.canBeMissing && r.missing == MissingKeyMode::Ip)
                 out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type ipv6 "
-                                      "size 100k expire %2 store http_req_rate(%2)\n")
-                           .arg(r.name, tableExpiry(r));
+                                      "size 100k expire %2 store http_req_rate(%3)\n")
+                           .arg(r.name, tableExpiry(r), formatDuration(r.period));
         out += QStringLiteral("\nbackend qs_backend\n    http-request return status 200 "
                               "content-type text/plain string ok\n");
         return out;
@@ -192,7 +212,7 @@ private:
 
     static QString tableExpiry(const RouteRule &r)
     {
-        return formatDuration(std::max<limiter::Micros>(limiter::kMicrosPerSecond, r.period));
+        return formatDuration(haproxyTableExpiry(r.period));
     }
 
     // Which table sc0 tracks for a request the route claims. A header or query key that is
@@ -241,6 +261,23 @@ private:
 ExportResult HaproxyExporter::exportPolicy(const Policy &policy) const
 {
     return HaproxyWriter(policy, *this).run();
+}
+
+std::optional<EnforcedLimit> HaproxyExporter::enforcedLimit(
+    const limiter::AlgorithmConfig &designed) const
+{
+    EnforcedLimit enforced;
+    const HaproxyRateLimit rate = haproxyRateFor(designed);
+    enforced.config = rate;
+    enforced.countsRequests = true;
+    // Periods start on even milliseconds of HAProxy's own clock, whose parity the probe cannot
+    // know: the start can be one more millisecond early.
+    enforced.clockGrain = 2 * limiter::kMicrosPerMilli;
+    enforced.description = QStringLiteral("HAProxy http_req_rate(%1) gt %2 (its two-period "
+                                          "sliding counter, denied requests counted too)")
+                               .arg(formatDuration(rate.period))
+                               .arg(rate.limit);
+    return enforced;
 }
 
 } // namespace qs

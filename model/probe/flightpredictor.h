@@ -1,20 +1,24 @@
 #pragma once
 // The design's decisions for requests whose decision time is known only within bounds: a
-// gateway decides a request somewhere between (one tick of its millisecond clock before) the
-// send and the response. The algorithms only gain quota with time, so per key it keeps three
-// histories, each following what the gateway actually decided:
-//   nominal  every request decided at its send (the prediction reported),
-//   early    every request decided as early as its flight allows (the most quota left later),
-//   late     every request decided as late as its flight allows (the least quota left later).
-// An observed admission is consistent when the early history admits at the end of the flight;
-// an observed denial when the late history denies at its start. A constant delay shifts a whole
-// trace and changes no decision; only the spread between early and late matters, and it stays
-// within one flight because each request resets it to its own bounds.
-#include "limiter/algorithm.h"
+// gateway decides a request somewhere between (one tick of its clock before) the send and the
+// response. Per key the predictor keeps
+//   the nominal history: every request decided at its send (the prediction reported), and
+//   the possible histories: the states the key can be in, given what the gateway actually
+//   decided, when each request was decided at some moment of its flight.
+// An observed decision is consistent when one possible history gives it somewhere in the
+// flight. Each request is tried at both ends of its flight and where the decision flips in
+// between (found by bisection), so the earliest and latest histories that fit are kept: for
+// the engine's algorithms, which only gain quota with time, those two bound every other;
+// HAProxy's two-period counter is not monotone that way, hence a set rather than a pair. Equal
+// states are merged and the set is capped (kMaxHistories), oldest candidates first.
+// A constant delay shifts a whole trace and changes no decision; only the flight's spread
+// matters.
+#include "model/export/gatewaylimit.h"
 
 #include <QString>
 
 #include <map>
+#include <vector>
 
 namespace qs {
 
@@ -24,31 +28,39 @@ struct Flight {
 
 class FlightPredictor {
 public:
-    FlightPredictor(limiter::AlgorithmConfig config, std::int64_t cost);
+    static constexpr std::size_t kMaxHistories = 16;
+
+    FlightPredictor(GatewayLimit limit, std::int64_t cost);
 
     struct Outcome {
         limiter::Decision atSend; // the nominal history's decision at the send
         bool consistent = false; // the observed decision is possible within the flight
     };
     // Decides one request and moves the histories on as the gateway decided. When the observed
-    // decision is not possible within the flight, all histories follow the design instead.
+    // decision is not possible within the flight, every history follows the design instead.
     Outcome decide(const QString &key, const Flight &flight, bool observedAllowed);
 
     // The nominal state of a key (fresh when unseen).
-    limiter::AlgorithmState stateOf(const QString &key) const;
-    const limiter::AlgorithmConfig &config() const { return m_config; }
+    GatewayState stateOf(const QString &key) const;
+    const GatewayLimit &limit() const { return m_limit; }
     std::int64_t cost() const { return m_cost; }
 
 private:
     struct Histories {
-        limiter::AlgorithmState nominal, early, late;
+        GatewayState nominal;
+        std::vector<GatewayState> possible;
     };
-    // The time nearest `from` in [from, to] (either direction) at which deciding on `state`
+    // The states after deciding `from` at the moments of the flight that give `allowed`: the
+    // earliest and the latest such moment (one state when they coincide), none when no moment
+    // does.
+    void agreeingStates(const GatewayState &from, const Flight &flight, bool allowed,
+        std::vector<GatewayState> &out) const;
+    // The moment nearest `from` in [from, to] (either direction) at which deciding on `state`
     // gives `allowed`, and the state after it; false when even `to` does not.
-    bool nearestAgreeing(const limiter::AlgorithmState &state, limiter::Micros from,
-        limiter::Micros to, bool allowed, limiter::AlgorithmState &out) const;
+    bool nearestAgreeing(const GatewayState &state, limiter::Micros from, limiter::Micros to,
+        bool allowed, GatewayState &out) const;
 
-    limiter::AlgorithmConfig m_config;
+    GatewayLimit m_limit;
     std::int64_t m_cost = 1;
     std::map<QString, Histories> m_keys;
 };

@@ -94,8 +94,11 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
         designAgrees = design.consistent;
         r.withinTiming = designAgrees && r.predictedAllowed != r.observedAllowed;
         if (m_gatewayPredictor) {
+            Flight gatewayFlight = flight;
+            gatewayFlight.earliest = sample.sentAt - m_gateway->clockGrain;
+            gatewayFlight.latest = flight.latest - kGatewayClockGrain + m_gateway->clockGrain;
             const FlightPredictor::Outcome g
-                = m_gatewayPredictor->decide(key, flight, r.observedAllowed);
+                = m_gatewayPredictor->decide(key, gatewayFlight, r.observedAllowed);
             r.gatewayPredicted = g.consistent ? r.observedAllowed : g.atSend.allowed;
             gatewayAgrees = g.consistent;
         }
@@ -168,8 +171,8 @@ void ProbeComparator::checkHeaders(
                 at + QStringLiteral(": status %1 without Retry-After").arg(r.sample.status));
         } else {
             // Honest: a client that waits as told is admitted (the design says so).
-            limiter::AlgorithmState s = m_design.stateOf(key);
-            const limiter::Decision retry = limiter::decide(m_design.config(), s,
+            GatewayState s = m_design.stateOf(key);
+            const limiter::Decision retry = decide(m_design.limit(), s,
                 upper + *h.retryAfterS * limiter::kMicrosPerSecond, m_design.cost());
             if (!retry.allowed)
                 noteIssue(QStringLiteral("retry_after_too_short"),

@@ -60,14 +60,14 @@ ProbePlan plan(const Policy &p, const ProbeSettings &s)
 
 // The gateway's answers when it runs `config` at send time + `delay` (+ `jitter` on every
 // other request: a constant delay only shifts the whole trace and changes no decision).
-std::vector<ProbeSample> answers(const ProbePlan &plan, const limiter::AlgorithmConfig &config,
+std::vector<ProbeSample> answers(const ProbePlan &plan, const GatewayLimit &config,
     limiter::Micros delay = 200, limiter::Micros jitter = 0,
     limiter::Micros start = 1'700'000'000LL * kMicrosPerSecond)
 {
-    std::map<std::uint32_t, limiter::AlgorithmState> states;
+    std::map<std::uint32_t, GatewayState> states;
     std::vector<ProbeSample> out;
     for (const PlannedRequest &r : plan.requests) {
-        auto [it, fresh] = states.try_emplace(r.client, limiter::freshState(config));
+        auto [it, fresh] = states.try_emplace(r.client, freshState(config));
         ProbeSample s;
         s.number = qint64(out.size()) + 1;
         s.client = r.client;
@@ -75,7 +75,7 @@ std::vector<ProbeSample> answers(const ProbePlan &plan, const limiter::Algorithm
         s.sentAt = start + r.at;
         s.elapsed = 2 * delay;
         const limiter::Micros at = s.sentAt + delay + (s.number % 2 ? jitter : 0);
-        s.status = limiter::decide(config, it->second, at, 1).allowed ? 200 : 429;
+        s.status = decide(config, it->second, at, 1).allowed ? 200 : 429;
         out.push_back(s);
     }
     return out;
@@ -212,7 +212,8 @@ TEST(ProbeComparison, AGatewayThatRunsTheDesignAgreesOnEveryRequest)
     s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("poisson:40/s,clients=3")));
     s.duration = 5 * kMicrosPerSecond;
     const ProbePlan pl = plan(p, s);
-    const auto samples = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5});
+    const auto samples
+        = answers(pl, limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}});
     const ProbeReport r = compare(p, pl, samples);
     ASSERT_GT(r.responses, 100);
     EXPECT_EQ(r.agreed, r.responses);
@@ -233,7 +234,8 @@ TEST(ProbeComparison, ADecisionWithinTheFlightAgreesAndOneOutsideDoesNot)
     const ProbePlan pl = plan(p, s);
     // The gateway decides 0 or 20 ms after the send, and the answer takes 25 ms: inside the
     // flight.
-    auto late = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5}, 0, 20000);
+    auto late = answers(
+        pl, limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}}, 0, 20000);
     for (ProbeSample &x : late)
         x.elapsed = 25000;
     const ProbeReport inFlight = compare(p, pl, late);
@@ -250,7 +252,8 @@ TEST(ProbeComparison, AGatewayThatIgnoresTheLimitDivergesUnexplained)
 {
     const Policy p = policy();
     const ProbePlan pl = plan(p, settings("v1"));
-    auto samples = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5});
+    auto samples
+        = answers(pl, limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}});
     for (ProbeSample &x : samples)
         x.status = 200;
     const ProbeReport r = compare(p, pl, samples);
@@ -291,7 +294,8 @@ TEST(ProbeComparison, HeaderIssuesNameWhatIsWrong)
 {
     const Policy p = policy();
     const ProbePlan pl = plan(p, settings("v1"));
-    auto samples = answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5});
+    auto samples
+        = answers(pl, limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}});
     int denials = 0;
     for (ProbeSample &x : samples) {
         if (x.status == 429 && denials++ > 0)
@@ -312,8 +316,8 @@ TEST(ProbeReport, JsonCarriesTheAgreedFields)
 {
     const Policy p = policy();
     const ProbePlan pl = plan(p, settings("v1"));
-    const ProbeReport r
-        = compare(p, pl, answers(pl, limiter::GcraConfig{{10, kMicrosPerSecond}, 5}));
+    const ProbeReport r = compare(p, pl,
+        answers(pl, limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}}));
     const QJsonObject j = toJson(r);
     for (const char *key : {"requests", "agreement", "explained_divergence",
              "unexplained_divergence", "first_divergence", "header_issues", "p50_ms", "p99_ms"})
@@ -329,7 +333,8 @@ TEST(NginxEnforcedLimit, IsTheGcraLimitReqRuns)
     const Exporter *nginx = exporterById(QStringLiteral("nginx"));
     auto enforced = nginx->enforcedLimit(limiter::TokenBucketConfig{10, {5, kMicrosPerSecond}});
     ASSERT_TRUE(enforced);
-    const auto *gcra = std::get_if<limiter::GcraConfig>(&enforced->config);
+    const auto *gcra
+        = std::get_if<limiter::GcraConfig>(&std::get<limiter::AlgorithmConfig>(enforced->config));
     ASSERT_TRUE(gcra);
     EXPECT_EQ(gcra->burst, 10);
     EXPECT_EQ(gcra->rate.count, 5);
@@ -337,17 +342,73 @@ TEST(NginxEnforcedLimit, IsTheGcraLimitReqRuns)
     EXPECT_TRUE(enforced->countsRequests);
     // 1000/h is 16.67/min: NGINX gets 16r/m, rounded down.
     enforced = nginx->enforcedLimit(limiter::FixedWindowConfig{1000, 3600 * kMicrosPerSecond});
-    gcra = std::get_if<limiter::GcraConfig>(&enforced->config);
+    gcra = std::get_if<limiter::GcraConfig>(&std::get<limiter::AlgorithmConfig>(enforced->config));
     ASSERT_TRUE(gcra);
     EXPECT_EQ(gcra->rate.count, 16);
     EXPECT_EQ(gcra->rate.period, 60 * kMicrosPerSecond);
     EXPECT_EQ(gcra->burst, 1000);
     enforced = nginx->enforcedLimit(
         limiter::LeakyBucketConfig{{20, kMicrosPerSecond}, 4, limiter::LeakMode::Shape});
-    const auto *leaky = std::get_if<limiter::LeakyBucketConfig>(&enforced->config);
+    const auto *leaky = std::get_if<limiter::LeakyBucketConfig>(
+        &std::get<limiter::AlgorithmConfig>(enforced->config));
     ASSERT_TRUE(leaky);
     EXPECT_EQ(leaky->queue, 4);
     EXPECT_EQ(leaky->mode, limiter::LeakMode::Shape);
     // Targets without a model say so.
-    EXPECT_FALSE(exporterById(QStringLiteral("kong"))->enforcedLimit(enforced->config));
+    EXPECT_FALSE(exporterById(QStringLiteral("kong"))
+                     ->enforcedLimit(limiter::GcraConfig{{1, kMicrosPerSecond}, 1}));
+}
+
+TEST(HaproxyRateModel, CountsDenialsAndSlidesOverTwoPeriods)
+{
+    // http_req_rate(1s) gt 3, a table entry that expires after 1 s of silence.
+    const GatewayLimit limit = HaproxyRateLimit{3, kMicrosPerSecond, kMicrosPerSecond};
+    GatewayState s = freshState(limit);
+    const limiter::Micros t0 = 1'700'000'000'000LL * 1000; // an even millisecond
+    auto at = [&](limiter::Micros ms) { return decide(limit, s, t0 + ms * 1000, 1).allowed; };
+    EXPECT_TRUE(at(0));
+    EXPECT_TRUE(at(100));
+    EXPECT_TRUE(at(200));
+    EXPECT_FALSE(at(300)); // the fourth in the period: 4 > 3
+    // Next period: 4 * (1000 - 0) / 1000 + 1 = 5 > 3.
+    EXPECT_FALSE(at(1000));
+    // 4 * 500 / 1000 + 2 = 4 > 3: the denials keep counting.
+    EXPECT_FALSE(at(1500));
+    // 4 * 100 / 1000 + 3 = 3 (rounded down): admitted.
+    EXPECT_TRUE(at(1900));
+    // A second of silence drops the entry: a fresh start.
+    EXPECT_TRUE(at(2900));
+    EXPECT_TRUE(at(2901));
+}
+
+TEST(HaproxyEnforcedLimit, IsTheRateTheExportWrites)
+{
+    const Exporter *haproxy = exporterById(QStringLiteral("haproxy"));
+    const auto enforced
+        = haproxy->enforcedLimit(limiter::SlidingWindowCounterConfig{8, kMicrosPerSecond});
+    ASSERT_TRUE(enforced);
+    const auto *rate = std::get_if<HaproxyRateLimit>(&enforced->config);
+    ASSERT_TRUE(rate);
+    EXPECT_EQ(rate->limit, 8);
+    EXPECT_EQ(rate->period, kMicrosPerSecond);
+    EXPECT_EQ(rate->expire, kMicrosPerSecond);
+    // GCRA 50/s with bursts of 25: 25 per 500 ms, which the table must measure over 500 ms
+    // (it measured over 1 s before, twice as strict as the warning said).
+    const auto gcra = haproxy->enforcedLimit(limiter::GcraConfig{{50, kMicrosPerSecond}, 25});
+    rate = std::get_if<HaproxyRateLimit>(&gcra->config);
+    ASSERT_TRUE(rate);
+    EXPECT_EQ(rate->limit, 25);
+    EXPECT_EQ(rate->period, 500'000);
+    const ExportResult result = haproxy->exportPolicy(readPolicy(R"(quota_studio: 1
+name: g
+routes:
+  - id: api
+    match: { path: /api }
+    limit: { algorithm: gcra, rate: 50/s, burst: 25 }
+)",
+        QStringLiteral("g.yaml"))
+                                                          .policy);
+    ASSERT_FALSE(result.files.empty());
+    EXPECT_TRUE(result.files.front().content.contains("store http_req_rate(500ms)"));
+    EXPECT_TRUE(result.files.front().content.contains("gt 25 }"));
 }
