@@ -1,12 +1,12 @@
 #include "ui/mainwindow.h"
 
 #include "ui/common/icons.h"
-#include "ui/common/placeholderpage.h"
 #include "ui/design/designpage.h"
 #include "ui/design/policysettingsdialog.h"
 #include "ui/document/policydocument.h"
 #include "ui/export/exportpage.h"
 #include "ui/monitor/monitorpage.h"
+#include "ui/probe/probepage.h"
 #include "ui/simulate/simulatepage.h"
 
 #include <QAction>
@@ -57,7 +57,8 @@ bool isPolicyFile(const QString &path)
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_doc(new PolicyDocument(this)), m_tabs(new QTabWidget(this)),
       m_design(new DesignPage(m_doc)), m_simulate(new SimulatePage(m_doc)),
-      m_export(new ExportPage(m_doc)), m_monitor(new MonitorPage(m_doc)), m_validation(new QLabel)
+      m_export(new ExportPage(m_doc)), m_monitor(new MonitorPage(m_doc)),
+      m_probe(new ProbePage(m_doc)), m_validation(new QLabel)
 {
     setWindowIcon(icon(QStringLiteral("quota-studio")));
     setAcceptDrops(true);
@@ -67,12 +68,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(m_simulate, icon(QStringLiteral("simulate")), tr("&Simulate"));
     m_tabs->addTab(m_export, icon(QStringLiteral("export")), tr("&Export"));
     m_tabs->addTab(m_monitor, icon(QStringLiteral("monitor")), tr("&Monitor"));
-    // Probe is filled by its own issue.
-    m_tabs->addTab(
-        new PlaceholderPage(tr("Probe"),
-            tr("Send requests to a running gateway and compare what it enforces with what "
-               "was designed.")),
-        icon(QStringLiteral("probe")), tr("&Probe"));
+    m_tabs->addTab(m_probe, icon(QStringLiteral("probe")), tr("&Probe"));
     setCentralWidget(m_tabs);
     m_validation->setTextInteractionFlags(Qt::NoTextInteraction);
     m_validation->setToolTip(

@@ -16,6 +16,7 @@ namespace qs {
 class DesignPage;
 class ExportPage;
 class MonitorPage;
+class ProbePage;
 class PolicyDocument;
 class SimulatePage;
 
@@ -31,6 +32,7 @@ public:
     SimulatePage *simulatePage() const { return m_simulate; }
     ExportPage *exportPage() const { return m_export; }
     MonitorPage *monitorPage() const { return m_monitor; }
+    ProbePage *probePage() const { return m_probe; }
     // Monitor ▸ Start local demo, with the tab brought to the front.
     void showMonitorDemo();
     QLabel *validationLabel() const { return m_validation; }
@@ -92,6 +94,7 @@ private:
     SimulatePage *m_simulate;
     ExportPage *m_export;
     MonitorPage *m_monitor;
+    ProbePage *m_probe;
     QLabel *m_validation;
     QMenu *m_recentMenu = nullptr;
     RecoveryStore m_recovery;

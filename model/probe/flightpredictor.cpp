@@ -64,7 +64,15 @@ FlightPredictor::Outcome FlightPredictor::decide(
     GatewayState nominal = h.nominal;
     outcome.atSend = qs::decide(m_limit, nominal, flight.sent, m_cost);
 
+    // The nominal history follows the gateway too: from the send if it agrees there, else from
+    // the nearest moment of the flight that agrees. It is always one of the possible histories.
+    bool nominalFits = outcome.atSend.allowed == observedAllowed;
+    if (!nominalFits)
+        nominalFits = nearestAgreeing(h.nominal, flight.sent,
+            observedAllowed ? flight.latest : flight.earliest, observedAllowed, nominal);
     std::vector<GatewayState> possible;
+    if (nominalFits)
+        possible.push_back(nominal);
     for (const GatewayState &s : h.possible)
         agreeingStates(s, flight, observedAllowed, possible);
     if (possible.empty()) {
@@ -73,12 +81,8 @@ FlightPredictor::Outcome FlightPredictor::decide(
     }
     outcome.consistent = true;
     if (possible.size() > kMaxHistories)
-        possible.erase(possible.begin(), possible.end() - kMaxHistories);
-    // The nominal history follows the gateway too: from the send if it agrees there, else from
-    // the nearest moment of the flight that agrees, else from a possible history.
-    if (outcome.atSend.allowed != observedAllowed
-        && !nearestAgreeing(h.nominal, flight.sent,
-            observedAllowed ? flight.latest : flight.earliest, observedAllowed, nominal))
+        possible.resize(kMaxHistories); // the nominal first, then the oldest histories' heirs
+    if (!nominalFits)
         nominal = possible.front();
     h = Histories{std::move(nominal), std::move(possible)};
     return outcome;

@@ -9,8 +9,10 @@
 // flight. Each request is tried at both ends of its flight and where the decision flips in
 // between (found by bisection), so the earliest and latest histories that fit are kept: for
 // the engine's algorithms, which only gain quota with time, those two bound every other;
-// HAProxy's two-period counter is not monotone that way, hence a set rather than a pair. Equal
-// states are merged and the set is capped (kMaxHistories), oldest candidates first.
+// HAProxy's two-period counter is not monotone that way, hence a set rather than a pair; the
+// nominal history is always in it (at ties, where the decision flips exactly at the send, it
+// can be the only one that fits). Equal states are merged and the set is capped
+// (kMaxHistories).
 // A constant delay shifts a whole trace and changes no decision; only the flight's spread
 // matters.
 #include "model/export/gatewaylimit.h"

@@ -164,10 +164,13 @@ void HttpProbe::onReply(std::size_t index, QNetworkReply *reply)
 void HttpProbe::advanceComparison()
 {
     const std::size_t before = m_nextToCompare;
+    std::vector<ComparedRequest> batch;
     while (m_nextToCompare < m_nextToSend && m_done[m_nextToCompare])
-        m_comparator->add(m_samples[m_nextToCompare++]);
-    if (m_nextToCompare != before)
+        batch.push_back(m_comparator->add(m_samples[m_nextToCompare++]));
+    if (m_nextToCompare != before) {
         emit compared(qint64(m_nextToCompare));
+        emit comparedBatch(batch);
+    }
 }
 
 void HttpProbe::maybeFinishTraffic()
@@ -246,6 +249,7 @@ void HttpProbe::finish()
             }
     }
     emit finished();
+    emit done(m_report);
 }
 
 } // namespace qs

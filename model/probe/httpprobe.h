@@ -4,8 +4,11 @@
 // as every earlier request has been answered. After the traffic it follows the last
 // Retry-After once, to see that waiting as told succeeds.
 //
-// Runs on the thread that owns it, driven by that thread's event loop: nothing blocks, so the
-// Probe tab stays responsive and quotactl simply runs QCoreApplication::exec().
+// Runs on the thread that owns it, driven by that thread's event loop: nothing blocks.
+// quotactl runs it on its main thread; the Probe tab moves it to a thread of its own, so that
+// painting never delays a send (a stalled loop sends overdue requests together, and requests
+// of one key in flight together may be served in either order), and follows it through the
+// queued signals `comparedBatch` and `done`.
 #include "model/probe/probereport.h"
 
 #include <QElapsedTimer>
@@ -37,7 +40,9 @@ public:
 signals:
     void progress(qint64 answered, qint64 planned);
     void compared(qint64 count); // requests compared so far (in send order)
+    void comparedBatch(const std::vector<qs::ComparedRequest> &batch); // the newly compared
     void finished();
+    void done(const qs::ProbeReport &report); // with finished(), the report by value
 
 private:
     struct InFlight {
@@ -61,8 +66,9 @@ private:
     ProbePlan m_plan;
     ProbeSettings m_settings;
     std::unique_ptr<ProbeComparator> m_comparator;
-    QNetworkAccessManager m_network;
-    QTimer m_tick, m_deadline;
+    // Children, so that moveToThread() takes them along.
+    QNetworkAccessManager m_network{this};
+    QTimer m_tick{this}, m_deadline{this};
     QElapsedTimer m_clock;
     std::vector<ProbeSample> m_samples;
     std::vector<bool> m_done;

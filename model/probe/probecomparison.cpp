@@ -90,9 +90,10 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
     } else {
         const FlightPredictor::Outcome design = m_design.decide(key, flight, r.observedAllowed);
         r.predicted = design.atSend;
-        r.predictedAllowed = design.atSend.allowed;
         designAgrees = design.consistent;
-        r.withinTiming = designAgrees && r.predictedAllowed != r.observedAllowed;
+        r.withinTiming = designAgrees && design.atSend.allowed != r.observedAllowed;
+        // Within the flight the design gives what the gateway did; outside it, its own answer.
+        r.predictedAllowed = designAgrees ? r.observedAllowed : design.atSend.allowed;
         if (m_gatewayPredictor) {
             Flight gatewayFlight = flight;
             gatewayFlight.earliest = sample.sentAt - m_gateway->clockGrain;

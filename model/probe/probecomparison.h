@@ -37,11 +37,13 @@ QString verdictName(Verdict verdict); // "agree", "explained", …
 struct ComparedRequest {
     ProbeSample sample;
     bool observedAllowed = false;
-    bool predictedAllowed = false; // the design, at the send time
+    // The design's decision: the observed one where the design gives it within the request's
+    // flight, else the design's at the send.
+    bool predictedAllowed = false;
     std::optional<bool> gatewayPredicted; // the exported limit's model, where there is one
     bool withinTiming = false; // agreed only at the far end of the request's flight
     Verdict verdict = Verdict::Agree;
-    limiter::Decision predicted;
+    limiter::Decision predicted; // the design's at the send (its headers' figures)
 };
 
 struct Divergence {

@@ -60,6 +60,10 @@ QColor colorOf(const QString &seriesName)
         {QStringLiteral("keys seen"), QColor(0x00, 0x72, 0xb2)},
         {QStringLiteral("throttled"), QColor(0xd5, 0x5e, 0x00)},
         {QStringLiteral("limit"), QColor(0x99, 0x99, 0x99)},
+        // the Probe tab's: the gateway as admitted, the design in blue, defects in vermillion
+        {QStringLiteral("observed"), QColor(0x00, 0x9e, 0x73)},
+        {QStringLiteral("predicted"), QColor(0x00, 0x72, 0xb2)},
+        {QStringLiteral("divergence"), QColor(0xd5, 0x5e, 0x00)},
     };
     for (const auto &[prefix, color] : byPrefix)
         if (seriesName.startsWith(prefix))

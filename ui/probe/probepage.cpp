@@ -1,0 +1,527 @@
+#include "ui/probe/probepage.h"
+
+#include "model/export/exporter.h"
+#include "model/export/limitshape.h"
+#include "model/policy/limitconversion.h"
+#include "model/policy/ratesyntax.h"
+#include "model/probe/httpprobe.h"
+#include "ui/common/chartfiles.h"
+#include "ui/common/charts.h"
+#include "ui/common/icons.h"
+#include "ui/design/quantityedit.h"
+#include "ui/document/policydocument.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScatterSeries>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+namespace qs {
+
+namespace {
+
+const ChartLabels kLabels{QObject::tr("Admitted per second: gateway vs design"),
+    QObject::tr("time (s)"), QObject::tr("admitted (req/s)")};
+
+QString percent(double share)
+{
+    return QStringLiteral("%1 %").arg(100.0 * share, 0, 'f', share >= 0.9995 ? 1 : 2);
+}
+
+// The observed and predicted admissions as lines, each divergence a marker on the observed
+// line: red where nothing explains it, amber where the export's documented approximation does.
+void showAdmissions(QChartView *view, const std::vector<ComparedRequest> &compared)
+{
+    const AdmissionSeries a = admissionSeries(compared);
+    Series observed{QObject::tr("observed admitted"), QObject::tr("req/s"), a.t, a.observed,
+        a.observed, a.observed};
+    Series predicted{QObject::tr("predicted admitted"), QObject::tr("req/s"), a.t, a.predicted,
+        a.predicted, a.predicted};
+    showSeries(view, kLabels, {&observed, &predicted});
+    QChart *chart = view->chart();
+    const auto xs = chart->axes(Qt::Horizontal), ys = chart->axes(Qt::Vertical);
+    if (xs.isEmpty() || ys.isEmpty() || a.t.empty())
+        return;
+    const double bucket = a.t.size() > 1 ? a.t[1] - a.t[0] : 0.25;
+    const TimeUnit time = timeUnitFor(a.t.back() + bucket);
+    auto *unexplained = new QScatterSeries;
+    unexplained->setName(QObject::tr("divergence, unexplained"));
+    auto *explained = new QScatterSeries;
+    explained->setName(QObject::tr("divergence, explained"));
+    for (QScatterSeries *s : {unexplained, explained}) {
+        s->setMarkerSize(9);
+        s->setBorderColor(Qt::transparent);
+    }
+    unexplained->setColor(seriesColor(QStringLiteral("divergence")));
+    explained->setColor(seriesColor(QStringLiteral("delayed")));
+    for (const ComparedRequest &c : compared) {
+        if (c.verdict != Verdict::Explained && c.verdict != Verdict::Unexplained)
+            continue;
+        const double t = double(c.sample.offset) / 1e6;
+        const auto b = std::min(a.observed.size() - 1, std::size_t(t / bucket));
+        (c.verdict == Verdict::Explained ? explained : unexplained)
+            ->append(t / time.seconds, a.observed[b]);
+    }
+    for (QScatterSeries *s : {unexplained, explained}) {
+        chart->addSeries(s);
+        s->attachAxis(xs.front());
+        s->attachAxis(ys.front());
+        showValueOnHover(s, view, s->name(), QObject::tr("req/s"), time);
+    }
+}
+
+void addRow(
+    QTableWidget *table, const QString &measure, const QString &value, const QString &tip = {})
+{
+    const int row = table->rowCount();
+    table->insertRow(row);
+    auto *m = new QTableWidgetItem(measure);
+    auto *v = new QTableWidgetItem(value);
+    m->setToolTip(tip);
+    v->setToolTip(tip.isEmpty() ? value : tip);
+    table->setItem(row, 0, m);
+    table->setItem(row, 1, v);
+}
+
+QString describe(const Divergence &d)
+{
+    return QObject::tr("request %1 at %2 s: predicted %3, observed %4 (status %5). %6")
+        .arg(d.request)
+        .arg(double(d.offset) / 1e6, 0, 'f', 3)
+        .arg(d.predictedAllowed ? QObject::tr("admit") : QObject::tr("deny"),
+            d.observedAllowed ? QObject::tr("admit") : QObject::tr("deny"))
+        .arg(d.status)
+        .arg(d.explanation);
+}
+
+} // namespace
+
+ProbePage::ProbePage(PolicyDocument *doc, QWidget *parent) : QWidget(parent), m_doc(doc)
+{
+    build();
+    m_thread = new QThread(this);
+    m_thread->setObjectName(QStringLiteral("probe"));
+    m_thread->start();
+    connect(doc, &PolicyDocument::reset, this, &ProbePage::refreshRoutes);
+    connect(doc, &PolicyDocument::routesChanged, this, &ProbePage::refreshRoutes);
+    connect(doc, &PolicyDocument::routeChanged, this, &ProbePage::refreshRoutes);
+    refreshRoutes();
+}
+
+ProbePage::~ProbePage()
+{
+    stopProbe();
+    m_thread->quit();
+    m_thread->wait();
+}
+
+// Deletes the probe in its own thread (its sockets and timers belong there) and waits for it:
+// a run in progress is abandoned, nothing of it reaches this page any more.
+void ProbePage::stopProbe()
+{
+    if (!m_probe)
+        return;
+    HttpProbe *probe = m_probe;
+    m_probe = nullptr;
+    probe->disconnect(this);
+    QMetaObject::invokeMethod(
+        probe, [probe] { delete probe; }, Qt::BlockingQueuedConnection);
+}
+
+QList<QSplitter *> ProbePage::splitters() const
+{
+    return {m_split};
+}
+
+void ProbePage::build()
+{
+    auto *settings = new QWidget;
+    auto *form = new QFormLayout(settings);
+    m_route = new QComboBox;
+    m_route->setToolTip(tr("The route to probe: the request goes to a path the policy gives to "
+                           "this route, with its first method."));
+    form->addRow(tr("&Route:"), m_route);
+    m_url = new QLineEdit(
+        QSettings()
+            .value(QStringLiteral("probe/url"), QStringLiteral("http://127.0.0.1:8080"))
+            .toString());
+    m_url->setToolTip(tr("The running gateway. Loopback only, unless you name its host under "
+                         "Allowed host. A path other than / is requested as is."));
+    form->addRow(tr("&URL:"), m_url);
+    m_gateway = new QComboBox;
+    m_gateway->addItem(tr("design only"), QString());
+    for (const Exporter *e : exporters())
+        if (e->enforcedLimit(limiter::GcraConfig{{1, limiter::kMicrosPerSecond}, 1}))
+            m_gateway->addItem(e->displayName(), e->id());
+    m_gateway->setToolTip(
+        tr("The export the gateway runs. Where it only approximates the design, divergences "
+           "that its documented approximation predicts count as explained, not as defects."));
+    form->addRow(tr("&Gateway:"), m_gateway);
+    m_traffic = new QLineEdit;
+    m_traffic->setToolTip(tr("As in Simulate: steady:RATE · poisson:RATE · "
+                             "bursts:RATE,on=DUR,off=DUR · spike:N,window=DUR · ramp:RATE..RATE "
+                             "· zipf:RATE,clients=N. Sent in real time."));
+    form->addRow(tr("&Traffic:"), m_traffic);
+    m_trafficProblem = new QLabel;
+    m_trafficProblem->setWordWrap(true);
+    m_trafficProblem->setVisible(false);
+    form->addRow(QString(), m_trafficProblem);
+    m_duration = new QuantityEdit;
+    m_duration->setValue(10, limiter::kMicrosPerSecond);
+    m_duration->setToolTip(tr("Wall-clock time: the probe sends for this long."));
+    form->addRow(tr("&Duration:"), m_duration);
+    m_clients = new QSpinBox;
+    m_clients->setRange(0, 10'000);
+    m_clients->setSpecialValueText(tr("as the traffic says"));
+    m_clients->setToolTip(tr("Simulated clients, each with its own identity in the route's key "
+                             "header or query parameter. A route keyed by address counts them "
+                             "all as one."));
+    form->addRow(tr("C&lients:"), m_clients);
+    m_maxRequests = new QSpinBox;
+    m_maxRequests->setRange(1, int(kProbeMaxRequests));
+    m_maxRequests->setValue(10'000);
+    m_maxRequests->setToolTip(tr("A hard cap: the probe stops sending after this many."));
+    form->addRow(tr("&Max requests:"), m_maxRequests);
+    m_tolerance = new QDoubleSpinBox;
+    m_tolerance->setRange(0, 100);
+    m_tolerance->setDecimals(1);
+    m_tolerance->setValue(1.0);
+    m_tolerance->setSuffix(QStringLiteral(" %"));
+    m_tolerance->setToolTip(tr("Unexplained divergence accepted before the verdict says the "
+                               "gateway does not enforce the design."));
+    form->addRow(tr("T&olerance:"), m_tolerance);
+    m_allowHost = new QLineEdit;
+    m_allowHost->setPlaceholderText(tr("loopback only"));
+    m_allowHost->setToolTip(tr("A non-loopback host you own (staging). The probe sends real "
+                               "traffic: never production."));
+    form->addRow(tr("Allowed &host:"), m_allowHost);
+
+    m_run = new QPushButton(icon(QStringLiteral("run")), tr("&Run"));
+    m_run->setShortcut(QKeySequence(Qt::Key_F5));
+    m_run->setToolTip(tr("Send the traffic and compare (F5)"));
+    m_cancel = new QPushButton(icon(QStringLiteral("cancel")), tr("Cancel"));
+    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancel->setToolTip(tr("Stop sending and report what was answered (Esc)"));
+    m_cancel->setEnabled(false);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    form->addRow(buttons);
+    m_progress = new QProgressBar;
+    m_progress->setTextVisible(true);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    form->addRow(tr("Progress:"), m_progress);
+    m_status = new QLabel(tr("Start the gateway, then press Run."));
+    m_status->setWordWrap(true);
+    form->addRow(m_status);
+
+    m_table = new QTableWidget(0, 2);
+    m_table->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(true);
+    m_table->setAccessibleName(tr("Probe report"));
+
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(settings);
+    leftLayout->addWidget(m_table, 1);
+    m_saveReport = new QPushButton(icon(QStringLiteral("table")), tr("Save r&eport…"));
+    m_saveReport->setToolTip(tr("The report as JSON (as quotactl probe --json) or one row per "
+                                "request as CSV"));
+    m_saveChart = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
+    m_saveChart->setToolTip(tr("The chart as PNG or SVG"));
+    for (QPushButton *b : {m_saveReport, m_saveChart})
+        b->setEnabled(false);
+    auto *saveRow = new QHBoxLayout;
+    saveRow->addWidget(m_saveReport);
+    saveRow->addWidget(m_saveChart);
+    leftLayout->addLayout(saveRow);
+
+    m_chart = new QChartView;
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    showEmptyChart(m_chart, kLabels, tr("press Run"));
+
+    m_split = new QSplitter(Qt::Horizontal);
+    m_split->setObjectName(QStringLiteral("probeSplit"));
+    m_split->addWidget(left);
+    m_split->addWidget(m_chart);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 5);
+    m_split->setSizes({3000, 7000});
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_split);
+
+    m_chartTimer = new QTimer(this);
+    m_chartTimer->setInterval(250);
+    connect(m_chartTimer, &QTimer::timeout, this, &ProbePage::updateChart);
+    connect(m_run, &QPushButton::clicked, this, &ProbePage::run);
+    connect(m_cancel, &QPushButton::clicked, this, &ProbePage::cancel);
+    connect(m_route, &QComboBox::activated, this, &ProbePage::suggestTraffic);
+    connect(m_saveReport, &QPushButton::clicked, this, &ProbePage::chooseReportFile);
+    connect(m_saveChart, &QPushButton::clicked, this, &ProbePage::chooseChartFile);
+    connect(m_traffic, &QLineEdit::textChanged, this, [this](const QString &text) {
+        const auto parsed = parseTrafficSpec(text);
+        const auto *problem = std::get_if<QString>(&parsed);
+        m_trafficProblem->setVisible(problem);
+        m_trafficProblem->setText(problem ? *problem : QString());
+    });
+}
+
+void ProbePage::refreshRoutes()
+{
+    const QString current = m_route->currentText();
+    const QSignalBlocker block(m_route);
+    m_route->clear();
+    for (const Route &r : m_doc->policy().routes)
+        m_route->addItem(r.id);
+    const int again = m_route->findText(current);
+    m_route->setCurrentIndex(again >= 0 ? again : 0);
+    if (m_traffic->text().isEmpty() || again < 0)
+        suggestTraffic();
+}
+
+// Twice the route's long-run rate, steady: enough to see both admissions and denials.
+void ProbePage::suggestTraffic()
+{
+    const int i = m_route->currentIndex();
+    if (i < 0 || i >= m_doc->policy().routes.size())
+        return;
+    const auto converted = toAlgorithmConfig(m_doc->policy().routes[i].limit);
+    limiter::Rate rate{20, limiter::kMicrosPerSecond};
+    if (const auto *config = std::get_if<limiter::AlgorithmConfig>(&converted)) {
+        const LimitShape shape = limitShape(*config);
+        rate = {2 * shape.count, shape.period};
+    }
+    m_traffic->setText(QStringLiteral("steady:%1").arg(formatRate(rate)));
+}
+
+bool ProbePage::isRunning() const
+{
+    return m_running;
+}
+
+void ProbePage::run()
+{
+    if (isRunning())
+        return;
+    const Policy &policy = m_doc->policy();
+    ProbeSettings s;
+    s.routeId = m_route->currentText();
+    s.url = QUrl(m_url->text().trimmed(), QUrl::StrictMode);
+    s.allowedHost = m_allowHost->text().trimmed();
+    const auto traffic = parseTrafficSpec(m_traffic->text());
+    if (const auto *problem = std::get_if<QString>(&traffic)) {
+        m_status->setText(tr("Traffic: %1").arg(*problem));
+        m_traffic->setFocus();
+        return;
+    }
+    s.traffic = std::get<TrafficSpec>(traffic);
+    s.duration = m_duration->count() * m_duration->unit();
+    s.clients = std::uint32_t(m_clients->value());
+    s.maxRequests = m_maxRequests->value();
+    s.gateway = m_gateway->currentData().toString();
+    if (hasErrors(m_doc->diagnostics())) {
+        m_status->setText(tr("The policy has errors: fix them on the Design tab first."));
+        return;
+    }
+    const auto planned = makeProbePlan(policy, s);
+    if (const auto *problem = std::get_if<QString>(&planned)) {
+        m_status->setText(*problem);
+        return;
+    }
+    const ProbePlan &plan = std::get<ProbePlan>(planned);
+    std::optional<EnforcedLimit> enforced;
+    if (!s.gateway.isEmpty())
+        enforced = exporterById(s.gateway)->enforcedLimit(std::get<limiter::AlgorithmConfig>(
+            toAlgorithmConfig(policy.routes[plan.routeIndex].limit)));
+    QSettings().setValue(QStringLiteral("probe/url"), m_url->text().trimmed());
+    m_caption = tr("%1 / %2 — %3 to %4")
+                    .arg(policy.name, plan.routeId, s.traffic.text, plan.url.toString());
+    stopProbe();
+    m_probe = new HttpProbe(policy, plan, s, enforced);
+    m_probe->moveToThread(m_thread);
+    connect(m_probe, &HttpProbe::progress, this, [this](qint64 answered, qint64 planned) {
+        m_progress->setRange(0, int(std::min<qint64>(planned, INT_MAX)));
+        m_progress->setValue(int(answered));
+    });
+    connect(m_probe, &HttpProbe::comparedBatch, this,
+        [this](const std::vector<ComparedRequest> &batch) {
+            m_compared.insert(m_compared.end(), batch.begin(), batch.end());
+        });
+    connect(m_probe, &HttpProbe::done, this, &ProbePage::onDone);
+    m_compared.clear();
+    m_report.reset();
+    m_table->setRowCount(0);
+    m_progress->setRange(0, int(plan.requests.size()));
+    m_progress->setValue(0);
+    m_status->setText(tr("Sending %1 requests to %2 %3 over %4…")
+                          .arg(plan.requests.size())
+                          .arg(plan.method, plan.url.toString(), formatDuration(s.duration)));
+    setRunning(true);
+    QMetaObject::invokeMethod(m_probe, &HttpProbe::start, Qt::QueuedConnection);
+}
+
+void ProbePage::cancel()
+{
+    if (isRunning())
+        QMetaObject::invokeMethod(m_probe, &HttpProbe::cancel, Qt::QueuedConnection);
+}
+
+void ProbePage::setRunning(bool running)
+{
+    m_running = running;
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_route, m_url, m_gateway, m_traffic,
+             m_duration, m_clients, m_maxRequests, m_allowHost})
+        w->setEnabled(!running);
+    if (running)
+        m_chartTimer->start();
+    else
+        m_chartTimer->stop();
+}
+
+void ProbePage::updateChart()
+{
+    showAdmissions(m_chart, m_compared);
+}
+
+void ProbePage::onDone(const ProbeReport &report)
+{
+    setRunning(false);
+    m_report = report;
+    m_compared = report.compared;
+    stopProbe();
+    updateChart();
+    showReport(*m_report);
+    const bool pass = withinTolerance(*m_report, m_tolerance->value() / 100.0);
+    if (!m_report->unreachable.isEmpty())
+        m_status->setText(tr("The gateway could not be reached: %1").arg(m_report->unreachable));
+    else
+        m_status->setText(
+            (pass ? tr("The gateway enforces the design: %1 unexplained divergence, within "
+                       "the %2 % tolerance.")
+                  : tr("The gateway does NOT enforce the design: %1 unexplained divergence, "
+                       "above the %2 % tolerance. The first divergence below says where."))
+                .arg(percent(m_report->unexplainedShare))
+                .arg(m_tolerance->value(), 0, 'f', 1)
+            + (m_report->cancelled ? tr(" (cancelled: partial)") : QString()));
+    m_saveReport->setEnabled(true);
+    m_saveChart->setEnabled(true);
+    emit finished();
+}
+
+void ProbePage::showReport(const ProbeReport &r)
+{
+    m_table->setRowCount(0);
+    addRow(m_table, tr("Requests"),
+        tr("%1 sent, %2 answered, %3 without a response")
+            .arg(r.requests)
+            .arg(r.responses)
+            .arg(r.noResponse));
+    addRow(m_table, tr("Admitted"),
+        tr("%1 observed, %2 predicted").arg(r.observedAllowed).arg(r.predictedAllowed));
+    addRow(m_table, tr("Agreement"),
+        tr("%1 (%2 within the request's timing)").arg(percent(r.agreement)).arg(r.withinTiming),
+        tr("Requests the gateway decided as the design does, some only within the time the "
+           "request was in flight (docs/probe.md)."));
+    addRow(m_table, tr("Explained divergence"), percent(r.explainedShare),
+        r.gatewayModel.isEmpty() ? tr("No gateway model chosen.") : r.gatewayModel);
+    addRow(m_table, tr("Unexplained divergence"), percent(r.unexplainedShare));
+    if (r.firstDivergence)
+        addRow(m_table, tr("First divergence"), describe(*r.firstDivergence),
+            r.firstDivergence->headers.isEmpty() ? tr("no rate-limit headers")
+                                                 : r.firstDivergence->headers);
+    if (r.firstUnexplained
+        && (!r.firstDivergence || r.firstUnexplained->request != r.firstDivergence->request))
+        addRow(m_table, tr("First unexplained"), describe(*r.firstUnexplained));
+    if (r.headerIssues.empty())
+        addRow(m_table, tr("Headers"), tr("no issue found"));
+    for (const HeaderIssue &i : r.headerIssues)
+        addRow(m_table, tr("Header issue"),
+            tr("%1 × %2 (first: %3)").arg(i.kind).arg(i.count).arg(i.example));
+    if (r.retryCheck.performed)
+        addRow(m_table, tr("Retry-After check"),
+            tr("waited %1 s after request %2, then %3 (status %4)")
+                .arg(r.retryCheck.waitedS)
+                .arg(r.retryCheck.request)
+                .arg(r.retryCheck.admitted ? tr("admitted") : tr("denied"))
+                .arg(r.retryCheck.status));
+    addRow(m_table, tr("Latency"),
+        tr("p50 %1 ms, p99 %2 ms").arg(r.p50Ms, 0, 'f', 2).arg(r.p99Ms, 0, 'f', 2));
+    for (const QString &w : r.warnings)
+        addRow(m_table, tr("Warning"), w);
+    m_table->resizeRowsToContents();
+}
+
+QString ProbePage::saveReport(const QString &path) const
+{
+    if (!m_report)
+        return tr("no report yet: run the probe first");
+    const QByteArray content = path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive)
+        ? toCsv(*m_report)
+        : QJsonDocument(toJson(*m_report)).toJson(QJsonDocument::Indented);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
+        return tr("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString ProbePage::saveChart(const QString &path) const
+{
+    // The file says what it shows: a chart in a ticket is read without the workbench.
+    const QString title = m_chart->chart()->title();
+    m_chart->chart()->setTitle(QStringLiteral("%1<br><small>%2</small>").arg(title, m_caption));
+    const QString problem = saveChartImage(m_chart, path);
+    m_chart->chart()->setTitle(title);
+    return problem;
+}
+
+void ProbePage::chooseReportFile()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save probe report"),
+        QStringLiteral("probe-%1.json").arg(m_report ? m_report->routeId : QString()),
+        tr("JSON report (*.json);;CSV, one row per request (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (const QString problem = saveReport(path); !problem.isEmpty())
+        QMessageBox::warning(this, tr("Save probe report"), problem);
+}
+
+void ProbePage::chooseChartFile()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"),
+        QStringLiteral("probe-%1.png").arg(m_report ? m_report->routeId : QString()),
+        tr("PNG image (*.png);;SVG drawing (*.svg)"));
+    if (path.isEmpty())
+        return;
+    if (const QString problem = saveChart(path); !problem.isEmpty())
+        QMessageBox::warning(this, tr("Save chart"), problem);
+}
+
+} // namespace qs
