@@ -40,7 +40,7 @@ Options:
                     query parameter (default: the traffic's, 1)
   --max-requests N  stop sending after N requests (default 10000)
   --timeout D       per request (default 5s)
-  --gateway TARGET  the export the gateway runs (nginx, haproxy, …): divergences that its
+  --gateway TARGET  the export the gateway runs (nginx, haproxy, ...): divergences that its
                     documented approximation predicts are reported as explained
   --tolerance P     unexplained divergence allowed, in percent (default 1)
   --allow-host HOST probe this non-loopback host (a staging gateway you own)

@@ -16,6 +16,20 @@ GatewayState FlightPredictor::stateOf(const QString &key) const
     return it == m_keys.end() ? freshState(m_limit) : it->second.nominal;
 }
 
+FlightPredictor::Snapshot FlightPredictor::save(const QString &key) const
+{
+    const auto it = m_keys.find(key);
+    return it == m_keys.end() ? Snapshot{} : Snapshot{it->second};
+}
+
+void FlightPredictor::restore(const QString &key, const Snapshot &snapshot)
+{
+    if (snapshot.histories)
+        m_keys.insert_or_assign(key, *snapshot.histories);
+    else
+        m_keys.erase(key);
+}
+
 bool FlightPredictor::nearestAgreeing(const GatewayState &state, limiter::Micros from,
     limiter::Micros to, bool allowed, GatewayState &out) const
 {
@@ -80,8 +94,11 @@ FlightPredictor::Outcome FlightPredictor::decide(
         return outcome;
     }
     outcome.consistent = true;
+    // Heirs come in order, each history's earliest before its latest: the front holds the
+    // every-request-earliest chain, the back the every-request-latest one. Keep both ends.
     if (possible.size() > kMaxHistories)
-        possible.resize(kMaxHistories); // the nominal first, then the oldest histories' heirs
+        possible.erase(possible.begin() + kMaxHistories / 2,
+            possible.end() - std::ptrdiff_t(kMaxHistories / 2));
     if (!nominalFits)
         nominal = possible.front();
     h = Histories{std::move(nominal), std::move(possible)};

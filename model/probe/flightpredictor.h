@@ -12,7 +12,8 @@
 // HAProxy's two-period counter is not monotone that way, hence a set rather than a pair; the
 // nominal history is always in it (at ties, where the decision flips exactly at the send, it
 // can be the only one that fits). Equal states are merged and the set is capped
-// (kMaxHistories).
+// (kMaxHistories) from the middle: the always-earliest and always-latest chains at its two ends
+// are the ones that bound the others.
 // A constant delay shifts a whole trace and changes no decision; only the flight's spread
 // matters.
 #include "model/export/gatewaylimit.h"
@@ -20,6 +21,7 @@
 #include <QString>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace qs {
@@ -41,6 +43,11 @@ public:
     // Decides one request and moves the histories on as the gateway decided. When the observed
     // decision is not possible within the flight, every history follows the design instead.
     Outcome decide(const QString &key, const Flight &flight, bool observedAllowed);
+
+    // A key's histories, to try another order of two requests and go back if it fits worse.
+    struct Snapshot;
+    Snapshot save(const QString &key) const;
+    void restore(const QString &key, const Snapshot &snapshot);
 
     // The nominal state of a key (fresh when unseen).
     GatewayState stateOf(const QString &key) const;
@@ -65,6 +72,11 @@ private:
     GatewayLimit m_limit;
     std::int64_t m_cost = 1;
     std::map<QString, Histories> m_keys;
+
+public:
+    struct Snapshot {
+        std::optional<Histories> histories; // unset: the key was unseen
+    };
 };
 
 } // namespace qs

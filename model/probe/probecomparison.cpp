@@ -88,10 +88,14 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
         m_design.decide(key, flight, true);
         r.predictedAllowed = designAgrees = r.observedAllowed;
     } else {
+        const FlightPredictor::Snapshot before = m_design.save(key);
         const FlightPredictor::Outcome design = m_design.decide(key, flight, r.observedAllowed);
         r.predicted = design.atSend;
-        designAgrees = design.consistent;
-        r.withinTiming = designAgrees && design.atSend.allowed != r.observedAllowed;
+        designAgrees = design.consistent || tryReordered(key, flight, r);
+        m_trails.insert_or_assign(key, Trail{m_requests.size(), flight, before});
+        if (r.reordered)
+            m_trails.erase(key); // a pair is settled; do not swap it again with the next one
+        r.withinTiming = designAgrees && !r.reordered && design.atSend.allowed != r.observedAllowed;
         // Within the flight the design gives what the gateway did; outside it, its own answer.
         r.predictedAllowed = designAgrees ? r.observedAllowed : design.atSend.allowed;
         if (m_gatewayPredictor) {
@@ -110,14 +114,55 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
         r.verdict = Verdict::Explained;
     else
         r.verdict = Verdict::Unexplained;
-    if (r.verdict == Verdict::Agree && counted)
+    if (r.verdict == Verdict::Agree && counted && !r.reordered)
         checkHeaders(r, key, flight.latest);
-    if (r.verdict != Verdict::Agree)
-        noteDivergence(r);
     return m_requests.emplace_back(std::move(r));
 }
 
-void ProbeComparator::noteDivergence(const ComparedRequest &r)
+// The previous request of the key was still in flight when this one left: the gateway may have
+// decided this one first. When that order explains both, both agree.
+bool ProbeComparator::tryReordered(const QString &key, const Flight &flight, ComparedRequest &r)
+{
+    const auto trail = m_trails.find(key);
+    if (trail == m_trails.end() || trail->second.flight.latest < flight.earliest)
+        return false;
+    ComparedRequest &previous = m_requests[trail->second.index];
+    if (previous.verdict == Verdict::NoResponse)
+        return false;
+    const FlightPredictor::Snapshot asSent = m_design.save(key);
+    m_design.restore(key, trail->second.before);
+    const bool thisFirst = m_design.decide(key, flight, r.observedAllowed).consistent;
+    const bool thenPrevious = thisFirst
+        && m_design.decide(key, trail->second.flight, previous.observedAllowed).consistent;
+    if (!thenPrevious) {
+        m_design.restore(key, asSent);
+        return false;
+    }
+    r.reordered = true;
+    previous.reordered = true;
+    previous.verdict = Verdict::Agree;
+    previous.withinTiming = false;
+    previous.predictedAllowed = previous.observedAllowed;
+    return true;
+}
+
+std::optional<Divergence> ProbeComparator::firstDivergence() const
+{
+    for (const ComparedRequest &r : m_requests)
+        if (r.verdict == Verdict::Explained || r.verdict == Verdict::Unexplained)
+            return divergenceOf(r);
+    return std::nullopt;
+}
+
+std::optional<Divergence> ProbeComparator::firstUnexplained() const
+{
+    for (const ComparedRequest &r : m_requests)
+        if (r.verdict == Verdict::Unexplained)
+            return divergenceOf(r);
+    return std::nullopt;
+}
+
+Divergence ProbeComparator::divergenceOf(const ComparedRequest &r) const
 {
     Divergence d;
     d.request = r.sample.number;
@@ -143,10 +188,7 @@ void ProbeComparator::noteDivergence(const ComparedRequest &r)
             "key before the probe, or another limit counting this request")
                             .arg(design);
     }
-    if (!m_firstDivergence)
-        m_firstDivergence = d;
-    if (!d.explained && !m_firstUnexplained)
-        m_firstUnexplained = d;
+    return d;
 }
 
 void ProbeComparator::noteIssue(const QString &kind, const QString &example)

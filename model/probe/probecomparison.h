@@ -4,7 +4,9 @@
 // The prediction decides each request on the embedded engine's manual clock at the time the
 // request was sent. The gateway decided it a little later (somewhere in the request's flight)
 // and on a clock of its own granularity, so a decision that the design gives somewhere in that
-// interval also agrees ("within timing"; FlightPredictor says how). Where the exported config only
+// interval also agrees ("within timing"; FlightPredictor says how). Two requests of one key in
+// flight at the same time may reach the limiter in either order: a pair that fits only the
+// other order agrees too ("reordered"). Where the exported config only
 // approximates the design (Exporter::enforcedLimit), a second predictor runs the gateway's own
 // limit, and a divergence that it predicts is "explained" by the documented approximation.
 // Everything else is unexplained: a defect in the export, the gateway or its setup.
@@ -41,7 +43,8 @@ struct ComparedRequest {
     // flight, else the design's at the send.
     bool predictedAllowed = false;
     std::optional<bool> gatewayPredicted; // the exported limit's model, where there is one
-    bool withinTiming = false; // agreed only at the far end of the request's flight
+    bool withinTiming = false; // agreed only at another moment of the request's flight
+    bool reordered = false; // agreed once swapped with the previous request of its key
     Verdict verdict = Verdict::Agree;
     limiter::Decision predicted; // the design's at the send (its headers' figures)
 };
@@ -72,8 +75,8 @@ public:
 
     const std::vector<ComparedRequest> &requests() const { return m_requests; }
     std::vector<HeaderIssue> headerIssues() const;
-    const std::optional<Divergence> &firstDivergence() const { return m_firstDivergence; }
-    const std::optional<Divergence> &firstUnexplained() const { return m_firstUnexplained; }
+    std::optional<Divergence> firstDivergence() const;
+    std::optional<Divergence> firstUnexplained() const;
     const std::optional<EnforcedLimit> &gateway() const { return m_gateway; }
     int denyStatus() const { return m_denyStatus; }
     // The last denial that carried a Retry-After, for the retry check.
@@ -83,7 +86,14 @@ private:
     RequestKey keyOf(const ProbeSample &sample) const;
     void checkHeaders(const ComparedRequest &r, const QString &key, limiter::Micros upper);
     void noteIssue(const QString &kind, const QString &example);
-    void noteDivergence(const ComparedRequest &r);
+    Divergence divergenceOf(const ComparedRequest &r) const;
+    // The previous request of a key, for the reordering check.
+    struct Trail {
+        std::size_t index = 0; // into m_requests
+        Flight flight;
+        FlightPredictor::Snapshot before; // the design's histories before it
+    };
+    bool tryReordered(const QString &key, const Flight &flight, ComparedRequest &r);
 
     const Policy &m_policy;
     const ProbePlan &m_plan;
@@ -96,7 +106,7 @@ private:
     std::optional<EnforcedLimit> m_gateway;
     std::vector<ComparedRequest> m_requests;
     std::vector<HeaderIssue> m_issues;
-    std::optional<Divergence> m_firstDivergence, m_firstUnexplained;
+    std::map<QString, Trail> m_trails;
 };
 
 } // namespace qs

@@ -82,6 +82,7 @@ ProbeReport summarize(const ProbeComparator &comparator, const ProbePlan &plan,
         case Verdict::Agree:
             ++r.agreed;
             r.withinTiming += c.withinTiming;
+            r.reordered += c.reordered;
             break;
         case Verdict::Explained:
             ++r.explained;
@@ -145,6 +146,7 @@ QJsonObject toJson(const ProbeReport &r)
         {QStringLiteral("predicted_admitted"), r.predictedAllowed},
         {QStringLiteral("agreement"), r.agreement},
         {QStringLiteral("agreed_within_timing"), r.withinTiming},
+        {QStringLiteral("agreed_reordered"), r.reordered},
         {QStringLiteral("explained_divergence"), r.explainedShare},
         {QStringLiteral("unexplained_divergence"), r.unexplainedShare},
         {QStringLiteral("first_divergence"), toJson(r.firstDivergence)},
@@ -165,7 +167,7 @@ QByteArray toCsv(const ProbeReport &r)
     QString out;
     QTextStream s(&out);
     s << "request,time_s,client,status,observed,predicted,gateway_predicted,verdict,"
-         "within_timing,latency_ms,retry_after_s,remaining\n";
+         "within_timing,reordered,latency_ms,retry_after_s,remaining\n";
     auto word = [](bool allowed) { return allowed ? "admit" : "deny"; };
     for (const ComparedRequest &c : r.compared) {
         const bool answered = c.verdict != Verdict::NoResponse;
@@ -175,6 +177,7 @@ QByteArray toCsv(const ProbeReport &r)
           << (answered ? word(c.predictedAllowed) : "") << ','
           << (answered && c.gatewayPredicted ? word(*c.gatewayPredicted) : "") << ','
           << verdictName(c.verdict) << ',' << (c.withinTiming ? 1 : 0) << ','
+          << (c.reordered ? 1 : 0) << ','
           << (c.sample.elapsed >= 0 ? QString::number(double(c.sample.elapsed) / 1000.0, 'f', 3)
                                     : QString())
           << ','
@@ -207,7 +210,10 @@ QString toText(const ProbeReport &r)
     s << "admitted     " << r.observedAllowed << " observed, " << r.predictedAllowed
       << " predicted by the design\n";
     s << "agreement    " << percent(r.agreement) << " (" << r.agreed << " requests; "
-      << r.withinTiming << " of them within the request's timing)\n";
+      << r.withinTiming << " of them within the request's timing";
+    if (r.reordered > 0)
+        s << ", " << r.reordered << " in a pair the gateway served in the other order";
+    s << ")\n";
     s << "explained    " << percent(r.explainedShare) << " (" << r.explained << ")";
     if (!r.gatewayModel.isEmpty())
         s << " by the export's approximation: " << r.gatewayModel;

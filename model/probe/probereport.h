@@ -20,7 +20,7 @@ struct RetryCheck {
 struct ProbeReport {
     QString routeId, method, url, traffic;
     qint64 planned = 0, requests = 0, responses = 0, noResponse = 0;
-    qint64 agreed = 0, withinTiming = 0, explained = 0, unexplained = 0;
+    qint64 agreed = 0, withinTiming = 0, reordered = 0, explained = 0, unexplained = 0;
     qint64 observedAllowed = 0, predictedAllowed = 0;
     double agreement = 0, explainedShare = 0, unexplainedShare = 0; // of responses, 0..1
     std::optional<Divergence> firstDivergence, firstUnexplained;

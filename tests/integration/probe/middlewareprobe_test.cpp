@@ -134,6 +134,17 @@ TEST(MiddlewareProbe, FastApiWithTheBundleDecidesAsDesignedAndObeysOnStoreError)
         EXPECT_TRUE(denial->sample.headers.policyQuota);
     }
 
+    // A key of the wrong type makes the script fail inside Redis: an error, not an answer. It
+    // must neither admit nor crash the request: on_store_error (deny here) decides.
+    std::string out;
+    ASSERT_EQ(
+        test::run(
+            "redis-cli -p " + std::to_string(redis.port()) + " RPUSH qs:tb:wrong-type x", &out),
+        0)
+        << out;
+    const test::HttpRequest wrongType{"GET", "/tb", {{"X-Api-Key", "wrong-type"}}};
+    EXPECT_EQ(test::httpStatus(service.port, wrongType), 429);
+
     // Redis gone: the policy says deny, so every limited request is refused with its status,
     // none admitted and none answered with a crash.
     redis.stop();

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace qs;
 using limiter::kMicrosPerSecond;
 
@@ -411,4 +413,84 @@ routes:
     ASSERT_FALSE(result.files.empty());
     EXPECT_TRUE(result.files.front().content.contains("store http_req_rate(500ms)"));
     EXPECT_TRUE(result.files.front().content.contains("gt 25 }"));
+}
+
+TEST(ProbeComparison, APairServedInTheOtherOrderAgreesOnlyWhileBothWereInFlight)
+{
+    const Policy p = policy();
+    ProbeSettings s = settings("login"); // gcra 1/s, burst 1: one at a time
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("steady:1/s")));
+    const ProbePlan pl = plan(p, s);
+    const limiter::Micros t0 = 1'700'000'000LL * kMicrosPerSecond;
+    // Two requests 5 ms apart; the gateway decided the second first: it admitted the second and
+    // denied the first.
+    auto pair = [&](limiter::Micros elapsed) {
+        ProbeSample a, b;
+        a.number = 1;
+        a.sentAt = t0;
+        a.status = 429;
+        b.number = 2;
+        b.offset = 5000;
+        b.sentAt = t0 + 5000;
+        b.status = 200;
+        a.elapsed = b.elapsed = elapsed;
+        return compare(p, pl, {a, b});
+    };
+    const ProbeReport overlapping = pair(5000);
+    EXPECT_EQ(overlapping.agreed, 2) << toText(overlapping).toStdString();
+    EXPECT_EQ(overlapping.reordered, 2);
+    EXPECT_FALSE(overlapping.firstDivergence);
+    // Answered within 0.2 ms (+ 1 ms of clock grain), the first was decided before the second
+    // left: no excuse.
+    const ProbeReport apart = pair(200);
+    EXPECT_EQ(apart.unexplained, 2);
+    ASSERT_TRUE(apart.firstDivergence);
+    EXPECT_EQ(apart.firstDivergence->request, 1);
+}
+
+// A gateway that runs the design exactly but decides each request at a random moment of its
+// flight agrees on every request, for every algorithm: the possible histories keep the
+// always-earliest and always-latest chains however long the trace.
+TEST(ProbeComparison, RandomDecisionMomentsWithinTheFlightAgreeForEveryAlgorithm)
+{
+    const char *limits[] = {
+        "{ algorithm: token_bucket, capacity: 5, refill: 10/s }",
+        "{ algorithm: leaky_bucket, rate: 10/s, queue: 4 }",
+        "{ algorithm: fixed_window, limit: 8, window: 1s }",
+        "{ algorithm: sliding_window_log, limit: 8, window: 1s }",
+        "{ algorithm: sliding_window_counter, limit: 8, window: 1s }",
+        "{ algorithm: gcra, rate: 10/s, burst: 5 }",
+    };
+    for (const char *limit : limits) {
+        SCOPED_TRACE(limit);
+        const QByteArray yaml = QByteArray("quota_studio: 1\nname: r\nroutes:\n  - id: r\n"
+                                           "    match: { path: /r }\n    limit: ")
+            + limit + '\n';
+        const PolicyReadResult read = readPolicy(yaml, QStringLiteral("r.yaml"));
+        ASSERT_FALSE(hasErrors(read.diagnostics));
+        ProbeSettings s = settings("r");
+        s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("poisson:40/s")));
+        s.duration = 20 * kMicrosPerSecond;
+        const ProbePlan pl = plan(read.policy, s);
+        const auto config
+            = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(read.policy.routes[0].limit));
+        GatewayState state = freshState(GatewayLimit{config});
+        std::mt19937_64 dice(7);
+        std::uniform_int_distribution<limiter::Micros> moment(0, 4000);
+        std::vector<ProbeSample> samples;
+        for (const PlannedRequest &p : pl.requests) {
+            ProbeSample x;
+            x.number = qint64(samples.size()) + 1;
+            x.offset = p.at;
+            x.sentAt = 1'700'000'000LL * kMicrosPerSecond + p.at;
+            x.elapsed = 4000;
+            x.status = decide(GatewayLimit{config}, state, x.sentAt + moment(dice), 1).allowed
+                ? 200
+                : 429;
+            samples.push_back(x);
+        }
+        const ProbeReport r = compare(read.policy, pl, samples);
+        EXPECT_EQ(r.agreed, r.responses) << toText(r).toStdString();
+        EXPECT_GT(r.responses - r.observedAllowed, r.responses / 4);
+    }
 }
