@@ -1,13 +1,13 @@
 #include "ui/probe/probepage.h"
 
 #include "model/export/exporter.h"
-#include "model/export/limitshape.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/ratesyntax.h"
 #include "model/probe/httpprobe.h"
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
+#include "ui/common/routetrafficinputs.h"
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
 
@@ -284,24 +284,12 @@ void ProbePage::build()
     connect(m_route, &QComboBox::activated, this, &ProbePage::suggestTraffic);
     connect(m_saveReport, &QPushButton::clicked, this, &ProbePage::chooseReportFile);
     connect(m_saveChart, &QPushButton::clicked, this, &ProbePage::chooseChartFile);
-    connect(m_traffic, &QLineEdit::textChanged, this, [this](const QString &text) {
-        const auto parsed = parseTrafficSpec(text);
-        const auto *problem = std::get_if<QString>(&parsed);
-        m_trafficProblem->setVisible(problem);
-        m_trafficProblem->setText(problem ? *problem : QString());
-    });
+    showTrafficProblems(m_traffic, m_trafficProblem);
 }
 
 void ProbePage::refreshRoutes()
 {
-    const QString current = m_route->currentText();
-    const QSignalBlocker block(m_route);
-    m_route->clear();
-    for (const Route &r : m_doc->policy().routes)
-        m_route->addItem(r.id);
-    const int again = m_route->findText(current);
-    m_route->setCurrentIndex(again >= 0 ? again : 0);
-    if (m_traffic->text().isEmpty() || again < 0)
+    if (!refillRouteBox(m_route, m_doc->policy()) || m_traffic->text().isEmpty())
         suggestTraffic();
 }
 
@@ -311,13 +299,8 @@ void ProbePage::suggestTraffic()
     const int i = m_route->currentIndex();
     if (i < 0 || i >= m_doc->policy().routes.size())
         return;
-    const auto converted = toAlgorithmConfig(m_doc->policy().routes[i].limit);
-    limiter::Rate rate{20, limiter::kMicrosPerSecond};
-    if (const auto *config = std::get_if<limiter::AlgorithmConfig>(&converted)) {
-        const LimitShape shape = limitShape(*config);
-        rate = {2 * shape.count, shape.period};
-    }
-    m_traffic->setText(QStringLiteral("steady:%1").arg(formatRate(rate)));
+    m_traffic->setText(
+        QStringLiteral("steady:%1").arg(formatRate(suggestedLoad(m_doc->policy().routes[i]).rate)));
 }
 
 bool ProbePage::isRunning() const

@@ -1,11 +1,11 @@
 #include "ui/simulate/simulatepage.h"
 
-#include "model/export/limitshape.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/ratesyntax.h"
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
+#include "ui/common/routetrafficinputs.h"
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
 
@@ -215,12 +215,7 @@ void SimulatePage::build()
     connect(m_seed, &QSpinBox::valueChanged, this, &SimulatePage::markStale);
     connect(m_duration, &QuantityEdit::edited, this, &SimulatePage::markStale);
     connect(m_route, &QComboBox::activated, this, &SimulatePage::markStale);
-    connect(m_traffic, &QLineEdit::textChanged, this, [this](const QString &text) {
-        const auto parsed = parseTrafficSpec(text);
-        const auto *problem = std::get_if<QString>(&parsed);
-        m_trafficProblem->setVisible(problem);
-        m_trafficProblem->setText(problem ? *problem : QString());
-    });
+    showTrafficProblems(m_traffic, m_trafficProblem);
     auto *poll = new QTimer(this);
     poll->setInterval(50);
     connect(poll, &QTimer::timeout, this, [this] {
@@ -232,14 +227,7 @@ void SimulatePage::build()
 
 void SimulatePage::refreshRoutes()
 {
-    const QString current = m_route->currentText();
-    const QSignalBlocker block(m_route);
-    m_route->clear();
-    for (const Route &r : m_doc->policy().routes)
-        m_route->addItem(r.id);
-    const int again = m_route->findText(current);
-    m_route->setCurrentIndex(again >= 0 ? again : 0);
-    if (m_traffic->text().isEmpty() || again < 0)
+    if (!refillRouteBox(m_route, m_doc->policy()) || m_traffic->text().isEmpty())
         suggestTraffic();
 }
 
@@ -248,14 +236,7 @@ void SimulatePage::suggestTraffic()
     const int i = m_route->currentIndex();
     if (i < 0 || i >= m_doc->policy().routes.size())
         return;
-    const auto converted = toAlgorithmConfig(m_doc->policy().routes[i].limit);
-    limiter::Rate rate{20, limiter::kMicrosPerSecond};
-    qint64 burst = 10;
-    if (const auto *config = std::get_if<limiter::AlgorithmConfig>(&converted)) {
-        const LimitShape shape = limitShape(*config);
-        rate = {2 * shape.count, shape.period}; // twice the limit: something to deny
-        burst = shape.burst;
-    }
+    const auto [rate, burst] = suggestedLoad(m_doc->policy().routes[i]);
     const QString r = formatRate(rate);
     switch (m_preset->currentIndex()) {
     case 0:
