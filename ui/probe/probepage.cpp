@@ -7,6 +7,7 @@
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
+#include "ui/common/measuretable.h"
 #include "ui/common/routetrafficinputs.h"
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
@@ -87,19 +88,6 @@ void showAdmissions(QChartView *view, const std::vector<ComparedRequest> &compar
         s->attachAxis(ys.front());
         showValueOnHover(s, view, s->name(), QObject::tr("req/s"), time);
     }
-}
-
-void addRow(
-    QTableWidget *table, const QString &measure, const QString &value, const QString &tip = {})
-{
-    const int row = table->rowCount();
-    table->insertRow(row);
-    auto *m = new QTableWidgetItem(measure);
-    auto *v = new QTableWidgetItem(value);
-    m->setToolTip(tip);
-    v->setToolTip(tip.isEmpty() ? value : tip);
-    table->setItem(row, 0, m);
-    table->setItem(row, 1, v);
 }
 
 QString describe(const Divergence &d)
@@ -235,14 +223,8 @@ void ProbePage::build()
     m_status->setWordWrap(true);
     form->addRow(m_status);
 
-    m_table = new QTableWidget(0, 2);
-    m_table->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->verticalHeader()->hide();
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setAlternatingRowColors(true);
+    m_table = newMeasureTable(tr("Probe report"));
     m_table->setWordWrap(true);
-    m_table->setAccessibleName(tr("Probe report"));
 
     auto *left = new QWidget;
     auto *leftLayout = new QVBoxLayout(left);
@@ -422,43 +404,43 @@ void ProbePage::onDone(const ProbeReport &report)
 void ProbePage::showReport(const ProbeReport &r)
 {
     m_table->setRowCount(0);
-    addRow(m_table, tr("Requests"),
+    addMeasureRow(m_table, tr("Requests"),
         tr("%1 sent, %2 answered, %3 without a response")
             .arg(r.requests)
             .arg(r.responses)
             .arg(r.noResponse));
-    addRow(m_table, tr("Admitted"),
+    addMeasureRow(m_table, tr("Admitted"),
         tr("%1 observed, %2 predicted").arg(r.observedAllowed).arg(r.predictedAllowed));
-    addRow(m_table, tr("Agreement"),
+    addMeasureRow(m_table, tr("Agreement"),
         tr("%1 (%2 within the request's timing)").arg(percent(r.agreement)).arg(r.withinTiming),
         tr("Requests the gateway decided as the design does, some only within the time the "
            "request was in flight (docs/probe.md)."));
-    addRow(m_table, tr("Explained divergence"), percent(r.explainedShare),
+    addMeasureRow(m_table, tr("Explained divergence"), percent(r.explainedShare),
         r.gatewayModel.isEmpty() ? tr("No gateway model chosen.") : r.gatewayModel);
-    addRow(m_table, tr("Unexplained divergence"), percent(r.unexplainedShare));
+    addMeasureRow(m_table, tr("Unexplained divergence"), percent(r.unexplainedShare));
     if (r.firstDivergence)
-        addRow(m_table, tr("First divergence"), describe(*r.firstDivergence),
+        addMeasureRow(m_table, tr("First divergence"), describe(*r.firstDivergence),
             r.firstDivergence->headers.isEmpty() ? tr("no rate-limit headers")
                                                  : r.firstDivergence->headers);
     if (r.firstUnexplained
         && (!r.firstDivergence || r.firstUnexplained->request != r.firstDivergence->request))
-        addRow(m_table, tr("First unexplained"), describe(*r.firstUnexplained));
+        addMeasureRow(m_table, tr("First unexplained"), describe(*r.firstUnexplained));
     if (r.headerIssues.empty())
-        addRow(m_table, tr("Headers"), tr("no issue found"));
+        addMeasureRow(m_table, tr("Headers"), tr("no issue found"));
     for (const HeaderIssue &i : r.headerIssues)
-        addRow(m_table, tr("Header issue"),
+        addMeasureRow(m_table, tr("Header issue"),
             tr("%1 × %2 (first: %3)").arg(i.kind).arg(i.count).arg(i.example));
     if (r.retryCheck.performed)
-        addRow(m_table, tr("Retry-After check"),
+        addMeasureRow(m_table, tr("Retry-After check"),
             tr("waited %1 s after request %2, then %3 (status %4)")
                 .arg(r.retryCheck.waitedS)
                 .arg(r.retryCheck.request)
                 .arg(r.retryCheck.admitted ? tr("admitted") : tr("denied"))
                 .arg(r.retryCheck.status));
-    addRow(m_table, tr("Latency"),
+    addMeasureRow(m_table, tr("Latency"),
         tr("p50 %1 ms, p99 %2 ms").arg(r.p50Ms, 0, 'f', 2).arg(r.p99Ms, 0, 'f', 2));
     for (const QString &w : r.warnings)
-        addRow(m_table, tr("Warning"), w);
+        addMeasureRow(m_table, tr("Warning"), w);
     m_table->resizeRowsToContents();
 }
 

@@ -5,6 +5,7 @@
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
+#include "ui/common/measuretable.h"
 #include "ui/common/routetrafficinputs.h"
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
@@ -157,13 +158,7 @@ void SimulatePage::build()
     m_status->setWordWrap(true);
     form->addRow(m_status);
 
-    m_summary = new QTableWidget(0, 2);
-    m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
-    m_summary->horizontalHeader()->setStretchLastSection(true);
-    m_summary->verticalHeader()->hide();
-    m_summary->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_summary->setAlternatingRowColors(true);
-    m_summary->setAccessibleName(tr("Simulation summary"));
+    m_summary = newMeasureTable(tr("Simulation summary"));
 
     auto *left = new QWidget;
     auto *leftLayout = new QVBoxLayout(left);
