@@ -22,6 +22,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -57,8 +58,19 @@ void showAdmissions(QChartView *view, const std::vector<ComparedRequest> &compar
         a.observed, a.observed};
     Series predicted{QObject::tr("predicted admitted"), QObject::tr("req/s"), a.t, a.predicted,
         a.predicted, a.predicted};
-    showSeries(view, kLabels, {&observed, &predicted});
+    showSeries(view, kLabels, {&predicted, &observed});
     QChart *chart = view->chart();
+    // Where the gateway agrees the two lines coincide: the design's is a wide pale band under
+    // the gateway's, so that both show.
+    for (QAbstractSeries *s : chart->series())
+        if (auto *line = qobject_cast<QLineSeries *>(s); line && line->name() == predicted.name) {
+            QPen pen = line->pen();
+            QColor c = pen.color();
+            c.setAlpha(110);
+            pen.setColor(c);
+            pen.setWidth(7);
+            line->setPen(pen);
+        }
     const auto xs = chart->axes(Qt::Horizontal), ys = chart->axes(Qt::Vertical);
     if (xs.isEmpty() || ys.isEmpty() || a.t.empty())
         return;
