@@ -26,12 +26,15 @@ Micros timeToGain(const TokenBucketConfig &c, double tokens)
     return ceilMicros(tokens * double(c.refill.period) / double(c.refill.count));
 }
 
-// The first time at or after t when `cost` tokens are there. The closed form can land one µs
-// short after rounding; stepping on until the bucket really holds them keeps Retry-After honest.
+// The first time at or after t when `cost` tokens are there. The closed form can land a µs to
+// either side after rounding: stepping back while the µs before already holds them keeps
+// Retry-After tight, stepping on until the bucket really holds them keeps it honest.
 Micros earliestWith(const TokenBucketConfig &c, const TokenBucketState &s, Micros t, double tokens,
     std::int64_t cost)
 {
     Micros at = t + timeToGain(c, double(cost) - tokens);
+    for (int i = 0; i < 8 && at > t && tokensAt(c, s, at - 1) >= double(cost); ++i)
+        --at;
     for (int i = 0; i < 8 && tokensAt(c, s, at) < double(cost); ++i)
         ++at;
     return at;

@@ -36,11 +36,16 @@ elseif avail >= cost then
   redis.call('PSETEX', key, string.format('%d', px), struct.pack('<dd', avail, t))
 else
   code = 1
-  -- the first µs at which `cost` tokens are there (closed form, then nudged past rounding)
+  -- the first µs at which `cost` tokens are there (closed form, then nudged past rounding to
+  -- either side, as the engine does)
   local gain = (cost - avail) * period / count
   local at = math.floor(gain)
   if at < gain then at = at + 1 end
   at = t + at
+  for _ = 1, 8 do
+    if at <= t or tokens + (at - 1 - updated) * count / period < cost then break end
+    at = at - 1
+  end
   for _ = 1, 8 do
     if tokens + (at - updated) * count / period >= cost then break end
     at = at + 1

@@ -129,6 +129,10 @@ TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
                     << name.toStdString() << " route " << i << " request " << n;
                 ASSERT_EQ(std::int64_t(fields[3]), expected.resetAfter)
                     << name.toStdString() << " route " << i << " request " << n;
+                // wait_us: Retry-After for a denial, the shaping delay for an admission.
+                ASSERT_EQ(std::int64_t(fields[2]),
+                    expected.allowed ? expected.delay : expected.retryAfter)
+                    << name.toStdString() << " route " << i << " request " << n;
             }
             ++routesChecked;
         }

@@ -44,6 +44,11 @@ FeedResult feed(const AlgorithmConfig &config, const std::vector<Arrival> &trace
                 AlgorithmState probe = state;
                 EXPECT_TRUE(decide(config, probe, a.at + d.retryAfter, a.cost).allowed)
                     << "retryAfter " << d.retryAfter << " at request " << i;
+                // ... and not one µs earlier: a far-too-long retryAfter is no honest answer.
+                AlgorithmState early = state;
+                EXPECT_FALSE(decide(config, early, a.at + d.retryAfter - 1, a.cost).allowed)
+                    << "retryAfter " << d.retryAfter << " at request " << i
+                    << " but the request already fits 1 us earlier";
                 ++run.checkedRetries;
             }
         }
@@ -180,13 +185,20 @@ TEST_P(Properties, SlidingWindowCounterKeepsCountsAndEstimateWithinTheLimit)
     const FeedResult run = feed(c, trace(100'000));
     ASSERT_GT(run.admitted.size(), 100u);
     const auto perWindow = perAlignedWindow(run.admitted, c.window);
-    for (const auto &[start, total] : perWindow) {
+    for (const auto &[start, total] : perWindow)
         EXPECT_LE(total, c.limit);
-        // With the previous window's weight, an admitted request never pushes the estimate
-        // past the limit, so two adjacent windows hold at most 2x the limit.
-        if (auto prev = perWindow.find(start - c.window); prev != perWindow.end()) {
-            EXPECT_LE(total + prev->second, 2 * c.limit);
-        }
+    // The sliding estimate, recomputed from the admissions alone: at every admission the
+    // previous window's count weighted by the part of it still inside the sliding window, plus
+    // what this window admitted before, plus the request, stays within the limit.
+    std::map<Micros, std::int64_t> before; // admitted so far, by aligned window
+    for (const Admission &a : run.admitted) {
+        const Micros start = a.at - a.at % c.window;
+        const auto prev = perWindow.find(start - c.window);
+        const double estimate = slidingEstimate(
+            prev == perWindow.end() ? 0 : prev->second, before[start], a.at - start, c.window);
+        EXPECT_LE(estimate + double(a.cost), double(c.limit) + 1e-9)
+            << "admitted at " << a.at << " with an estimate of " << estimate;
+        before[start] += a.cost;
     }
 }
 
