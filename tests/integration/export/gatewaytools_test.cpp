@@ -1,4 +1,5 @@
 // The real nginx and haproxy that exporter tests rely on are present and check configs here.
+#include "tests/support/gatewayconfig.h"
 #include "tests/support/testsupport.h"
 
 #include <gtest/gtest.h>
@@ -46,4 +47,24 @@ TEST(GatewayTools, HaproxyChecksAConfig)
     std::ofstream(dir + "/bad.cfg") << "frontend f\n  bogus-directive yes\n";
     EXPECT_NE(run(haproxy + " -c -q -f " + dir + "/bad.cfg", &out), 0);
     std::filesystem::remove_all(dir);
+}
+
+// The readers the export tests judge injections with: what sits in a comment is not a
+// directive, quotes keep ';', '#' and braces, and a silent failure is still a failure.
+TEST(GatewayTools, ConfigReadersSeeDirectivesNotComments)
+{
+    const auto nginx = qs::test::nginxDirectives(
+        "# route x; server { listen 9999; }\n"
+        "http { map $a $b { \"~^a;b#c{\" x; }\n  server { listen 127.0.0.1:1; } }\n");
+    const std::vector<std::string> expected{
+        "http", "map $a $b", "\"~^a;b#c{\" x", "server", "listen 127.0.0.1:1"};
+    EXPECT_EQ(nginx, expected);
+    const auto haproxy = qs::test::haproxyLines(
+        "# route x\nfrontend f\n    bind 127.0.0.1:1   # note\n  acl a path_reg '^/#x$'\n\n");
+    const std::vector<std::string> lines{
+        "frontend f", "bind 127.0.0.1:1", "acl a path_reg '^/#x$'"};
+    EXPECT_EQ(haproxy, lines);
+    EXPECT_EQ(qs::test::checkerVerdict(0, "warnings"), "");
+    EXPECT_EQ(qs::test::checkerVerdict(1, "bad line 3"), "bad line 3");
+    EXPECT_NE(qs::test::checkerVerdict(1, ""), "") << "a failure without output is a failure";
 }
