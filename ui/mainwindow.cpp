@@ -438,7 +438,8 @@ void MainWindow::updateRecentMenu()
 
 QList<QSplitter *> MainWindow::splitters() const
 {
-    return m_design->splitters() + m_simulate->splitters() + m_export->splitters();
+    return m_design->splitters() + m_simulate->splitters() + m_export->splitters()
+        + m_probe->splitters();
 }
 
 void MainWindow::restoreSettings()

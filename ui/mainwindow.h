@@ -33,6 +33,8 @@ public:
     ExportPage *exportPage() const { return m_export; }
     MonitorPage *monitorPage() const { return m_monitor; }
     ProbePage *probePage() const { return m_probe; }
+    // Every splitter whose position is kept in the settings.
+    QList<QSplitter *> splitters() const;
     // Monitor ▸ Start local demo, with the tab brought to the front.
     void showMonitorDemo();
     QLabel *validationLabel() const { return m_validation; }
@@ -82,7 +84,6 @@ private:
     void addRecent(const QString &path);
     void restoreSettings();
     void saveSettings() const;
-    QList<QSplitter *> splitters() const;
     void newPolicy();
     void openDialog();
     bool saveAsDialog();

@@ -7,6 +7,7 @@
 #include "ui/document/recoverystore.h"
 #include "ui/export/exportpage.h"
 #include "ui/mainwindow.h"
+#include "ui/probe/probepage.h"
 #include "ui/simulate/simulatepage.h"
 
 #include "ui/common/icons.h"
@@ -17,6 +18,9 @@
 #include <QLineEdit>
 #include <QToolButton>
 
+#include <QAbstractAxis>
+#include <QChart>
+#include <QChartView>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -28,12 +32,18 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <numeric>
+#include <set>
 
 using namespace qs;
 
@@ -80,13 +90,46 @@ TEST(MainWindow, AFileWithErrorsStillOpensAndShowsThem)
 TEST(MainWindow, RestoresTabAndSplittersFromSettings)
 {
     QSettings().clear();
+    std::map<QString, QList<int>> moved;
     {
         MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
         window.tabs()->setCurrentIndex(2);
+        // Drag every splitter somewhere it would never start: a third of its first pane.
+        for (QSplitter *s : window.splitters()) {
+            QList<int> sizes = s->sizes();
+            ASSERT_GE(sizes.size(), 2) << s->objectName().toStdString();
+            const int shift = sizes[0] / 3;
+            sizes[0] -= shift;
+            sizes[1] += shift;
+            s->setSizes(sizes);
+            moved[s->objectName()] = s->sizes();
+        }
         window.close();
     }
     MainWindow again;
+    again.resize(1280, 800);
+    again.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&again));
     EXPECT_EQ(again.tabs()->currentIndex(), 2);
+    ASSERT_GE(moved.size(), 5u) << "design (2), simulate, export, probe";
+    // A page that is not on screen lays out at its own size: compare the proportions.
+    const auto shares = [](const QList<int> &sizes) {
+        const double total = std::accumulate(sizes.begin(), sizes.end(), 0.0);
+        QList<double> out;
+        for (const int s : sizes)
+            out.append(total > 0 ? s / total : 0.0);
+        return out;
+    };
+    for (QSplitter *s : again.splitters()) {
+        const QList<double> want = shares(moved.at(s->objectName()));
+        const QList<double> got = shares(s->sizes());
+        ASSERT_EQ(got.size(), want.size()) << s->objectName().toStdString();
+        for (qsizetype i = 0; i < got.size(); ++i)
+            EXPECT_NEAR(got[i], want[i], 0.01) << s->objectName().toStdString() << " pane " << i;
+    }
     QSettings().clear();
 }
 
@@ -170,23 +213,50 @@ TEST(MainWindow, ScreenshotsOfEveryTabAtThreeSizes)
     }
 }
 
-// Every input of every form takes keyboard focus by Tab: nothing needs a mouse.
+// Every input of every page is reached by pressing Tab: nothing needs a mouse. Tab is pressed
+// for real, from the tab bar, until focus comes round again; every visible, enabled input of
+// the page must have had the focus on the way.
 TEST(MainWindow, EveryInputIsReachableFromTheKeyboard)
 {
     MainWindow window;
     ASSERT_TRUE(window.openFile(kPublicApi, false));
+    window.resize(1280, 800);
+    window.show();
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
     int inputs = 0;
-    for (QWidget *w : window.findChildren<QWidget *>()) {
-        const bool input = qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractSpinBox *>(w)
-            || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractButton *>(w);
-        // Tool buttons have their shortcuts; the table corner button is a table's internal.
-        if (!input || qobject_cast<QToolButton *>(w) || !w->isEnabled()
-            || w->inherits("QTableCornerButton"))
-            continue;
-        ++inputs;
-        EXPECT_TRUE(w->focusPolicy() & Qt::TabFocus)
-            << w->metaObject()->className() << " '" << w->objectName().toStdString() << "' "
-            << w->toolTip().left(60).toStdString();
+    for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+        window.tabs()->setCurrentIndex(tab);
+        QWidget *page = window.tabs()->currentWidget();
+        QTest::qWait(20);
+        std::vector<QWidget *> expected;
+        for (QWidget *w : page->findChildren<QWidget *>()) {
+            const bool input = qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractSpinBox *>(w)
+                || qobject_cast<QComboBox *>(w) || qobject_cast<QAbstractButton *>(w);
+            // Tool buttons have their shortcuts; the table corner button is a table's internal;
+            // an editable combo box's line edit is the combo box's.
+            if (!input || qobject_cast<QToolButton *>(w) || !w->isEnabled()
+                || !w->isVisibleTo(&window) || w->inherits("QTableCornerButton")
+                || qobject_cast<QComboBox *>(w->parentWidget())
+                || qobject_cast<QAbstractSpinBox *>(w->parentWidget()))
+                continue;
+            expected.push_back(w);
+        }
+        std::set<QWidget *> reached;
+        window.tabs()->tabBar()->setFocus();
+        for (int i = 0; i < 400; ++i) {
+            QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+            QWidget *f = QApplication::focusWidget();
+            if (f == window.tabs()->tabBar() && i > 0)
+                break; // round
+            reached.insert(f);
+        }
+        const QString name = window.tabs()->tabText(tab).remove(QLatin1Char('&'));
+        for (QWidget *w : expected)
+            EXPECT_TRUE(reached.count(w))
+                << name.toStdString() << ": " << w->metaObject()->className() << " '"
+                << w->objectName().toStdString() << "' " << w->toolTip().left(60).toStdString();
+        inputs += int(expected.size());
     }
     EXPECT_GT(inputs, 40);
 }
@@ -211,6 +281,21 @@ TEST(MainWindow, FollowsADarkPalette)
         window.resize(1280, 800);
         window.show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        // The charts take the dark theme: a dark plot, light axis labels.
+        window.tabs()->setCurrentWidget(window.simulatePage());
+        QSignalSpy simulated(window.simulatePage(), &SimulatePage::finished);
+        window.simulatePage()->run();
+        ASSERT_TRUE(simulated.wait(20000));
+        for (QChartView *view :
+            {window.simulatePage()->trafficChart(), window.probePage()->chart()}) {
+            const QChart *chart = view->chart();
+            EXPECT_LT(chart->backgroundBrush().color().lightness(), 100)
+                << chart->title().toStdString();
+            ASSERT_FALSE(chart->axes(Qt::Horizontal).isEmpty());
+            EXPECT_GT(chart->axes(Qt::Horizontal).front()->labelsBrush().color().lightness(), 150)
+                << chart->title().toStdString();
+            EXPECT_GT(chart->titleBrush().color().lightness(), 150) << chart->title().toStdString();
+        }
         const QImage undo = icon(QStringLiteral("add")).pixmap(24).toImage();
         int light = 0;
         for (int y = 0; y < undo.height(); ++y)

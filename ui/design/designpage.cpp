@@ -38,6 +38,7 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     nameForm->addRow(tr("Polic&y:"), m_policyName);
     leftLayout->addLayout(nameForm);
     m_filterEdit = new QLineEdit;
+    m_filterEdit->setObjectName(QStringLiteral("routeFilter"));
     m_filterEdit->setPlaceholderText(tr("Filter routes (Ctrl+F)"));
     m_filterEdit->setClearButtonEnabled(true);
     m_filterEdit->addAction(icon(QStringLiteral("filter")), QLineEdit::LeadingPosition);
