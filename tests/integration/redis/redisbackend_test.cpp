@@ -6,6 +6,8 @@
 #include "limiter/redisbackend.h"
 #include "tests/support/redisprocess.h"
 
+#include "tests/unit/limiter/trace.h"
+
 #include <hiredis/hiredis.h>
 
 #include <gtest/gtest.h>
@@ -13,8 +15,10 @@
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <thread>
 
 using namespace qs::limiter;
@@ -98,6 +102,38 @@ std::vector<Named> parityConfigs()
     };
 }
 
+// The parity configs at the extremes of their ranges: a huge and a tiny rate, a window of a
+// millisecond and one of a day.
+std::vector<Named> extremeConfigs()
+{
+    FixedWindowConfig daily;
+    daily.limit = 3;
+    daily.window = kMicrosPerDay;
+    SlidingWindowLogConfig milli;
+    milli.limit = 2;
+    milli.window = 1000;
+    SlidingWindowCounterConfig large;
+    large.limit = 1'000'000;
+    large.window = kMicrosPerSecond;
+    return {
+        {"token_bucket_huge", TokenBucketConfig{1'000'000, Rate{1'000'000, kMicrosPerSecond}}},
+        {"token_bucket_tiny", TokenBucketConfig{2, Rate{1, kMicrosPerDay}}},
+        {"gcra_tiny", GcraConfig{Rate{1, kMicrosPerDay}, 1}},
+        {"gcra_huge", GcraConfig{Rate{1'000'000, kMicrosPerSecond}, 1000}},
+        {"leaky_shape_fast", LeakyBucketConfig{Rate{999, kMicrosPerSecond}, 7, LeakMode::Shape}},
+        {"fixed_window_daily", daily},
+        {"sliding_window_log_1ms", milli},
+        {"sliding_window_counter_large", large},
+    };
+}
+
+// What the trace generator needs of a config: the span it turns over in, the most at once.
+std::pair<Micros, std::int64_t> spanAndLimit(const AlgorithmConfig &config)
+{
+    const Quota q = peek(config, freshState(config), kStart);
+    return {std::max<Micros>(q.window, 1000), std::max<std::int64_t>(q.limit, 1)};
+}
+
 class RedisBackendTest : public ::testing::Test {
 protected:
     void SetUp() override
@@ -145,6 +181,50 @@ TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
             EXPECT_LT(allowed, 300) << n.name << ": and deny some";
         }
     }
+}
+
+// The same parity on traces aimed at the edges (tests/unit/limiter/trace.h, edgeTrace): costs
+// the limit can never admit, late callers, bursts on and one µs around window edges, and the
+// extreme rates and windows of extremeConfigs(), for all six algorithms.
+TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineAtTheEdges)
+{
+    RedisBackend backend(fixture());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    std::vector<Named> configs = parityConfigs();
+    for (Named &n : extremeConfigs())
+        configs.push_back(std::move(n));
+    std::map<Reason, int> reasons;
+    std::set<Algorithm> algorithms;
+    for (const Named &n : configs) {
+        algorithms.insert(algorithmOf(n.config));
+        const auto [span, limit] = spanAndLimit(n.config);
+        for (std::uint32_t seed : {1u, 2u}) {
+            const RedisRule rule{uniquePrefix(n.name), n.config};
+            Engine engine;
+            const RuleId id = *engine.addRule(n.config).id;
+            const auto trace = test::edgeTrace(seed, 250, kStart + Micros(seed) * 977, span, limit);
+            for (std::size_t i = 0; i < trace.size(); ++i) {
+                const std::string k = "client-" + std::to_string(i % 2);
+                const Decision local = engine.acquire(id, k, trace[i].at, trace[i].cost);
+                const Decision remote = backend.acquire(rule, k, trace[i].cost, trace[i].at);
+                ASSERT_NE(remote.reason, Reason::StoreError) << backend.lastError();
+                const std::string where = std::string(n.name) + " seed " + std::to_string(seed)
+                    + " #" + std::to_string(i) + " cost " + std::to_string(trace[i].cost);
+                ASSERT_EQ(remote.allowed, local.allowed) << where;
+                ASSERT_EQ(remote.reason, local.reason) << where;
+                ASSERT_EQ(remote.remaining, local.remaining) << where;
+                ASSERT_EQ(remote.retryAfter, local.retryAfter) << where;
+                ASSERT_EQ(remote.resetAfter, local.resetAfter) << where;
+                ASSERT_EQ(remote.delay, local.delay) << where;
+                ++reasons[local.reason];
+            }
+        }
+    }
+    EXPECT_EQ(algorithms.size(), 6u);
+    // The branches the traces are there for were taken.
+    EXPECT_GT(reasons[Reason::CostExceedsLimit], 50);
+    EXPECT_GT(reasons[Reason::LimitExceeded], 50);
+    EXPECT_GT(reasons[Reason::None], 50);
 }
 
 TEST_F(RedisBackendTest, BatchGivesTheSameDecisionsAsOneByOne)

@@ -25,6 +25,7 @@ struct Admission {
 struct FeedResult {
     std::vector<Admission> admitted;
     int checkedRetries = 0;
+    int tooCostly = 0;
 };
 
 // Feeds the trace, checking honesty of retryAfter and exactness of remaining along the way.
@@ -37,6 +38,9 @@ FeedResult feed(const AlgorithmConfig &config, const std::vector<Arrival> &trace
         const Decision d = decide(config, state, a.at, a.cost);
         if (d.allowed) {
             run.admitted.push_back({a.at, a.cost, a.at + d.delay});
+        } else if (d.reason == Reason::CostExceedsLimit) {
+            EXPECT_EQ(d.retryAfter, 0) << "waiting cannot cure it: no Retry-After";
+            ++run.tooCostly;
         } else {
             EXPECT_EQ(d.reason, Reason::LimitExceeded);
             EXPECT_GT(d.retryAfter, 0);
@@ -199,6 +203,35 @@ TEST_P(Properties, SlidingWindowCounterKeepsCountsAndEstimateWithinTheLimit)
         EXPECT_LE(estimate + double(a.cost), double(c.limit) + 1e-9)
             << "admitted at " << a.at << " with an estimate of " << estimate;
         before[start] += a.cost;
+    }
+}
+
+// Traces aimed at the edges (costs above the limit, late callers, bursts on and around window
+// edges, long pauses): retryAfter stays honest and tight and `remaining` exact for all six.
+TEST_P(Properties, EdgeTracesKeepRetryAfterAndRemainingExact)
+{
+    FixedWindowConfig fw;
+    fw.limit = 7;
+    fw.window = 2 * kMicrosPerSecond;
+    SlidingWindowLogConfig log;
+    log.limit = 6;
+    log.window = 3 * kMicrosPerSecond;
+    SlidingWindowCounterConfig swc;
+    swc.limit = 9;
+    swc.window = 2 * kMicrosPerSecond;
+    const AlgorithmConfig configs[] = {TokenBucketConfig{8, Rate{3, kMicrosPerSecond}},
+        LeakyBucketConfig{Rate{3, kMicrosPerSecond}, 4, LeakMode::Police},
+        LeakyBucketConfig{Rate{5, kMicrosPerSecond}, 3, LeakMode::Shape}, fw, log, swc,
+        GcraConfig{Rate{3, kMicrosPerSecond}, 4}};
+    for (const AlgorithmConfig &c : configs) {
+        SCOPED_TRACE(std::string(algorithmName(algorithmOf(c))));
+        const Quota q = peek(c, freshState(c), kStart);
+        const FeedResult run = feed(c,
+            qs::limiter::test::edgeTrace(
+                GetParam(), 2000, kStart, std::max<Micros>(q.window, 1000), q.limit));
+        EXPECT_GT(run.tooCostly, 50) << "the cost-exceeds branch ran";
+        EXPECT_GT(run.checkedRetries, 10);
+        EXPECT_GT(run.admitted.size(), 100u);
     }
 }
 

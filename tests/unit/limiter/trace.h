@@ -1,5 +1,6 @@
 #pragma once
-// Random request traces for property tests: bursts, pauses and steady stretches, costs 1..3.
+// Random request traces for property and parity tests: bursts, pauses and steady stretches with
+// costs 1..3 (randomTrace), and traces aimed at the edges (edgeTrace).
 #include "limiter/time.h"
 
 #include <cstdint>
@@ -46,6 +47,50 @@ inline std::vector<Arrival> randomTrace(
             trace.push_back({t, cost(rng)});
         }
     }
+    return trace;
+}
+
+// A trace aimed at the branches ordinary traffic rarely takes: costs above what the limit can
+// ever admit, late callers (a time before the previous request's, as a gateway whose clock lags
+// another's), bursts exactly on a window edge and one µs either side of it (windows aligned to
+// the epoch, as the algorithms align them), and long pauses. `limit` is the most the limit admits
+// at once; `window` its span.
+inline std::vector<Arrival> edgeTrace(
+    std::uint32_t seed, std::size_t n, Micros start, Micros window, std::int64_t limit)
+{
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> mode(0, 9), small(1, 3);
+    std::uniform_int_distribution<std::int64_t> tooMuch(limit + 1, 2 * limit + 1);
+    std::uniform_int_distribution<Micros> lag(1, std::max<Micros>(1, window));
+    std::exponential_distribution<double> gap(8.0 / double(std::max<Micros>(1, window)));
+    std::vector<Arrival> trace;
+    trace.reserve(n);
+    Micros t = start;
+    while (trace.size() < n) {
+        switch (mode(rng)) {
+        case 0: // more than the limit can ever admit
+            trace.push_back({t, tooMuch(rng)});
+            break;
+        case 1: // a late caller
+            trace.push_back({t - lag(rng), small(rng)});
+            break;
+        case 2: { // a burst around the next window edge: -1 µs, on it, +1 µs
+            const Micros edge = (t / window + 1) * window;
+            for (const Micros at : {edge - 1, edge, edge + 1})
+                for (int i = 0; i < 3 && trace.size() < n; ++i)
+                    trace.push_back({at, small(rng)});
+            t = edge + 1;
+            break;
+        }
+        case 3: // a pause of a few windows
+            t += Micros(gap(rng) * 40);
+            break;
+        default:
+            t += Micros(gap(rng));
+            trace.push_back({t, small(rng)});
+        }
+    }
+    trace.resize(n);
     return trace;
 }
 
