@@ -92,9 +92,12 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
         const FlightPredictor::Outcome design = m_design.decide(key, flight, r.observedAllowed);
         r.predicted = design.atSend;
         designAgrees = design.consistent || tryReordered(key, flight, r);
-        m_trails.insert_or_assign(key, Trail{m_requests.size(), flight, before});
+        std::vector<Trail> &trail = m_trails[key];
         if (r.reordered)
-            m_trails.erase(key); // a pair is settled; do not swap it again with the next one
+            trail.clear(); // settled: the snapshots before the others no longer hold
+        trail.push_back(Trail{m_requests.size(), flight, before});
+        if (trail.size() > kReorderDepth)
+            trail.erase(trail.begin());
         r.withinTiming = designAgrees && !r.reordered && design.atSend.allowed != r.observedAllowed;
         // Within the flight the design gives what the gateway did; outside it, its own answer.
         r.predictedAllowed = designAgrees ? r.observedAllowed : design.atSend.allowed;
@@ -119,31 +122,42 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
     return m_requests.emplace_back(std::move(r));
 }
 
-// The previous request of the key was still in flight when this one left: the gateway may have
-// decided this one first. When that order explains both, both agree.
+// Earlier requests of the key were still in flight when this one left: the gateway may have
+// decided this one before them. Moved before the last 1, 2 … kReorderDepth of them (all still in
+// flight), does every decision fit? Then they all agree.
 bool ProbeComparator::tryReordered(const QString &key, const Flight &flight, ComparedRequest &r)
 {
-    const auto trail = m_trails.find(key);
-    if (trail == m_trails.end() || trail->second.flight.latest < flight.earliest)
+    const auto found = m_trails.find(key);
+    if (found == m_trails.end())
         return false;
-    ComparedRequest &previous = m_requests[trail->second.index];
-    if (previous.verdict == Verdict::NoResponse)
-        return false;
+    const std::vector<Trail> &trail = found->second;
     const FlightPredictor::Snapshot asSent = m_design.save(key);
-    m_design.restore(key, trail->second.before);
-    const bool thisFirst = m_design.decide(key, flight, r.observedAllowed).consistent;
-    const bool thenPrevious = thisFirst
-        && m_design.decide(key, trail->second.flight, previous.observedAllowed).consistent;
-    if (!thenPrevious) {
-        m_design.restore(key, asSent);
-        return false;
+    for (std::size_t depth = 1; depth <= trail.size(); ++depth) {
+        const std::size_t first = trail.size() - depth;
+        if (trail[first].flight.latest < flight.earliest
+            || m_requests[trail[first].index].verdict == Verdict::NoResponse)
+            break; // answered before this one left: it cannot have come later
+        m_design.restore(key, trail[first].before);
+        bool fits = m_design.decide(key, flight, r.observedAllowed).consistent;
+        for (std::size_t i = first; fits && i < trail.size(); ++i) {
+            const ComparedRequest &earlier = m_requests[trail[i].index];
+            fits = earlier.verdict != Verdict::NoResponse
+                && m_design.decide(key, trail[i].flight, earlier.observedAllowed).consistent;
+        }
+        if (!fits)
+            continue;
+        r.reordered = true;
+        for (std::size_t i = first; i < trail.size(); ++i) {
+            ComparedRequest &earlier = m_requests[trail[i].index];
+            earlier.reordered = true;
+            earlier.verdict = Verdict::Agree;
+            earlier.withinTiming = false;
+            earlier.predictedAllowed = earlier.observedAllowed;
+        }
+        return true;
     }
-    r.reordered = true;
-    previous.reordered = true;
-    previous.verdict = Verdict::Agree;
-    previous.withinTiming = false;
-    previous.predictedAllowed = previous.observedAllowed;
-    return true;
+    m_design.restore(key, asSent);
+    return false;
 }
 
 std::optional<Divergence> ProbeComparator::firstDivergence() const

@@ -4,12 +4,12 @@
 // The prediction decides each request on the embedded engine's manual clock at the time the
 // request was sent. The gateway decided it a little later (somewhere in the request's flight)
 // and on a clock of its own granularity, so a decision that the design gives somewhere in that
-// interval also agrees ("within timing"; FlightPredictor says how). Two requests of one key in
-// flight at the same time may reach the limiter in either order: a pair that fits only the
-// other order agrees too ("reordered"). Where the exported config only
-// approximates the design (Exporter::enforcedLimit), a second predictor runs the gateway's own
-// limit, and a divergence that it predicts is "explained" by the documented approximation.
-// Everything else is unexplained: a defect in the export, the gateway or its setup.
+// interval also agrees ("within timing"; FlightPredictor says how). Requests of one key in
+// flight at the same time may reach the limiter in any order: a request that fits only when
+// decided before up to kReorderDepth such predecessors agrees, and so do they ("reordered"). Where
+// the exported config only approximates the design (Exporter::enforcedLimit), a second predictor
+// runs the gateway's own limit, and a divergence that it predicts is "explained" by the documented
+// approximation. Everything else is unexplained: a defect in the export, the gateway or its setup.
 #include "model/export/exporter.h"
 #include "model/policy/requestkey.h"
 #include "model/probe/flightpredictor.h"
@@ -87,12 +87,13 @@ private:
     void checkHeaders(const ComparedRequest &r, const QString &key, limiter::Micros upper);
     void noteIssue(const QString &kind, const QString &example);
     Divergence divergenceOf(const ComparedRequest &r) const;
-    // The previous request of a key, for the reordering check.
+    // The last requests of a key, for the reordering check.
     struct Trail {
         std::size_t index = 0; // into m_requests
         Flight flight;
         FlightPredictor::Snapshot before; // the design's histories before it
     };
+    static constexpr std::size_t kReorderDepth = 3;
     bool tryReordered(const QString &key, const Flight &flight, ComparedRequest &r);
 
     const Policy &m_policy;
@@ -106,7 +107,7 @@ private:
     std::optional<EnforcedLimit> m_gateway;
     std::vector<ComparedRequest> m_requests;
     std::vector<HeaderIssue> m_issues;
-    std::map<QString, Trail> m_trails;
+    std::map<QString, std::vector<Trail>> m_trails; // at most kReorderDepth per key
 };
 
 } // namespace qs

@@ -494,3 +494,27 @@ TEST(ProbeComparison, RandomDecisionMomentsWithinTheFlightAgreeForEveryAlgorithm
         EXPECT_GT(r.responses - r.observedAllowed, r.responses / 4);
     }
 }
+
+TEST(ProbeComparison, TheLastOfThreeInFlightServedFirstAgrees)
+{
+    const Policy p = policy();
+    ProbeSettings s = settings("login"); // gcra 1/s, burst 1: one at a time
+    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("steady:1/s")));
+    const ProbePlan pl = plan(p, s);
+    const limiter::Micros t0 = 1'700'000'000LL * kMicrosPerSecond;
+    // Three requests 1 ms apart, all in flight for 5 ms; the gateway decided the third first.
+    std::vector<ProbeSample> samples;
+    for (int i = 0; i < 3; ++i) {
+        ProbeSample x;
+        x.number = i + 1;
+        x.offset = i * 1000;
+        x.sentAt = t0 + x.offset;
+        x.elapsed = 5000;
+        x.status = i == 2 ? 200 : 429;
+        samples.push_back(x);
+    }
+    const ProbeReport r = compare(p, pl, samples);
+    EXPECT_EQ(r.agreed, 3) << toText(r).toStdString();
+    EXPECT_EQ(r.reordered, 3);
+    EXPECT_FALSE(r.firstDivergence);
+}
