@@ -84,7 +84,10 @@ MainWindow::MainWindow(QWidget *parent)
     // While modified, a copy every 30 s; gone once saved, discarded or undone to the saved state.
     m_recoveryId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     auto *autosave = new QTimer(this);
-    autosave->setInterval(30'000);
+    // QS_AUTOSAVE_MS shortens it (tests kill the program between two copies; an operator may
+    // want copies more often).
+    const int every = qEnvironmentVariableIntValue("QS_AUTOSAVE_MS");
+    autosave->setInterval(every >= 100 ? every : 30'000);
     connect(autosave, &QTimer::timeout, this, &MainWindow::writeRecoveryNow);
     autosave->start();
     connect(m_doc, &PolicyDocument::modifiedChanged, this, [this](bool modified) {

@@ -19,11 +19,16 @@ int main(int argc, char **argv)
     QStandardPaths::setTestModeEnabled(true);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Quota Studio Tests"));
-    QApplication::setApplicationName(
-        QStringLiteral("ui_tests-%1").arg(QCoreApplication::applicationPid()));
+    // A child this process starts (the crash-recovery test) shares its parent's location.
+    const QString shared = qEnvironmentVariable("QS_UI_TEST_APP_NAME");
+    QApplication::setApplicationName(shared.isEmpty()
+            ? QStringLiteral("ui_tests-%1").arg(QCoreApplication::applicationPid())
+            : shared);
     qs::initResources();
     ::testing::InitGoogleTest(&argc, argv);
     const int status = RUN_ALL_TESTS();
+    if (!shared.isEmpty())
+        return status; // the parent's location: the parent removes it
     QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).removeRecursively();
     const QString settings = QSettings().fileName();
     QFile::remove(settings);

@@ -32,6 +32,7 @@
 #include <QListWidget>
 #include <QPen>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -46,6 +47,8 @@
 #include <QValueAxis>
 
 #include <gtest/gtest.h>
+
+#include <csignal>
 
 #include <cstdio>
 
@@ -444,6 +447,95 @@ TEST(Workbench, UnsavedChangesAreRecoveredAfterACrash)
     clean.writeRecoveryNow(); // not modified: writes nothing
     clean.close();
     EXPECT_TRUE(RecoveryStore().entries().isEmpty());
+}
+
+// The child half of UnsavedChangesSurviveAKillAndAreNotOfferedWhileTheirOwnerRuns: this very
+// program started again, which opens the file, types an edit, waits for the autosave timer to
+// write the copy, says so, and waits to be killed. Skipped when run on its own.
+TEST(RecoveryChild, EditsWaitsForTheAutosaveAndWaitsToBeKilled)
+{
+    const QString file = qEnvironmentVariable("QS_RECOVERY_CHILD_FILE");
+    if (file.isEmpty())
+        GTEST_SKIP() << "runs only as the child of UnsavedChangesSurviveAKill…";
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(window.openFile(file, false));
+    QSpinBox *capacity = spin(window.designPage()->editor(), "limit.capacity");
+    ASSERT_TRUE(capacity);
+    capacity->setFocus();
+    capacity->selectAll();
+    QTest::keyClicks(capacity, QStringLiteral("77"));
+    ASSERT_TRUE(window.isWindowModified());
+    // No writeRecoveryNow(): the autosave timer (QS_AUTOSAVE_MS) writes the copy.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [] {
+            for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+                if (e.ownerPid == QCoreApplication::applicationPid())
+                    return true;
+            return false;
+        },
+        20000));
+    QFile ready(qEnvironmentVariable("QS_RECOVERY_CHILD_READY"));
+    ASSERT_TRUE(ready.open(QIODevice::WriteOnly));
+    ready.close();
+    QTest::qWait(120'000); // until killed
+}
+
+// Unsaved changes survive a real crash: the app runs as a child process, an edit is typed and
+// the autosave timer writes the copy; while that process runs, a second window does not offer
+// it (it is not lost); after kill -9 the next window opening the same file offers it, and it
+// holds the edit.
+TEST(Workbench, UnsavedChangesSurviveAKillAndAreNotOfferedWhileTheirOwnerRuns)
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("policy.yaml"));
+    ASSERT_TRUE(QFile::copy(kTokenBucket, file));
+    for (const RecoveryStore::Entry &e : RecoveryStore().entries())
+        RecoveryStore().remove(e.id);
+
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QS_RECOVERY_CHILD_FILE"), file);
+    env.insert(QStringLiteral("QS_RECOVERY_CHILD_READY"), dir.filePath(QStringLiteral("ready")));
+    env.insert(QStringLiteral("QS_UI_TEST_APP_NAME"), QCoreApplication::applicationName());
+    env.insert(QStringLiteral("QS_AUTOSAVE_MS"), QStringLiteral("300"));
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    child.setProcessEnvironment(env);
+    child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    child.start(QCoreApplication::applicationFilePath(),
+        {QStringLiteral(
+            "--gtest_filter=RecoveryChild.EditsWaitsForTheAutosaveAndWaitsToBeKilled")});
+    ASSERT_TRUE(child.waitForStarted(10000));
+    const bool ready = QTest::qWaitFor(
+        [&] {
+            return QFile::exists(dir.filePath(QStringLiteral("ready")))
+                || child.state() == QProcess::NotRunning;
+        },
+        60000);
+    ASSERT_TRUE(ready && child.state() == QProcess::Running)
+        << "the child exited: " << child.readAllStandardOutput().toStdString();
+
+    {
+        MainWindow meanwhile;
+        ASSERT_TRUE(meanwhile.openFile(file, false));
+        EXPECT_TRUE(meanwhile.recoveryCandidates().isEmpty())
+            << "a copy whose program still runs is not lost";
+    }
+
+    ::kill(pid_t(child.processId()), SIGKILL);
+    ASSERT_TRUE(child.waitForFinished(10000));
+    EXPECT_EQ(child.exitStatus(), QProcess::CrashExit);
+
+    MainWindow next;
+    ASSERT_TRUE(next.openFile(file, false));
+    const QList<RecoveryStore::Entry> offered = next.recoveryCandidates();
+    ASSERT_EQ(offered.size(), 1);
+    EXPECT_EQ(QFileInfo(offered.front().originalPath).canonicalFilePath(),
+        QFileInfo(file).canonicalFilePath());
+    ASSERT_TRUE(next.recover(offered.front()));
+    EXPECT_EQ(*next.document()->policy().routes[0].limit.capacity, 77);
+    EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit.capacity, 20)
+        << "the file itself was never written";
 }
 
 TEST(Workbench, ADecimalRateIsKeptExactlyAsTyped)
