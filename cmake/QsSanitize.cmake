@@ -13,3 +13,10 @@ if(QS_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# QS_COVERAGE instruments every target for gcov (scripts/coverage builds with it, runs the whole
+# suite and prints line and branch coverage per folder with gcovr). -O0 keeps lines honest.
+if(QS_COVERAGE)
+  add_compile_options(--coverage -fprofile-update=atomic -O0 -g)
+  add_link_options(--coverage)
+endif()
