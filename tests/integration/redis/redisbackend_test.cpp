@@ -74,33 +74,8 @@ std::string uniquePrefix(const char *test)
     return std::string("t:") + test + ":" + std::to_string(::getpid()) + "-" + std::to_string(n++);
 }
 
-struct Named {
-    const char *name;
-    AlgorithmConfig config;
-};
-
-std::vector<Named> parityConfigs()
-{
-    FixedWindowConfig fw;
-    fw.limit = 7;
-    fw.window = 2 * kMicrosPerSecond;
-    SlidingWindowLogConfig log;
-    log.limit = 6;
-    log.window = 3 * kMicrosPerSecond;
-    SlidingWindowCounterConfig swc;
-    swc.limit = 9;
-    swc.window = 2 * kMicrosPerSecond;
-    return {
-        {"token_bucket", TokenBucketConfig{8, Rate{3, kMicrosPerSecond}}},
-        {"token_bucket_odd", TokenBucketConfig{5, Rate{7, 3 * kMicrosPerSecond}}},
-        {"leaky_police", LeakyBucketConfig{Rate{3, kMicrosPerSecond}, 4, LeakMode::Police}},
-        {"leaky_shape", LeakyBucketConfig{Rate{5, kMicrosPerSecond}, 3, LeakMode::Shape}},
-        {"fixed_window", fw},
-        {"sliding_window_log", log},
-        {"sliding_window_counter", swc},
-        {"gcra", GcraConfig{Rate{3, kMicrosPerSecond}, 4}},
-    };
-}
+using Named = test::NamedConfig;
+using test::parityConfigs;
 
 // The parity configs at the extremes of their ranges: a huge and a tiny rate, a window of a
 // millisecond and one of a day.

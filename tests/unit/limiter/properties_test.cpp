@@ -212,21 +212,8 @@ TEST_P(Properties, SlidingWindowCounterKeepsCountsAndEstimateWithinTheLimit)
 // edges, long pauses): retryAfter stays honest and tight and `remaining` exact for all six.
 TEST_P(Properties, EdgeTracesKeepRetryAfterAndRemainingExact)
 {
-    FixedWindowConfig fw;
-    fw.limit = 7;
-    fw.window = 2 * kMicrosPerSecond;
-    SlidingWindowLogConfig log;
-    log.limit = 6;
-    log.window = 3 * kMicrosPerSecond;
-    SlidingWindowCounterConfig swc;
-    swc.limit = 9;
-    swc.window = 2 * kMicrosPerSecond;
-    const AlgorithmConfig configs[] = {TokenBucketConfig{8, Rate{3, kMicrosPerSecond}},
-        LeakyBucketConfig{Rate{3, kMicrosPerSecond}, 4, LeakMode::Police},
-        LeakyBucketConfig{Rate{5, kMicrosPerSecond}, 3, LeakMode::Shape}, fw, log, swc,
-        GcraConfig{Rate{3, kMicrosPerSecond}, 4}};
-    for (const AlgorithmConfig &c : configs) {
-        SCOPED_TRACE(std::string(algorithmName(algorithmOf(c))));
+    for (const auto &[name, c] : qs::limiter::test::parityConfigs()) {
+        SCOPED_TRACE(name);
         const Quota q = peek(c, freshState(c), kStart);
         const FeedResult run = feed(c,
             qs::limiter::test::edgeTrace(

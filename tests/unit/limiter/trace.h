@@ -1,6 +1,7 @@
 #pragma once
 // Random request traces for property and parity tests: bursts, pauses and steady stretches with
 // costs 1..3 (randomTrace), and traces aimed at the edges (edgeTrace).
+#include "limiter/algorithm.h"
 #include "limiter/time.h"
 
 #include <cstdint>
@@ -48,6 +49,36 @@ inline std::vector<Arrival> randomTrace(
         }
     }
     return trace;
+}
+
+// One config of each algorithm (two for the token bucket and the leaky bucket), small enough
+// that short traces both admit and deny: shared by the property tests and the C++/Lua parity.
+struct NamedConfig {
+    const char *name;
+    AlgorithmConfig config;
+};
+
+inline std::vector<NamedConfig> parityConfigs()
+{
+    FixedWindowConfig fw;
+    fw.limit = 7;
+    fw.window = 2 * kMicrosPerSecond;
+    SlidingWindowLogConfig log;
+    log.limit = 6;
+    log.window = 3 * kMicrosPerSecond;
+    SlidingWindowCounterConfig swc;
+    swc.limit = 9;
+    swc.window = 2 * kMicrosPerSecond;
+    return {
+        {"token_bucket", TokenBucketConfig{8, Rate{3, kMicrosPerSecond}}},
+        {"token_bucket_odd", TokenBucketConfig{5, Rate{7, 3 * kMicrosPerSecond}}},
+        {"leaky_police", LeakyBucketConfig{Rate{3, kMicrosPerSecond}, 4, LeakMode::Police}},
+        {"leaky_shape", LeakyBucketConfig{Rate{5, kMicrosPerSecond}, 3, LeakMode::Shape}},
+        {"fixed_window", fw},
+        {"sliding_window_log", log},
+        {"sliding_window_counter", swc},
+        {"gcra", GcraConfig{Rate{3, kMicrosPerSecond}, 4}},
+    };
 }
 
 // A trace aimed at the branches ordinary traffic rarely takes: costs above what the limit can
