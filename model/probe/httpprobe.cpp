@@ -168,7 +168,6 @@ void HttpProbe::advanceComparison()
     while (m_nextToCompare < m_nextToSend && m_done[m_nextToCompare])
         batch.push_back(m_comparator->add(m_samples[m_nextToCompare++]));
     if (m_nextToCompare != before) {
-        emit compared(qint64(m_nextToCompare));
         emit comparedBatch(batch);
     }
 }

@@ -39,7 +39,6 @@ public:
 
 signals:
     void progress(qint64 answered, qint64 planned);
-    void compared(qint64 count); // requests compared so far (in send order)
     void comparedBatch(const std::vector<qs::ComparedRequest> &batch); // the newly compared
     void finished();
     void done(const qs::ProbeReport &report); // with finished(), the report by value

@@ -231,8 +231,8 @@ TEST(ProbePage, RefusesAHostThatIsNotLoopbackAndCancelStopsARun)
     ASSERT_TRUE(page->isRunning());
     QTest::qWait(300);
     // Esc wherever the focus is: the inputs are disabled while the probe runs.
-    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : page,
-        Qt::Key_Escape);
+    QTest::keyClick(
+        QApplication::focusWidget() ? QApplication::focusWidget() : page, Qt::Key_Escape);
     ASSERT_TRUE(done.wait(5000)) << "focus on "
                                  << (QApplication::focusWidget()
                                             ? QApplication::focusWidget()->metaObject()->className()
