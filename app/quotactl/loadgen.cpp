@@ -15,7 +15,8 @@ namespace qs::cli {
 
 namespace {
 
-const char kLoadgenHelp[] = R"(Usage: quotactl loadgen --policy FILE --redis HOST:PORT [options]
+const char kLoadgenHelp[]
+    = R"(Usage: quotactl loadgen --policy FILE --redis HOST:PORT[,HOST:PORT...] [options]
 
 Sends decisions for the policy's routes to Redis through the Lua scripts, from several
 connections with pipelining, like a fleet of gateway instances. Stops at --duration or on
@@ -24,7 +25,9 @@ Ctrl-C, then prints the achieved rate, allowed/denied/error counts and latency p
 
 Options:
   --policy FILE        policy file (YAML or JSON); required
-  --redis HOST:PORT    Redis server; required
+  --redis HOST:PORT    Redis server; required. A Redis Cluster: any of its nodes, or several
+                       seeds separated by commas (tried in order); the cluster is detected,
+                       each decision goes to its slot's master and follows redirections
   --route ID           only this route (default: all routes, round-robin)
   --rps N              target requests per second in total (default 1000; 0: as fast as possible)
   --clients K          distinct client keys (default 100)
@@ -32,7 +35,7 @@ Options:
   --pattern P          steady (default), burst (100 ms at 5x, 400 ms idle), zipf (popular clients)
   --connections C      connections, one thread each (default 4)
   --pipeline N         requests per round trip (default 16)
-  --db N               Redis database (default 0)
+  --db N               Redis database (default 0; a cluster has only 0)
   --user NAME          Redis ACL user; the password comes from QS_REDIS_PASSWORD, never argv
   --seed S             random seed (default 1)
   --json               print one JSON object at the end instead of the text report
@@ -112,13 +115,12 @@ int runLoadgen(const QStringList &args)
     }
     if (policyFile.isEmpty() || redis.isEmpty())
         return usage(QStringLiteral("--policy and --redis are required"));
-    const qsizetype colon = redis.lastIndexOf(QLatin1Char(':'));
-    bool portOk = false;
-    plan.endpoint.port = colon > 0 ? redis.mid(colon + 1).toInt(&portOk) : 0;
-    if (!portOk || plan.endpoint.port <= 0 || plan.endpoint.port > 65535)
-        return usage(QStringLiteral("--redis takes HOST:PORT, e.g. 127.0.0.1:6379"));
-    plan.endpoint.host
-        = redis.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']')).toStdString();
+    const limiter::RedisAddressList seeds = limiter::parseRedisAddresses(redis.toStdString());
+    if (!seeds.error.empty())
+        return usage(QStringLiteral("--redis takes HOST:PORT or a cluster's seeds "
+                                    "HOST:PORT,HOST:PORT,...: %1")
+                         .arg(QString::fromStdString(seeds.error)));
+    plan.endpoint.setSeeds(seeds.addresses);
     if (const char *password = std::getenv("QS_REDIS_PASSWORD"))
         plan.endpoint.password = password;
     if (pattern == QLatin1String("steady"))

@@ -59,7 +59,7 @@ const char *kReadme = R"(# Quota Studio Redis script bundle
 
 Every route of the policy is one call of one Lua script, atomic in Redis:
 
-    EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters…> [<now µs or ''> [<metrics_prefix>]]
+    EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters…> [<now µs or ''>]
 
 `manifest.json` lists, per route, the script, `key_prefix`, the parts that make the client key,
 what to do when a request lacks one (`missing_key`), the cost and the parameters.
@@ -76,10 +76,14 @@ all whole numbers: code 0 admitted (wait_us: how long to delay the request in sh
 1 limit exceeded (wait_us: Retry-After), 2 the cost exceeds what the limit can ever admit.
 Binary because converting a Lua table costs Redis about 10% more CPU per call; read it as
 bytes (no `decode_responses`, ioredis' `…Buffer` commands, go-redis `Text()`). Leave now out
-(or pass `''`) to use Redis' clock (recommended: gateway clocks skew); pass `metrics_prefix`
-after it when it is not empty.
+(or pass `''`) to use Redis' clock (recommended: gateway clocks skew).
 Routes in `shadow` mode count but must never reject; `on_store_error` says what to do when Redis
-cannot answer. The scripts touch one key (and, with metrics on, a per-second counter hash).
+cannot answer. A script touches its one declared key and nothing else, so it runs unchanged on
+Redis Cluster (send it to the master of the key's slot, as cluster clients do).
+
+When a route has a `metrics_prefix`, count its decisions yourself and add them once a second:
+`HINCRBY <metrics_prefix>:<epoch second> a <admitted>`, `HINCRBY … d <denied>`,
+`EXPIRE … 120` (Quota Studio's monitor reads these; quota_middleware.py does it for you).
 
 ## FastAPI / Starlette: quota_middleware.py
 
@@ -118,8 +122,7 @@ def check(route_id, client_key, cost=None):
     route = next(x for x in manifest["routes"] if x["id"] == route_id)
     reply = scripts[route["script"]](
         keys=[route["key_prefix"] + client_key],
-        args=[cost or route["cost"], *route["parameters"],
-              *(["", route["metrics_prefix"]] if route["metrics_prefix"] else [])])
+        args=[cost or route["cost"], *route["parameters"]])
     code, remaining, wait_us, reset_us = (int(x) for x in struct.unpack("<4d", reply))
     return code == 0 or route["mode"] == "shadow", remaining, wait_us, reset_us
 ```
@@ -137,8 +140,7 @@ for (const [name, s] of Object.entries(manifest.scripts))
 async function check(routeId, clientKey, cost) {
   const route = manifest.routes.find((r) => r.id === routeId);
   const reply = await redis[`qs_${route.script}Buffer`](
-    route.key_prefix + clientKey, cost ?? route.cost, ...route.parameters,
-    ...(route.metrics_prefix ? ["", route.metrics_prefix] : []));
+    route.key_prefix + clientKey, cost ?? route.cost, ...route.parameters);
   const [code, remaining, waitUs, resetUs] = [0, 8, 16, 24].map((at) => reply.readDoubleLE(at));
   return { allowed: code === 0 || route.mode === "shadow", remaining, waitUs, resetUs };
 }
@@ -150,9 +152,6 @@ async function check(routeId, clientKey, cost) {
 // route: one entry of manifest.routes; lua: the text of manifest.scripts[route.Script].File
 script := redis.NewScript(lua)
 args := append([]interface{}{route.Cost}, route.Parameters...)
-if route.MetricsPrefix != "" {
-	args = append(args, "", route.MetricsPrefix)
-}
 reply, err := script.Run(ctx, rdb, []string{route.KeyPrefix + clientKey}, args...).Text()
 if err != nil || len(reply) != 32 {
 	// Redis could not answer: follow manifest.OnStoreError ("allow" or "deny")
@@ -280,7 +279,7 @@ private:
                         QString::fromLatin1(
                             QCryptographicHash::hash(text, QCryptographicHash::Sha1).toHex())}});
         const QJsonObject root{
-            {QStringLiteral("format"), QStringLiteral("quota-studio-redis-bundle/2")},
+            {QStringLiteral("format"), QStringLiteral("quota-studio-redis-bundle/3")},
             {QStringLiteral("policy"), m_policy.name},
             {QStringLiteral("status"), m_policy.defaults.status.value_or(429)},
             {QStringLiteral("on_store_error"),
@@ -289,7 +288,7 @@ private:
                 headerStyleName(m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft))},
             {QStringLiteral("call"),
                 QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters...> "
-                               "[<now_us or ''> [<metrics_prefix>]]")},
+                               "[<now_us or ''>]")},
             {QStringLiteral("reply"),
                 QJsonObject{{QStringLiteral("encoding"),
                                 QStringLiteral("little-endian float64 each, 32 bytes "

@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import struct
+import time
 from urllib.parse import parse_qsl, unquote
 
 import redis.asyncio as aioredis
@@ -31,7 +32,7 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger("quota_middleware")
 
-BUNDLE_FORMAT = "quota-studio-redis-bundle/2"
+BUNDLE_FORMAT = "quota-studio-redis-bundle/3"
 CODE_ADMITTED, CODE_LIMITED, CODE_TOO_COSTLY = 0, 1, 2
 
 
@@ -108,6 +109,41 @@ def seconds_ceil(us):
     return 0 if us <= 0 else math.ceil(us / 1_000_000)
 
 
+class RouteMetrics:
+    """Admitted/denied counts per route and second, added to Redis once a second with HINCRBY
+    into `<metrics_prefix>:<epoch second>` (fields a, d; TTL 120 s), which Quota Studio's monitor
+    reads. Counted here, not in the script: a script touches only its declared key, so that
+    Redis Cluster can route it. Counts Redis cannot take are dropped, never added twice."""
+
+    TTL_S = 120
+
+    def __init__(self):
+        self.counts = {}  # (prefix, second) -> [admitted, denied]
+
+    def count(self, prefix, admitted):
+        entry = self.counts.setdefault((prefix, int(time.time())), [0, 0])
+        entry[0 if admitted else 1] += 1
+
+    async def flush_due(self, redis):
+        now = int(time.time())
+        due = [k for k in self.counts if k[1] < now]
+        if not due:
+            return
+        pipe = redis.pipeline(transaction=False)
+        for prefix, second in due:
+            admitted, denied = self.counts.pop((prefix, second))
+            key = f"{prefix}:{second}"
+            if admitted:
+                pipe.hincrby(key, "a", admitted)
+            if denied:
+                pipe.hincrby(key, "d", denied)
+            pipe.expire(key, self.TTL_S)
+        try:
+            await pipe.execute()
+        except (RedisError, OSError) as e:
+            log.warning("metrics for %d route-seconds dropped: %s", len(due), e)
+
+
 class QuotaMiddleware:
     def __init__(self, app, bundle, redis_url=None, redis_client=None, timeout=0.25):
         """`bundle`: the folder `quotactl export --target redis-bundle` wrote. `timeout`: how
@@ -122,6 +158,7 @@ class QuotaMiddleware:
         self.redis = redis_client or aioredis.Redis.from_url(
             redis_url or "redis://127.0.0.1:6379/0",
             socket_timeout=timeout, socket_connect_timeout=timeout)
+        self.metrics = RouteMetrics()
         self.scripts = {}
         for name, script in self.manifest["scripts"].items():
             with open(os.path.join(bundle, script["file"]), "rb") as f:
@@ -208,13 +245,14 @@ class QuotaMiddleware:
             return ("pass", []) if route.shadow else ("deny", [])
         entry = route.entry
         args = [entry["cost"], *entry["parameters"]]
-        if entry.get("metrics_prefix"):
-            args += ["", entry["metrics_prefix"]]
         reply = await self.scripts[entry["script"]](keys=[entry["key_prefix"] + key], args=args)
         if not isinstance(reply, bytes) or len(reply) != 32:
             raise ValueError(f"route {route.id}: the script answered {reply!r}, not 32 bytes")
         code, remaining, wait_us, reset_us = (int(x) for x in struct.unpack("<4d", reply))
         admitted = code == CODE_ADMITTED
+        if entry.get("metrics_prefix"):
+            self.metrics.count(entry["metrics_prefix"], admitted)
+            await self.metrics.flush_due(self.redis)
         headers = self.rate_limit_headers(route, admitted, remaining, wait_us, reset_us)
         if code == CODE_LIMITED:
             headers.append(("Retry-After", str(max(1, seconds_ceil(wait_us)))))

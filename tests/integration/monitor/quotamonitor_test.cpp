@@ -334,9 +334,9 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
         << refused->lastError.toStdString();
 }
 
-// With redis.metrics on, the scripts count allowed and denied per route and second; the monitor
+// With redis.metrics on, the backend counts allowed and denied per route and second; the monitor
 // reports the last whole second's counts.
-TEST(QuotaMonitor, AllowedAndDeniedPerSecondFromTheScriptsMetrics)
+TEST(QuotaMonitor, AllowedAndDeniedPerSecondFromTheBackendsMetrics)
 {
     RedisProcess server;
     ASSERT_TRUE(server.start());
@@ -360,6 +360,7 @@ routes:
         spin(20);
     for (int i = 0; i < 12; ++i)
         backend.acquire(rules[0], "client-a");
+    backend.flushMetrics();
     QuotaMonitor monitor(policy);
     Snapshots snapshots(monitor);
     monitor.start(monitorOptions(server.port()));

@@ -395,19 +395,41 @@ TEST_F(RedisBackendTest, MetricsCountAllowedAndDeniedPerSecondWithABoundedTtl)
 {
     RedisBackend backend(fixture());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    const Micros now = kStart + 5 * kMicrosPerSecond + 1234;
     RedisRule rule{uniquePrefix("metrics"), GcraConfig{Rate{1, kMicrosPerSecond}, 2}};
     rule.metrics = true;
+    // Five decisions early in one second of the local clock, which names the metrics key.
+    const auto sinceEpoch = [] { return std::chrono::system_clock::now().time_since_epoch(); };
+    while (std::chrono::duration_cast<std::chrono::milliseconds>(sinceEpoch()).count() % 1000 > 500)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto second = std::chrono::duration_cast<std::chrono::seconds>(sinceEpoch()).count();
     for (int i = 0; i < 5; ++i)
-        backend.acquire(rule, "k", 1, now);
+        backend.acquire(rule, "k");
     Context admin = rawConnection(fixtureRedisPort());
-    const std::string key = rule.keyPrefix + ":~metrics:" + std::to_string(now / kMicrosPerSecond);
+    const std::string key = rule.keyPrefix + ":~metrics:" + std::to_string(second);
+    // Counted in the backend: the script touches only its declared key.
+    long long exists = -1;
+    run(admin.get(), {"EXISTS", key}, &exists);
+    EXPECT_EQ(exists, 0) << "the script touched a key it did not declare";
+    backend.flushMetrics();
     EXPECT_EQ(run(admin.get(), {"HGET", key, "a"}), "2");
     EXPECT_EQ(run(admin.get(), {"HGET", key, "d"}), "3");
     long long ttl = 0;
     run(admin.get(), {"TTL", key}, &ttl);
     EXPECT_GT(ttl, 0);
     EXPECT_LE(ttl, 120);
+
+    // An explicit clock counts into its own second; a later call adds a past second by itself.
+    const Micros now = kStart + 5 * kMicrosPerSecond + 1234;
+    backend.acquire(rule, "explicit", 1, now);
+    backend.acquire(rule, "k");
+    const std::string past = rule.keyPrefix + ":~metrics:" + std::to_string(now / kMicrosPerSecond);
+    EXPECT_EQ(run(admin.get(), {"HGET", past, "a"}), "1");
+    // Several backends (one per thread) add up.
+    RedisBackend other(fixture());
+    ASSERT_TRUE(other.connect()) << other.lastError();
+    other.acquire(rule, "explicit", 1, now);
+    other.flushMetrics();
+    EXPECT_EQ(run(admin.get(), {"HGET", past, "a"}), "2");
 }
 
 // 10 per second, in windows of one second.

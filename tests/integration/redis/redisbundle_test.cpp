@@ -114,7 +114,6 @@ TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
                 for (const QJsonValue p : route[QStringLiteral("parameters")].toArray())
                     args.push_back(std::to_string(p.toInteger()));
                 args.push_back(std::to_string(now));
-                args.push_back(route[QStringLiteral("metrics_prefix")].toString().toStdString());
                 const Reply reply = command(c.get(), args);
                 double fields[4]; // code, remaining, wait_us, reset_after_us
                 ASSERT_TRUE(reply && reply->type == REDIS_REPLY_STRING

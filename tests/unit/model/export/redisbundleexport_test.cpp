@@ -54,7 +54,7 @@ routes:
     ASSERT_TRUE(manifestFile);
     const QJsonObject m = QJsonDocument::fromJson(manifestFile->content).object();
     EXPECT_EQ(
-        m[QStringLiteral("format")].toString(), QStringLiteral("quota-studio-redis-bundle/2"));
+        m[QStringLiteral("format")].toString(), QStringLiteral("quota-studio-redis-bundle/3"));
     EXPECT_EQ(m[QStringLiteral("on_store_error")].toString(), QStringLiteral("deny"));
     const QJsonObject reply = m[QStringLiteral("reply")].toObject();
     EXPECT_TRUE(reply[QStringLiteral("encoding")].toString().contains(QStringLiteral("'<dddd'")));
