@@ -402,6 +402,7 @@ bool RedisBackend::readRound(
                 again.push_back(Attempt{a.index, a.node, a.asking, true});
             } else if (const auto to = parseRedirection(error, node.address().host)) {
                 const std::uint16_t target = nodeIndexAt(to->to);
+                ++m_redirections;
                 if (to->kind == Redirection::Kind::Moved) {
                     m_slotNode[std::size_t(to->slot)] = target;
                     m_slotsStale = true; // one slot moved: others probably did too

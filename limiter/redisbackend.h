@@ -98,6 +98,8 @@ public:
     void flushMetrics();
 
     const std::string &lastError() const { return m_lastError; }
+    // MOVED and ASK replies followed since construction (a slot migration or failover at work).
+    std::uint64_t redirections() const { return m_redirections; }
     std::string stateKey(const RedisRule &rule, std::string_view key) const;
 
 private:
@@ -138,6 +140,7 @@ private:
     std::string m_keyScratch; // a state key being hashed to its slot, reused
     RouteMetrics m_metrics;
     std::string m_lastError;
+    std::uint64_t m_redirections = 0;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{}; // while no seed answers
 };
 

@@ -11,6 +11,7 @@
 using namespace qs::limiter;
 using qs::limiter::test::Arrival;
 using qs::limiter::test::randomTrace;
+using qs::limiter::test::worstExcess;
 
 namespace {
 
@@ -66,20 +67,6 @@ FeedResult feed(const AlgorithmConfig &config, const std::vector<Arrival> &trace
         }
     }
     return run;
-}
-
-// Largest admitted cost minus (slope * span) over all intervals [t_i, t_j].
-double worstExcess(const std::vector<Admission> &admitted, double perMicro)
-{
-    double worst = 0;
-    for (std::size_t i = 0; i < admitted.size(); ++i) {
-        double sum = 0;
-        for (std::size_t j = i; j < admitted.size(); ++j) {
-            sum += double(admitted[j].cost);
-            worst = std::max(worst, sum - perMicro * double(admitted[j].at - admitted[i].at));
-        }
-    }
-    return worst;
 }
 
 // Admitted cost per window aligned to the epoch, by window start.

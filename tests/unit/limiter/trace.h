@@ -4,6 +4,7 @@
 #include "limiter/algorithm.h"
 #include "limiter/time.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -123,6 +124,23 @@ inline std::vector<Arrival> edgeTrace(
     }
     trace.resize(n);
     return trace;
+}
+
+// The largest admitted cost beyond slope × span over any interval [t_i, t_j] of `admitted`
+// (anything with .at and .cost, in time order): a token bucket or GCRA keeps it at most their
+// capacity or burst. The bound check of the property tests and of the Redis Cluster tests.
+template <class Admitted>
+double worstExcess(const std::vector<Admitted> &admitted, double perMicro)
+{
+    double worst = 0;
+    for (std::size_t i = 0; i < admitted.size(); ++i) {
+        double sum = 0;
+        for (std::size_t j = i; j < admitted.size(); ++j) {
+            sum += double(admitted[j].cost);
+            worst = std::max(worst, sum - perMicro * double(admitted[j].at - admitted[i].at));
+        }
+    }
+    return worst;
 }
 
 } // namespace qs::limiter::test

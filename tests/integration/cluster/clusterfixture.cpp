@@ -1,0 +1,133 @@
+#include "clusterfixture.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace qs::test {
+
+Cluster::Cluster()
+{
+    const char *state = std::getenv("QS_TEST_CLUSTER_STATE");
+    if (!state)
+        return;
+    m_state = state;
+    std::ifstream seeds(m_state + "/seeds"), ports(m_state + "/ports");
+    std::string line;
+    std::getline(seeds, line);
+    m_seeds = limiter::parseRedisAddresses(line).addresses;
+    for (int p; ports >> p;)
+        m_ports.push_back(p);
+}
+
+limiter::RedisEndpoint Cluster::endpoint() const
+{
+    limiter::RedisEndpoint e;
+    e.setSeeds(m_seeds);
+    return e;
+}
+
+Context connectTo(int port)
+{
+    timeval timeout{2, 0};
+    return Context(redisConnectWithTimeout("127.0.0.1", port, timeout));
+}
+
+std::string command(redisContext *c, const std::vector<std::string> &args, long long *integer)
+{
+    std::vector<const char *> argv;
+    std::vector<size_t> lens;
+    for (const auto &a : args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+    }
+    auto *r = static_cast<redisReply *>(
+        redisCommandArgv(c, int(argv.size()), argv.data(), lens.data()));
+    std::string text;
+    if (r) {
+        if (r->str)
+            text.assign(r->str, r->len);
+        if (integer)
+            *integer = r->integer;
+        freeReplyObject(r);
+    }
+    return text;
+}
+
+std::vector<ClusterNode> Cluster::nodes(int port) const
+{
+    if (port == 0)
+        port = m_seeds.empty() ? 0 : m_seeds.front().port;
+    Context c = connectTo(port);
+    std::vector<ClusterNode> out;
+    if (!c || c->err)
+        return out;
+    std::istringstream lines(command(c.get(), {"CLUSTER", "NODES"}));
+    // <id> <ip:port@bus> <flags> <master> <ping> <pong> <epoch> <link> <slot> <slot> …
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream f(line);
+        ClusterNode n;
+        std::string address, flags, skip;
+        f >> n.id >> address >> flags;
+        for (int i = 0; i < 5; ++i)
+            f >> skip;
+        const auto parsed = limiter::parseRedisAddresses(address.substr(0, address.find('@')));
+        if (parsed.addresses.empty())
+            continue;
+        n.address = parsed.addresses.front();
+        n.master = flags.find("master") != std::string::npos;
+        n.failed = flags.find("fail") != std::string::npos;
+        for (std::string range; f >> range;) {
+            if (range.front() == '[')
+                continue; // a migrating / importing slot
+            const auto dash = range.find('-');
+            const int first = std::stoi(range.substr(0, dash));
+            n.slots.emplace_back(
+                first, dash == std::string::npos ? first : std::stoi(range.substr(dash + 1)));
+        }
+        out.push_back(n);
+    }
+    return out;
+}
+
+const ClusterNode *Cluster::masterOf(int slot, int port) const
+{
+    m_lastNodes = nodes(port);
+    for (const ClusterNode &n : m_lastNodes)
+        if (n.master && !n.failed)
+            for (const auto &[first, last] : n.slots)
+                if (slot >= first && slot <= last)
+                    return &n;
+    return nullptr;
+}
+
+bool Cluster::ok(int port) const
+{
+    Context c = connectTo(port);
+    return c && !c->err
+        && command(c.get(), {"CLUSTER", "INFO"}).find("cluster_state:ok") != std::string::npos;
+}
+
+bool Cluster::allOk() const
+{
+    for (int p : m_ports)
+        if (!ok(p))
+            return false;
+    return true;
+}
+
+bool Cluster::kill(int port) const
+{
+    const std::string cmd = std::string(QS_CLUSTER_FIXTURE) + " kill " + m_state + " "
+        + std::to_string(port) + " >/dev/null 2>&1";
+    return std::system(cmd.c_str()) == 0;
+}
+
+bool Cluster::revive(int port) const
+{
+    const std::string cmd = std::string(QS_CLUSTER_FIXTURE) + " revive " + m_state + " "
+        + std::to_string(port) + " >/dev/null 2>&1";
+    return std::system(cmd.c_str()) == 0;
+}
+
+} // namespace qs::test

@@ -1,0 +1,81 @@
+// Redis Cluster arithmetic and parsing, without a server: key slots (the specification's
+// reference values, as CLUSTER KEYSLOT answers them), redirections and seed lists.
+#include "limiter/clusterslots.h"
+#include "limiter/keyslot.h"
+#include "limiter/redisaddress.h"
+
+#include <gtest/gtest.h>
+
+namespace qs::limiter {
+namespace {
+
+TEST(KeySlot, Crc16IsTheXmodemVariantTheSpecificationNames)
+{
+    EXPECT_EQ(crc16Xmodem("123456789"), 0x31C3);
+    EXPECT_EQ(crc16Xmodem(""), 0);
+}
+
+TEST(KeySlot, SlotsAndHashTagsAsRedisComputesThem)
+{
+    // Values from CLUSTER KEYSLOT on Redis 7.0.
+    EXPECT_EQ(keySlot("foo"), 12182);
+    EXPECT_EQ(keySlot("user1000"), 3443);
+    EXPECT_EQ(keySlot("{user1000}.following"), 3443); // the tag alone is hashed
+    EXPECT_EQ(keySlot("foo{}{bar}"), 8363); // an empty first tag: the whole key
+    EXPECT_EQ(keySlot("foo{{bar}}zap"), 4015); // the tag is "{bar"
+    EXPECT_EQ(keySlot("{bar"), 4015);
+    EXPECT_LT(keySlot(std::string(1000, 'x')), kClusterSlots);
+}
+
+TEST(Redirection, MovedAndAskWithAndWithoutAHost)
+{
+    auto r = parseRedirection("MOVED 3999 127.0.0.1:6381", "10.0.0.1");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, Redirection::Kind::Moved);
+    EXPECT_EQ(r->slot, 3999);
+    EXPECT_EQ(r->to, (RedisAddress{"127.0.0.1", 6381}));
+    r = parseRedirection("ASK 16383 :7002", "127.0.0.1"); // no announced host: the one asked
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kind, Redirection::Kind::Ask);
+    EXPECT_EQ(r->slot, 16383);
+    EXPECT_EQ(r->to, (RedisAddress{"127.0.0.1", 7002}));
+    r = parseRedirection("MOVED 1 [::1]:7000", "x");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->to, (RedisAddress{"::1", 7000}));
+    for (const char *notOne : {"MOVED", "MOVED 16384 127.0.0.1:1", "MOVED x 127.0.0.1:1",
+             "MOVED 1 127.0.0.1", "ERR wrong", "WRONGTYPE Operation", ""})
+        EXPECT_FALSE(parseRedirection(notOne, "127.0.0.1")) << notOne;
+}
+
+TEST(Redirection, TryAgainAndClusterDownAreRetriedNothingElse)
+{
+    EXPECT_TRUE(isRetryLater("TRYAGAIN Multiple keys request during rehashing of slot"));
+    EXPECT_TRUE(isRetryLater("CLUSTERDOWN The cluster is down"));
+    EXPECT_FALSE(isRetryLater("ERR CLUSTERDOWN")); // only the error code counts
+    EXPECT_FALSE(isRetryLater("NOSCRIPT No matching script"));
+}
+
+TEST(RedisAddresses, SeedListsWithIpv6AndClearErrors)
+{
+    const RedisAddressList ok = parseRedisAddresses("127.0.0.1:7000,[::1]:7001,redis-a:6379");
+    ASSERT_TRUE(ok.error.empty()) << ok.error;
+    ASSERT_EQ(ok.addresses.size(), 3u);
+    EXPECT_EQ(ok.addresses[1], (RedisAddress{"::1", 7001}));
+    EXPECT_EQ(ok.addresses[1].text(), "[::1]:7001");
+    EXPECT_EQ(ok.addresses[2].text(), "redis-a:6379");
+    const struct {
+        const char *list;
+        const char *says;
+    } bad[] = {{"", "'' is not HOST:PORT"}, {"nowhere", "'nowhere' is not HOST:PORT"},
+        {"127.0.0.1:7000,", "'' is not HOST:PORT"}, {"h:0", "port must be a number from 1"},
+        {"h:65536", "port must be"}, {"h:12x", "port must be"}, {":7000", "is not HOST:PORT"},
+        {"[]:7000", "no host"}};
+    for (const auto &b : bad) {
+        const RedisAddressList r = parseRedisAddresses(b.list);
+        EXPECT_TRUE(r.addresses.empty()) << b.list;
+        EXPECT_NE(r.error.find(b.says), std::string::npos) << b.list << ": " << r.error;
+    }
+}
+
+} // namespace
+} // namespace qs::limiter
