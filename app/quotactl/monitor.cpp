@@ -1,6 +1,8 @@
 // quotactl monitor: follow a policy's live quota keys in Redis (a refreshing table or JSON
 // lines), or --discover what rate limiters a Redis holds keys of.
 #include "commands.h"
+#include "limiter/redisaddress.h"
+#include "model/monitor/clustermonitor.h"
 #include "model/monitor/keyspacesurvey.h"
 #include "model/monitor/quotamonitor.h"
 #include "model/policy/ratesyntax.h"
@@ -13,13 +15,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <unistd.h>
 
 namespace qs::cli {
 
 namespace {
 
-const char kMonitorHelp[] = R"(Usage: quotactl monitor --policy FILE --redis HOST:PORT [options]
+const char kMonitorHelp[]
+    = R"(Usage: quotactl monitor --policy FILE --redis HOST:PORT[,HOST:PORT...] [options]
        quotactl monitor --discover --redis HOST:PORT [--policy FILE] [options]
 
 Reads the policy's live quota keys from a Redis-backed deployment and prints, every refresh,
@@ -33,7 +37,10 @@ finds and the preset each matches, with the redis.layouts entry to paste.
 
 Options:
   --policy FILE        policy file (YAML or JSON); required unless --discover
-  --redis HOST:PORT    Redis server; required
+  --redis HOST:PORT    Redis server; required. A Redis Cluster: any of its nodes, or several
+                       seeds separated by commas; every master is scanned and read, the
+                       budget split across them, and a node that is down is shown as such
+  --replicas           on a cluster, read each master's replica instead (READONLY)
   --db N               Redis database (default 0)
   --user NAME          Redis ACL user (a read-only one: see docs/monitoring.md)
   --password-env VAR   take the password from environment variable VAR (default
@@ -92,8 +99,9 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
             QTextStream(stdout) << kMonitorHelp;
             return 0;
         }
-        const std::pair<const char *, bool *> switches[] = {{"--json", &m.json},
-            {"--discover", &m.discover}, {"--tls", &c.tls}, {"--insecure", &c.insecure}};
+        const std::pair<const char *, bool *> switches[]
+            = {{"--json", &m.json}, {"--discover", &m.discover}, {"--tls", &c.tls},
+                {"--insecure", &c.insecure}, {"--replicas", &m.options.readReplicas}};
         const auto isSwitch = std::find_if(std::begin(switches), std::end(switches),
             [&](const auto &s) { return a == QLatin1String(s.first); });
         if (isSwitch != std::end(switches)) {
@@ -156,26 +164,31 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
         return usage(QStringLiteral("--cert and --key go together"));
     if ((!c.caFile.isEmpty() || !c.certFile.isEmpty() || c.insecure) && !c.tls)
         return usage(QStringLiteral("--cacert, --cert, --key and --insecure need --tls"));
-    const qsizetype colon = m.redis.lastIndexOf(QLatin1Char(':'));
-    bool portOk = false;
-    const int port = colon > 0 ? m.redis.mid(colon + 1).toInt(&portOk) : 0;
-    if (!portOk || port <= 0 || port > 65535)
-        return usage(QStringLiteral("--redis takes HOST:PORT, e.g. 127.0.0.1:6379"));
-    c.port = quint16(port);
-    c.host = m.redis.left(colon).remove(QLatin1Char('[')).remove(QLatin1Char(']'));
+    const limiter::RedisAddressList seeds = limiter::parseRedisAddresses(m.redis.toStdString());
+    if (!seeds.error.empty())
+        return usage(QStringLiteral("--redis takes HOST:PORT or a cluster's seeds "
+                                    "HOST:PORT,HOST:PORT,...: %1")
+                         .arg(QString::fromStdString(seeds.error)));
+    c.host = QString::fromStdString(seeds.addresses.front().host);
+    c.port = quint16(seeds.addresses.front().port);
+    for (size_t i = 1; i < seeds.addresses.size(); ++i)
+        m.options.moreSeeds.append(
+            {QString::fromStdString(seeds.addresses[i].host), quint16(seeds.addresses[i].port)});
     c.password = qEnvironmentVariable(m.passwordEnv.toLocal8Bit().constData());
     return std::nullopt;
 }
 
 // The first connection decides: a wrong password, certificate or address is exit 1 at once.
 // Later losses are reported in the output while the monitor keeps retrying.
-void exitOnFirstFailure(
-    const RespClient &client, const QString &server, bool &everConnected, int &exitCode)
+void exitOnFirstFailure(const RespClient &client, const QString &server, bool &everConnected,
+    int &exitCode, const std::function<bool()> &moreToTry = {})
 {
     QObject::connect(&client, &RespClient::stateChanged, qApp,
         [&](RespClient::State state, const QString &text) {
             if (state == RespClient::State::Connected)
                 everConnected = true;
+            if (moreToTry && moreToTry())
+                return; // a cluster's next seed is about to be tried
             const bool fatal = state == RespClient::State::AuthenticationFailed
                 || state == RespClient::State::TlsError
                 || (!everConnected && state == RespClient::State::Unreachable);
@@ -248,13 +261,14 @@ int runMonitor(const QStringList &args)
     if (m.discover)
         return runDiscover(m, policy);
 
-    QuotaMonitor monitor(*policy);
+    ClusterMonitor monitor(*policy); // one server or a cluster, whichever --redis leads to
     bool everConnected = false;
     int exitCode = 0;
-    exitOnFirstFailure(monitor.client(), m.redis, everConnected, exitCode);
+    exitOnFirstFailure(monitor.client(), m.redis, everConnected, exitCode,
+        [&monitor] { return monitor.tryingAnotherSeed(); });
     const bool terminal = !m.json && isatty(STDOUT_FILENO);
     qint64 refreshes = 0;
-    QObject::connect(&monitor, &QuotaMonitor::refreshed, qApp, [&](const MonitorSnapshot &s) {
+    QObject::connect(&monitor, &ClusterMonitor::refreshed, qApp, [&](const MonitorSnapshot &s) {
         if (!everConnected && s.state != RespClient::State::Connected)
             return; // still connecting: the first refresh is the first with figures
         QTextStream out(stdout);

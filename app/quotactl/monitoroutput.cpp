@@ -91,13 +91,20 @@ QString snapshotJson(const MonitorSnapshot &s)
     for (const UnreadableKey &u : s.unreadable)
         unreadable.append(QJsonObject{{QStringLiteral("route"), u.route},
             {QStringLiteral("key"), printableKey(u.key)}, {QStringLiteral("why"), u.why}});
-    const QJsonObject o{{QStringLiteral("time"), timeText(s.serverTimeUs)},
+    QJsonArray nodes;
+    for (const NodeStatus &n : s.nodes)
+        nodes.append(QJsonObject{{QStringLiteral("address"), n.address},
+            {QStringLiteral("replica"), n.replica}, {QStringLiteral("state"), stateName(n.state)},
+            {QStringLiteral("state_text"), n.stateText}, {QStringLiteral("keys"), n.keys}});
+    QJsonObject o{{QStringLiteral("time"), timeText(s.serverTimeUs)},
         {QStringLiteral("state"), stateName(s.state)}, {QStringLiteral("state_text"), s.stateText},
         {QStringLiteral("routes"), routes}, {QStringLiteral("hot_keys"), hot},
         {QStringLiteral("unreadable"), unreadable}, {QStringLiteral("keys_read"), s.keysRead},
         {QStringLiteral("commands_sent"), qint64(s.commandsSent)},
         {QStringLiteral("scan_complete"), s.scanComplete},
         {QStringLiteral("error"), s.lastError.isEmpty() ? QJsonValue() : QJsonValue(s.lastError)}};
+    if (!nodes.isEmpty()) // a cluster
+        o.insert(QStringLiteral("nodes"), nodes);
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)) + QLatin1Char('\n');
 }
 
@@ -152,6 +159,15 @@ QString snapshotText(const MonitorSnapshot &s, bool clearScreen)
                        .arg(QStringLiteral("%1/%2").arg(h.quota.remaining).arg(h.quota.limit), 12)
                        .arg(seconds(h.quota.resetAfterMs), 10)
                        .arg(h.quota.throttled ? QStringLiteral("  throttled") : QString());
+    }
+    if (!s.nodes.isEmpty()) {
+        out += QStringLiteral("\nNODES\n");
+        for (const NodeStatus &n : s.nodes)
+            out += QStringLiteral("%1 %2 %3 keys  %4\n")
+                       .arg(n.address, -24)
+                       .arg(n.replica ? QStringLiteral("replica") : QStringLiteral("master"), -8)
+                       .arg(c.toString(n.keys), 10)
+                       .arg(n.stateText);
     }
     for (const UnreadableKey &u : s.unreadable)
         out += QStringLiteral("unreadable: %1 (%2): %3\n").arg(printableKey(u.key), u.route, u.why);

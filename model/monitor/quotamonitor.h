@@ -32,6 +32,10 @@ struct MonitorOptions {
     int scanCount = 1000; // SCAN's COUNT hint
     int hotKeyCount = 20; // how many of the hottest keys a snapshot lists
     int historySeconds = 600; // per-route history kept in memory
+    // Redis Cluster (ClusterMonitor): further seeds tried after connection.host:port, and
+    // whether to read each master's replica instead of the master.
+    QList<QPair<QString, quint16>> moreSeeds;
+    bool readReplicas = false;
 };
 
 struct RouteStatus {
@@ -67,6 +71,15 @@ struct KeyRow {
     qint64 readAtUs = 0; // server time of the last read
 };
 
+// One node of a Redis Cluster as the monitor sees it (ClusterMonitor).
+struct NodeStatus {
+    QString address; // host:port
+    bool replica = false; // read from a replica (MonitorOptions::readReplicas)
+    RespClient::State state = RespClient::State::Disconnected;
+    QString stateText;
+    qint64 keys = 0; // keys it holds that the monitor tracks
+};
+
 struct MonitorSnapshot {
     qint64 serverTimeUs = 0; // Redis' TIME when the refresh began; 0 when not connected
     RespClient::State state = RespClient::State::Disconnected;
@@ -78,6 +91,7 @@ struct MonitorSnapshot {
     qint64 keysRead = 0; // in this refresh
     bool scanComplete = false; // every route's SCAN has walked the whole keyspace once
     QString lastError; // the server refused a command (an ACL without SCAN, …); empty: none
+    QList<NodeStatus> nodes; // a cluster's nodes, one per master; empty on a single server
 };
 
 class QuotaMonitor : public QObject {

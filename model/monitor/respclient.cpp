@@ -236,6 +236,8 @@ void RespClient::onConnected()
     if (m_options.db != 0)
         step({"SELECT", QByteArray::number(m_options.db)}, false);
     step({"CLIENT", "SETNAME", m_options.clientName}, false);
+    if (m_options.clusterReplicaReads)
+        step({"READONLY"}, false);
 }
 
 void RespClient::send(const QList<QByteArray> &argv, Callback done)

@@ -49,6 +49,8 @@ public:
         int reconnectMinMs = 250;
         int reconnectMaxMs = 10'000;
         QByteArray clientName = "quota-studio-monitor";
+        // A Redis Cluster replica answers reads only after READONLY (else: MOVED to its master).
+        bool clusterReplicaReads = false;
         // TLS: the server's certificate must chain to `caFile` (the system's CAs when empty)
         // and name `host`. A client certificate and key (PEM) when the server asks for one.
         bool tls = false;

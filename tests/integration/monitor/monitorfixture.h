@@ -58,10 +58,11 @@ inline MonitorOptions monitorOptions(int port)
 
 // Collects every snapshot a monitor publishes.
 struct Snapshots {
-    explicit Snapshots(QuotaMonitor &monitor)
+    template <class Monitor> // QuotaMonitor or ClusterMonitor
+    explicit Snapshots(Monitor &monitor)
     {
-        QObject::connect(&monitor, &QuotaMonitor::refreshed,
-            [this](const MonitorSnapshot &s) { all.push_back(s); });
+        QObject::connect(
+            &monitor, &Monitor::refreshed, [this](const MonitorSnapshot &s) { all.push_back(s); });
     }
     const MonitorSnapshot &last() const { return all.back(); }
     // Waits for a snapshot that satisfies `ok`, newer than the ones seen so far.

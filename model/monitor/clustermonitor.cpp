@@ -1,0 +1,241 @@
+#include "model/monitor/clustermonitor.h"
+
+#include <algorithm>
+
+namespace qs {
+
+namespace {
+
+constexpr int kRediscoverMs = 5000; // how often the slot map is asked for again
+
+// The node a CLUSTER SLOTS entry names ([host, port, id, …]); "" or "?" is the host asked.
+std::optional<QPair<QString, quint16>> nodeAt(const RespValue &v, const QString &askedHost)
+{
+    if (v.type != RespValue::Type::Array || v.elements.size() < 2
+        || v.elements[1].type != RespValue::Type::Integer)
+        return std::nullopt;
+    QString host = QString::fromUtf8(v.elements[0].text);
+    if (host.isEmpty() || host == QLatin1String("?"))
+        host = askedHost;
+    return QPair<QString, quint16>{host, quint16(v.elements[1].integer)};
+}
+
+// Throttled first, then by the share of the limit in use, then the longest wait (as a node's
+// own snapshot orders them).
+bool hotter(const HotKey &a, const HotKey &b)
+{
+    if (a.quota.throttled != b.quota.throttled)
+        return a.quota.throttled;
+    const qint64 ua = (a.quota.limit - a.quota.remaining) * std::max<qint64>(1, b.quota.limit);
+    const qint64 ub = (b.quota.limit - b.quota.remaining) * std::max<qint64>(1, a.quota.limit);
+    if (ua != ub)
+        return ua > ub;
+    return a.quota.resetAfterMs > b.quota.resetAfterMs;
+}
+
+void addTo(std::optional<double> &sum, const std::optional<double> &value)
+{
+    if (value)
+        sum = sum.value_or(0) + *value;
+}
+
+} // namespace
+
+ClusterMonitor::ClusterMonitor(const Policy &policy, QObject *parent)
+    : QObject(parent), m_policy(policy)
+{
+    connect(&m_publish, &QTimer::timeout, this, &ClusterMonitor::publish);
+    connect(&m_rediscover, &QTimer::timeout, this, &ClusterMonitor::askForSlots);
+    connect(&m_discovery, &RespClient::stateChanged, this, [this](RespClient::State state) {
+        if (state == RespClient::State::Connected)
+            askForSlots();
+        else if (state == RespClient::State::Unreachable && !m_everAnswered
+            && m_seedIndex + 1 < m_seeds.size()) {
+            // The next seed, before settling for retries of this one; from the event loop, not
+            // inside the client's own signal.
+            ++m_seedIndex;
+            m_nextSeedPending = true;
+            QTimer::singleShot(0, this, &ClusterMonitor::openNextSeed);
+        }
+    });
+}
+
+ClusterMonitor::~ClusterMonitor() = default;
+
+void ClusterMonitor::start(const MonitorOptions &options)
+{
+    stop();
+    m_options = options;
+    m_seeds = {{options.connection.host, options.connection.port}};
+    m_seeds += options.moreSeeds;
+    m_seedIndex = 0;
+    m_everAnswered = false;
+    openNextSeed();
+    m_publish.start(std::max(50, options.intervalMs));
+    m_rediscover.start(kRediscoverMs);
+}
+
+void ClusterMonitor::stop()
+{
+    m_publish.stop();
+    m_rediscover.stop();
+    m_discovery.close();
+    for (Node &n : m_nodes)
+        n.monitor->stop();
+    m_nodes.clear();
+    m_current.clear();
+}
+
+void ClusterMonitor::openNextSeed()
+{
+    m_nextSeedPending = false;
+    RespClient::Options o = m_options.connection;
+    o.host = m_seeds[m_seedIndex].first;
+    o.port = m_seeds[m_seedIndex].second;
+    o.clientName = "quota-studio-monitor-map";
+    m_discovery.open(o);
+}
+
+void ClusterMonitor::askForSlots()
+{
+    if (m_discovery.state() == RespClient::State::Connected)
+        m_discovery.send({"CLUSTER", "SLOTS"}, [this](const RespValue &r) { onSlots(r); });
+}
+
+void ClusterMonitor::onSlots(const RespValue &reply)
+{
+    const QString asked = m_seeds[m_seedIndex].first;
+    if (reply.isError()) {
+        if (reply.text.contains("cluster support disabled") && !m_everAnswered) {
+            m_everAnswered = true;
+            build({m_seeds[m_seedIndex]}, false);
+        }
+        return; // a dropped connection: the next rediscovery asks again
+    }
+    if (reply.type != RespValue::Type::Array)
+        return;
+    // [first, last, master, replicas…] per range; one node per master, in slot order.
+    QList<Address> nodes;
+    for (const RespValue &range : reply.elements) {
+        if (range.type != RespValue::Type::Array || range.elements.size() < 3)
+            return;
+        std::optional<Address> pick = nodeAt(range.elements[2], asked);
+        if (m_options.readReplicas && range.elements.size() > 3)
+            if (const auto replica = nodeAt(range.elements[3], asked))
+                pick = replica;
+        if (pick && !nodes.contains(*pick))
+            nodes.append(*pick);
+    }
+    m_everAnswered = true;
+    if (!nodes.isEmpty() && (nodes != m_current || !m_cluster))
+        build(nodes, true);
+}
+
+void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
+{
+    for (Node &n : m_nodes)
+        n.monitor->stop();
+    m_nodes.clear();
+    m_current = nodes;
+    m_cluster = cluster;
+    for (const Address &a : nodes) {
+        Node n;
+        n.host = a.first;
+        n.port = a.second;
+        n.replica = cluster && m_options.readReplicas;
+        n.monitor = std::make_unique<QuotaMonitor>(m_policy);
+        MonitorOptions o = m_options;
+        o.connection.host = a.first;
+        o.connection.port = a.second;
+        o.connection.clusterReplicaReads = n.replica;
+        if (o.budgetPerSecond > 0) // split evenly, rounded up: each node gets at least one
+            o.budgetPerSecond = (o.budgetPerSecond + nodes.size() - 1) / nodes.size();
+        const size_t index = m_nodes.size();
+        connect(n.monitor.get(), &QuotaMonitor::refreshed, this,
+            [this, index, cluster](const MonitorSnapshot &s) {
+                if (!cluster) {
+                    emit refreshed(s); // one server: its snapshots as they are
+                    return;
+                }
+                if (index < m_nodes.size())
+                    m_nodes[index].last = s;
+            });
+        m_nodes.push_back(std::move(n));
+        m_nodes.back().monitor->start(o);
+    }
+    if (!cluster)
+        m_publish.stop();
+    else if (!m_publish.isActive())
+        m_publish.start(std::max(50, m_options.intervalMs));
+}
+
+void ClusterMonitor::publish()
+{
+    if (m_cluster && !m_nodes.empty())
+        emit refreshed(merged());
+}
+
+MonitorSnapshot ClusterMonitor::merged() const
+{
+    MonitorSnapshot s;
+    s.scanComplete = true;
+    int connected = 0;
+    QStringList down;
+    for (const Node &n : m_nodes) {
+        NodeStatus status;
+        status.address = QStringLiteral("%1:%2").arg(n.host).arg(n.port);
+        status.replica = n.replica;
+        if (!n.last) {
+            status.state = RespClient::State::Connecting;
+            status.stateText = tr("connecting");
+            s.scanComplete = false;
+            s.nodes.append(status);
+            continue;
+        }
+        const MonitorSnapshot &p = *n.last;
+        status.state = p.state;
+        status.stateText = p.stateText;
+        if (p.state == RespClient::State::Connected)
+            ++connected;
+        else
+            down << QStringLiteral("%1 %2").arg(status.address, p.stateText);
+        s.serverTimeUs = std::max(s.serverTimeUs, p.serverTimeUs);
+        s.commandsSent += p.commandsSent;
+        s.keysRead += p.keysRead;
+        s.scanComplete = s.scanComplete && p.scanComplete;
+        if (s.lastError.isEmpty() && !p.lastError.isEmpty())
+            s.lastError = status.address + QStringLiteral(": ") + p.lastError;
+        if (s.routes.isEmpty())
+            for (const RouteStatus &r : p.routes)
+                s.routes.append(RouteStatus{r.id, r.problem, 0, 0, 0, {}, {}});
+        for (qsizetype i = 0; i < p.routes.size() && i < s.routes.size(); ++i) {
+            RouteStatus &r = s.routes[i];
+            r.keys += p.routes[i].keys;
+            r.throttled += p.routes[i].throttled;
+            r.unreadable += p.routes[i].unreadable;
+            status.keys += p.routes[i].keys;
+            addTo(r.allowedPerSecond, p.routes[i].allowedPerSecond);
+            addTo(r.deniedPerSecond, p.routes[i].deniedPerSecond);
+        }
+        s.hotKeys += p.hotKeys;
+        for (const UnreadableKey &u : p.unreadable)
+            if (s.unreadable.size() < 20)
+                s.unreadable.append(u);
+        s.nodes.append(status);
+    }
+    std::sort(s.hotKeys.begin(), s.hotKeys.end(), hotter);
+    if (s.hotKeys.size() > m_options.hotKeyCount)
+        s.hotKeys.resize(std::max(0, m_options.hotKeyCount));
+    s.state = connected > 0    ? RespClient::State::Connected
+        : m_nodes.front().last ? m_nodes.front().last->state
+                               : RespClient::State::Connecting;
+    const QString masters = m_options.readReplicas ? tr("replicas") : tr("masters");
+    s.stateText = down.isEmpty() ? tr("cluster: %1 %2 connected").arg(connected).arg(masters)
+                                 : tr("cluster: %1 of %2 %3 connected; %4")
+                                       .arg(connected)
+                                       .arg(m_nodes.size())
+                                       .arg(masters, down.join(QStringLiteral("; ")));
+    return s;
+}
+
+} // namespace qs
