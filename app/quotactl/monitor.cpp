@@ -183,8 +183,9 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
 void exitOnFirstFailure(const RespClient &client, const QString &server, bool &everConnected,
     int &exitCode, const std::function<bool()> &moreToTry = {})
 {
+    // moreToTry by value: the caller's function object is a temporary.
     QObject::connect(&client, &RespClient::stateChanged, qApp,
-        [&](RespClient::State state, const QString &text) {
+        [&, moreToTry](RespClient::State state, const QString &text) {
             if (state == RespClient::State::Connected)
                 everConnected = true;
             if (moreToTry && moreToTry())

@@ -1,6 +1,7 @@
 // RedisBackend's own throughput with pipelining (to compare with redis-benchmark on the same
 // script and depth), and Redis memory per key for each algorithm's state.
-//   redis_backend_bench throughput PORT SECONDS CONNECTIONS PIPELINE KEYS
+//   redis_backend_bench throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics]
+//     (SEEDS: host:port,host:port… of a Redis Cluster; metrics: the route counts per second)
 //   redis_backend_bench memory PORT
 //   redis_backend_bench script ALGORITHM     (prints the embedded Lua script)
 #include "limiter/redisbackend.h"
@@ -20,20 +21,28 @@ using namespace qs::limiter;
 
 namespace {
 
-int throughput(int port, double seconds, int connections, int pipeline, int keys)
+int throughput(
+    const std::string &where, double seconds, int connections, int pipeline, int keys, bool metrics)
 {
     // The same bucket as the redis-benchmark runs: capacity high enough to admit everything.
-    const RedisRule rule{
+    RedisRule rule{
         "bench:tb", TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
+    rule.metrics = metrics;
+    RedisEndpoint endpoint;
+    const RedisAddressList seeds = parseRedisAddresses(
+        where.find(':') == std::string::npos ? "127.0.0.1:" + where : where);
+    if (!seeds.error.empty()) {
+        std::fprintf(stderr, "%s\n", seeds.error.c_str());
+        return 2;
+    }
+    endpoint.setSeeds(seeds.addresses);
     std::atomic<long> done{0}, errors{0};
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     std::vector<std::thread> threads;
     const auto begin = std::chrono::steady_clock::now();
     for (int c = 0; c < connections; ++c)
         threads.emplace_back([&, c] {
-            RedisEndpoint e;
-            e.port = port;
-            RedisBackend backend(e);
+            RedisBackend backend(endpoint);
             if (!backend.connect()) {
                 std::fprintf(stderr, "%s\n", backend.lastError().c_str());
                 ++errors;
@@ -120,9 +129,9 @@ int memory(int port)
 int main(int argc, char **argv)
 {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode == "throughput" && argc == 7)
-        return throughput(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]),
-            std::atoi(argv[5]), std::atoi(argv[6]));
+    if (mode == "throughput" && (argc == 7 || argc == 8))
+        return throughput(argv[2], std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
+            std::atoi(argv[6]), argc == 8 && std::string(argv[7]) == "metrics");
     if (mode == "memory" && argc == 3)
         return memory(std::atoi(argv[2]));
     if (mode == "script" && argc == 3) {
@@ -134,7 +143,7 @@ int main(int argc, char **argv)
         }
     }
     std::fprintf(stderr,
-        "usage: %s throughput PORT SECONDS CONNECTIONS PIPELINE KEYS\n"
+        "usage: %s throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics]\n"
         "       %s memory PORT\n"
         "       %s script ALGORITHM\n",
         argv[0], argv[0], argv[0]);
