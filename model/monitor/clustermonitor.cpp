@@ -1,5 +1,7 @@
 #include "model/monitor/clustermonitor.h"
 
+#include "limiter/keyslot.h"
+
 #include <algorithm>
 
 namespace qs {
@@ -106,7 +108,11 @@ void ClusterMonitor::onSlots(const RespValue &reply)
 {
     const QString asked = m_seeds[m_seedIndex].first;
     if (reply.isError()) {
-        if (reply.text.contains("cluster support disabled") && !m_everAnswered) {
+        // "cluster support disabled": one server. NOPERM (a read-only ACL user without
+        // +cluster|slots) is taken as one server too, rather than monitoring nothing; on a
+        // cluster its reads then answer MOVED and show as unreadable (docs/monitoring.md).
+        const bool dropped = m_discovery.state() != RespClient::State::Connected;
+        if (!m_everAnswered && !dropped) {
             m_everAnswered = true;
             build({m_seeds[m_seedIndex]}, false);
         }
@@ -116,17 +122,27 @@ void ClusterMonitor::onSlots(const RespValue &reply)
         return;
     // [first, last, master, replicas…] per range; one node per master, in slot order.
     QList<Address> nodes;
+    std::vector<qint16> slotNode(limiter::kClusterSlots, -1);
     for (const RespValue &range : reply.elements) {
-        if (range.type != RespValue::Type::Array || range.elements.size() < 3)
+        if (range.type != RespValue::Type::Array || range.elements.size() < 3
+            || range.elements[0].type != RespValue::Type::Integer
+            || range.elements[1].type != RespValue::Type::Integer)
             return;
         std::optional<Address> pick = nodeAt(range.elements[2], asked);
         if (m_options.readReplicas && range.elements.size() > 3)
             if (const auto replica = nodeAt(range.elements[3], asked))
                 pick = replica;
-        if (pick && !nodes.contains(*pick))
+        if (!pick)
+            continue;
+        if (!nodes.contains(*pick))
             nodes.append(*pick);
+        const qint64 first = std::max<qint64>(0, range.elements[0].integer);
+        const qint64 last = std::min<qint64>(limiter::kClusterSlots - 1, range.elements[1].integer);
+        for (qint64 slot = first; slot <= last; ++slot)
+            slotNode[size_t(slot)] = qint16(nodes.indexOf(*pick));
     }
     m_everAnswered = true;
+    m_slotNode = std::move(slotNode);
     if (!nodes.isEmpty() && (nodes != m_current || !m_cluster))
         build(nodes, true);
 }
@@ -138,18 +154,15 @@ void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
     m_nodes.clear();
     m_current = nodes;
     m_cluster = cluster;
+    m_history.clear();
     for (const Address &a : nodes) {
         Node n;
         n.host = a.first;
         n.port = a.second;
         n.replica = cluster && m_options.readReplicas;
         n.monitor = std::make_unique<QuotaMonitor>(m_policy);
-        MonitorOptions o = m_options;
-        o.connection.host = a.first;
-        o.connection.port = a.second;
-        o.connection.clusterReplicaReads = n.replica;
-        if (o.budgetPerSecond > 0) // split evenly, rounded up: each node gets at least one
-            o.budgetPerSecond = (o.budgetPerSecond + nodes.size() - 1) / nodes.size();
+        n.monitor->setReadOnly(m_readOnly);
+        const MonitorOptions o = nodeOptions(a, n.replica);
         const size_t index = m_nodes.size();
         connect(n.monitor.get(), &QuotaMonitor::refreshed, this,
             [this, index, cluster](const MonitorSnapshot &s) {
@@ -164,15 +177,83 @@ void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
         m_nodes.back().monitor->start(o);
     }
     if (!cluster)
+        m_slotNode.clear();
+    if (!cluster)
         m_publish.stop();
     else if (!m_publish.isActive())
         m_publish.start(std::max(50, m_options.intervalMs));
 }
 
+MonitorOptions ClusterMonitor::nodeOptions(const Address &at, bool replica) const
+{
+    MonitorOptions o = m_options;
+    o.connection.host = at.first;
+    o.connection.port = at.second;
+    o.connection.clusterReplicaReads = replica;
+    const qint64 n = std::max<qint64>(1, m_current.size());
+    if (o.budgetPerSecond > 0) // split evenly, rounded up: each node gets at least one
+        o.budgetPerSecond = (o.budgetPerSecond + n - 1) / n;
+    return o;
+}
+
+void ClusterMonitor::setBudgetPerSecond(qint64 perSecond)
+{
+    m_options.budgetPerSecond = perSecond;
+    for (Node &n : m_nodes)
+        n.monitor->setBudgetPerSecond(nodeOptions({n.host, n.port}, n.replica).budgetPerSecond);
+}
+
+void ClusterMonitor::setReadOnly(bool readOnly)
+{
+    m_readOnly = readOnly;
+    for (Node &n : m_nodes)
+        n.monitor->setReadOnly(readOnly);
+}
+
+std::vector<KeyRow> ClusterMonitor::keyRows() const
+{
+    std::vector<KeyRow> rows;
+    for (const Node &n : m_nodes) {
+        std::vector<KeyRow> more = n.monitor->keyRows();
+        rows.insert(
+            rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+    }
+    return rows;
+}
+
+const std::deque<MonitorSnapshot> &ClusterMonitor::history() const
+{
+    static const std::deque<MonitorSnapshot> none;
+    if (!m_cluster)
+        return m_nodes.empty() ? none : m_nodes.front().monitor->history();
+    return m_history;
+}
+
+void ClusterMonitor::resetKey(const QByteArray &key, RespClient::Callback done)
+{
+    qint16 node = m_cluster ? -1 : 0;
+    if (m_cluster && !m_slotNode.empty())
+        node = m_slotNode[limiter::keySlot(std::string_view(key.constData(), size_t(key.size())))];
+    if (node < 0 || size_t(node) >= m_nodes.size() || m_nodes[size_t(node)].replica) {
+        if (done)
+            done(RespValue::error(m_options.readReplicas
+                    ? "reading replicas: a reset must go to a master; connect without replicas"
+                    : "no node serves this key's slot now"));
+        return;
+    }
+    m_nodes[size_t(node)].monitor->resetKey(key, std::move(done));
+}
+
 void ClusterMonitor::publish()
 {
-    if (m_cluster && !m_nodes.empty())
-        emit refreshed(merged());
+    if (!m_cluster || m_nodes.empty())
+        return;
+    m_history.push_back(merged());
+    const size_t keep
+        = size_t(std::max(1, m_options.historySeconds * 1000 / std::max(50, m_options.intervalMs)));
+    while (m_history.size() > keep)
+        m_history.pop_front();
+    emit refreshed(m_history.back());
 }
 
 MonitorSnapshot ClusterMonitor::merged() const

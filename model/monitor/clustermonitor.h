@@ -34,6 +34,14 @@ public:
     // The connection that asks for the slot map: its states are the first connection's.
     const RespClient &client() const { return m_discovery; }
     bool isCluster() const { return m_cluster; }
+    // What QuotaMonitor offers the Monitor tab, over every node: the budget is split, the key
+    // rows are all nodes' rows, the history is the merged snapshots (a single server's own),
+    // and a reset goes to the node that serves the key's slot.
+    void setBudgetPerSecond(qint64 perSecond);
+    void setReadOnly(bool readOnly);
+    std::vector<KeyRow> keyRows() const;
+    const std::deque<MonitorSnapshot> &history() const;
+    void resetKey(const QByteArray &key, RespClient::Callback done);
     // The first connection failed and another seed is about to be tried.
     bool tryingAnotherSeed() const { return m_nextSeedPending; }
     int nodeCount() const { return int(m_nodes.size()); }
@@ -55,6 +63,7 @@ private:
     void askForSlots();
     void onSlots(const RespValue &reply);
     void build(const QList<Address> &nodes, bool cluster);
+    MonitorOptions nodeOptions(const Address &at, bool replica) const;
     void publish();
     MonitorSnapshot merged() const;
 
@@ -68,6 +77,9 @@ private:
     bool m_nextSeedPending = false;
     QList<Address> m_current; // the nodes being monitored, in slot order
     std::vector<Node> m_nodes;
+    std::vector<qint16> m_slotNode; // a cluster's slot -> index into m_nodes (-1: none)
+    std::deque<MonitorSnapshot> m_history; // merged, a cluster's only
+    bool m_readOnly = true;
     QTimer m_publish, m_rediscover;
 };
 

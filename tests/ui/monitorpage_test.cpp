@@ -1,5 +1,6 @@
 // The Monitor tab as an operator meets it: typed into, clicked, against a real redis-server fed
 // by the real load generator. Offscreen; screenshots land in the build tree for review.
+#include "limiter/redisaddress.h"
 #include "model/redis/loadgenerator.h"
 #include "model/redis/localdemo.h"
 #include "screenshot.h"
@@ -67,10 +68,12 @@ QString writePolicy(const QTemporaryDir &dir, const QByteArray &yaml = kPolicy)
 // The load generator in a thread, as a fleet of gateways would write the keys.
 class Traffic {
 public:
-    Traffic(const Policy &policy, int port, double rps = 400, int clients = 60)
+    Traffic(const Policy &policy, int port, double rps = 400, int clients = 60,
+        const std::vector<limiter::RedisAddress> &cluster = {})
     {
         LoadPlan plan;
         plan.endpoint.port = port;
+        plan.endpoint.setSeeds(cluster);
         QString error;
         plan.rules = redisRulesFor(policy, {}, &error);
         plan.rps = rps;
@@ -231,6 +234,68 @@ TEST(MonitorPage, ConnectedToALoadedServerTheChartsAndHotKeysFill)
     ASSERT_TRUE(
         QTest::qWaitFor([&] { return points(w.page->keyChart(), "remaining") >= 3; }, 10000));
     EXPECT_EQ(table->currentIndex().data().toString(), selected);
+}
+
+// A Redis Cluster of its own (tests/integration/cluster-fixture, three masters): the first
+// master typed as Host/Port, the others as "More seeds", and the tab reads all three.
+TEST(MonitorPage, ReadsEveryMasterOfARedisClusterFromTheSeedsTyped)
+{
+    QTemporaryDir state;
+    const std::string fixture = QS_CLUSTER_FIXTURE;
+    const std::string dir = state.filePath(QStringLiteral("cluster")).toStdString();
+    ASSERT_EQ(
+        std::system(("QS_CLUSTER_REPLICAS=0 " + fixture + " start " + dir + " >/dev/null").c_str()),
+        0);
+    struct Stop {
+        std::string command;
+        ~Stop() { std::system(command.c_str()); }
+    } stop{fixture + " stop " + dir + " >/dev/null 2>&1"};
+    QFile seedsFile(QString::fromStdString(dir + "/seeds"));
+    ASSERT_TRUE(seedsFile.open(QIODevice::ReadOnly));
+    const QString seeds = QString::fromUtf8(seedsFile.readAll()).trimmed();
+    const auto masters = limiter::parseRedisAddresses(seeds.toStdString()).addresses;
+    ASSERT_EQ(masters.size(), 3u);
+
+    Window w;
+    Traffic traffic(w.window.document()->policy(), masters[0].port, 400, 60, masters);
+    ConnectionPanel *panel = w.page->connectionPanel();
+    auto *more = panel->findChild<QLineEdit *>(QStringLiteral("seeds"));
+    ASSERT_TRUE(more);
+    QTest::keyClicks(more, seeds.section(QLatin1Char(','), 1));
+    connectThroughPanel(w.page, masters[0].port);
+    const auto allThree = [&] {
+        const auto &history = w.page->monitor()->history();
+        if (history.empty() || history.back().nodes.size() != 3 || !history.back().scanComplete)
+            return false;
+        for (const NodeStatus &n : history.back().nodes)
+            if (n.state != RespClient::State::Connected || n.keys == 0)
+                return false;
+        return w.page->hotKeys()->rowCount() > 0;
+    };
+    ASSERT_TRUE(QTest::qWaitFor(allThree, 20000))
+        << w.page->findChild<QLabel *>(QStringLiteral("summary"))->text().toStdString();
+    EXPECT_TRUE(w.page->monitor()->isCluster());
+    const QLabel *summary = w.page->findChild<QLabel *>(QStringLiteral("summary"));
+    ASSERT_TRUE(summary);
+    EXPECT_TRUE(summary->text().contains(QStringLiteral("cluster: 3 of 3 nodes read")))
+        << summary->text().toStdString();
+    for (const auto &m : masters)
+        EXPECT_TRUE(summary->toolTip().contains(QString::fromStdString(m.text())))
+            << summary->toolTip().toStdString();
+    // The rows are every master's keys: as many as the keys chart counts.
+    qint64 seen = 0;
+    for (const NodeStatus &n : w.page->monitor()->history().back().nodes)
+        seen += n.keys;
+    EXPECT_GT(seen, 0);
+    // The deployment's per-second metrics, summed over the masters, reach the requests chart.
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            return points(w.page->keysChart(), "keys seen") >= 4
+                && lastValue(w.page->requestsChart(), "allowed") > 0;
+        },
+        15000));
+    w.window.resize(1280, 800);
+    EXPECT_FALSE(saveScreenshot(&w.window, QStringLiteral("monitor-cluster-1280x800")).isEmpty());
 }
 
 TEST(MonitorPage, AKilledServerShowsUnreachableThenConnectedWithoutARestart)

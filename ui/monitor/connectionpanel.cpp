@@ -1,5 +1,7 @@
 #include "ui/monitor/connectionpanel.h"
 
+#include "limiter/redisaddress.h"
+
 #include "ui/common/icons.h"
 #include "ui/monitor/passwordstore.h"
 
@@ -34,9 +36,10 @@ QString settingsGroup(const QString &profile)
 
 ConnectionPanel::ConnectionPanel(QWidget *parent)
     : QWidget(parent), m_passwords(new PasswordStore(this)), m_profile(new QComboBox),
-      m_host(new QLineEdit(QStringLiteral("127.0.0.1"))), m_user(new QLineEdit),
-      m_password(new QLineEdit), m_caFile(new QLineEdit), m_certFile(new QLineEdit),
-      m_keyFile(new QLineEdit), m_port(new QSpinBox), m_db(new QSpinBox), m_budget(new QSpinBox),
+      m_host(new QLineEdit(QStringLiteral("127.0.0.1"))), m_seeds(new QLineEdit),
+      m_user(new QLineEdit), m_password(new QLineEdit), m_caFile(new QLineEdit),
+      m_certFile(new QLineEdit), m_keyFile(new QLineEdit), m_port(new QSpinBox), m_db(new QSpinBox),
+      m_budget(new QSpinBox), m_replicas(new QCheckBox(tr("Read the cluster's re&plicas"))),
       m_tls(new QCheckBox(tr("Use &TLS"))),
       m_keepPassword(new QCheckBox(tr("&Keep in the system keychain"))),
       m_connect(new QPushButton(icon(QStringLiteral("run")), tr("&Connect"))),
@@ -109,6 +112,16 @@ QWidget *ConnectionPanel::buildFields()
     m_port->setObjectName(QStringLiteral("port"));
     m_port->setRange(1, 65535);
     m_port->setValue(6379);
+    m_seeds->setObjectName(QStringLiteral("seeds"));
+    m_seeds->setPlaceholderText(tr("none (host:port, …)"));
+    m_seeds->setToolTip(
+        tr("Other nodes of a Redis Cluster, host:port separated by commas, tried in turn when "
+           "Host:Port does not answer. Whether the server is a cluster is found out by itself: "
+           "on a cluster every master is read, the budget split across them."));
+    m_replicas->setObjectName(QStringLiteral("replicas"));
+    m_replicas->setToolTip(
+        tr("On a cluster, read each master's replica (READONLY) and leave the masters alone. "
+           "Replicas may lag by a few milliseconds; a key reset still needs a master."));
     m_db->setObjectName(QStringLiteral("db"));
     m_db->setRange(0, 15);
     m_db->setToolTip(tr("The database (SELECT) the deployment keeps its keys in"));
@@ -128,6 +141,8 @@ QWidget *ConnectionPanel::buildFields()
                          "CAs) and name the host. There is no way to skip the check here."));
     form->addRow(tr("&Host:"), m_host);
     form->addRow(tr("P&ort:"), m_port);
+    form->addRow(tr("More &seeds:"), m_seeds);
+    form->addRow(QString(), m_replicas);
     form->addRow(tr("&Database:"), m_db);
     form->addRow(tr("&User:"), m_user);
     form->addRow(tr("Pass&word:"), m_password);
@@ -164,8 +179,8 @@ QWidget *ConnectionPanel::buildFields()
                             "metrics). Lower it on a busy production server: a smaller budget "
                             "reads the long tail of keys less often, never the hottest less."));
     form->addRow(tr("&Read budget:"), m_budget);
-    m_fields << m_host << m_port << m_db << m_user << m_password << m_keepPassword << m_tls
-             << m_profile << m_save << m_delete;
+    m_fields << m_host << m_port << m_seeds << m_replicas << m_db << m_user << m_password
+             << m_keepPassword << m_tls << m_profile << m_save << m_delete;
     return box;
 }
 
@@ -189,6 +204,33 @@ RespClient::Options ConnectionPanel::options() const
     o.certFile = m_certFile->text().trimmed();
     o.keyFile = m_keyFile->text().trimmed();
     return o;
+}
+
+QList<QPair<QString, quint16>> ConnectionPanel::moreSeeds() const
+{
+    QList<QPair<QString, quint16>> seeds;
+    const QString text = m_seeds->text().trimmed();
+    if (text.isEmpty())
+        return seeds;
+    for (const limiter::RedisAddress &a :
+        limiter::parseRedisAddresses(text.toStdString()).addresses)
+        seeds.append({QString::fromStdString(a.host), quint16(a.port)});
+    return seeds;
+}
+
+QString ConnectionPanel::seedsProblem() const
+{
+    const QString text = m_seeds->text().trimmed();
+    if (text.isEmpty())
+        return {};
+    const limiter::RedisAddressList parsed = limiter::parseRedisAddresses(text.toStdString());
+    return parsed.error.empty() ? QString()
+                                : tr("More seeds: %1").arg(QString::fromStdString(parsed.error));
+}
+
+bool ConnectionPanel::readReplicas() const
+{
+    return m_replicas->isChecked();
 }
 
 qint64 ConnectionPanel::budgetPerSecond() const
@@ -219,6 +261,8 @@ void ConnectionPanel::saveProfile(const QString &name)
     settings.beginGroup(settingsGroup(name));
     settings.setValue(QStringLiteral("host"), m_host->text().trimmed());
     settings.setValue(QStringLiteral("port"), m_port->value());
+    settings.setValue(QStringLiteral("seeds"), m_seeds->text().trimmed());
+    settings.setValue(QStringLiteral("replicas"), m_replicas->isChecked());
     settings.setValue(QStringLiteral("db"), m_db->value());
     settings.setValue(QStringLiteral("user"), m_user->text().trimmed());
     settings.setValue(QStringLiteral("tls"), m_tls->isChecked());
@@ -245,6 +289,8 @@ void ConnectionPanel::loadProfile(const QString &name)
     settings.beginGroup(settingsGroup(name));
     m_host->setText(settings.value(QStringLiteral("host"), QStringLiteral("127.0.0.1")).toString());
     m_port->setValue(settings.value(QStringLiteral("port"), 6379).toInt());
+    m_seeds->setText(settings.value(QStringLiteral("seeds")).toString());
+    m_replicas->setChecked(settings.value(QStringLiteral("replicas"), false).toBool());
     m_db->setValue(settings.value(QStringLiteral("db"), 0).toInt());
     m_user->setText(settings.value(QStringLiteral("user")).toString());
     m_tls->setChecked(settings.value(QStringLiteral("tls"), false).toBool());
@@ -292,6 +338,8 @@ void ConnectionPanel::showDemo(quint16 port)
 {
     m_host->setText(QStringLiteral("127.0.0.1"));
     m_port->setValue(port);
+    m_seeds->clear();
+    m_replicas->setChecked(false);
     m_db->setValue(0);
     m_user->clear();
     m_password->clear();

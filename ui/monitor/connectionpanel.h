@@ -23,6 +23,11 @@ public:
     explicit ConnectionPanel(QWidget *parent = nullptr);
 
     RespClient::Options options() const;
+    // A Redis Cluster's further seeds (host:port, comma-separated) and whether to read its
+    // replicas; `seedsProblem` says what is wrong with the list (empty: nothing).
+    QList<QPair<QString, quint16>> moreSeeds() const;
+    QString seedsProblem() const;
+    bool readReplicas() const;
     qint64 budgetPerSecond() const;
     // Where the options point, for messages: "127.0.0.1:6379 db 0".
     QString serverName() const;
@@ -52,9 +57,9 @@ private:
 
     PasswordStore *m_passwords;
     QComboBox *m_profile;
-    QLineEdit *m_host, *m_user, *m_password, *m_caFile, *m_certFile, *m_keyFile;
+    QLineEdit *m_host, *m_seeds, *m_user, *m_password, *m_caFile, *m_certFile, *m_keyFile;
     QSpinBox *m_port, *m_db, *m_budget;
-    QCheckBox *m_tls, *m_keepPassword;
+    QCheckBox *m_replicas, *m_tls, *m_keepPassword;
     QPushButton *m_connect, *m_disconnect, *m_save, *m_delete;
     QLabel *m_keychainNote;
     QList<QWidget *> m_fields; // what the demo locks

@@ -170,7 +170,8 @@ MonitorPage::MonitorPage(PolicyDocument *doc, QWidget *parent)
     connect(m_discoverButton, &QPushButton::clicked, this, &MonitorPage::discover);
     connect(m_demo.get(), &LocalDemo::ready, this, [this](quint16 port) {
         m_panel->showDemo(port);
-        RespClient::Options options = m_panel->options();
+        MonitorOptions options;
+        options.connection = m_panel->options();
         startMonitor(m_demo->policy(), options);
         m_server = tr("local demo on 127.0.0.1:%1").arg(port);
         updateDemoButton();
@@ -388,7 +389,7 @@ void MonitorPage::refreshRouteLists()
     m_filter->setRoute(m_filterRoute->currentIndex() - 1);
 }
 
-void MonitorPage::startMonitor(const Policy &policy, const RespClient::Options &options)
+void MonitorPage::startMonitor(const Policy &policy, const MonitorOptions &options)
 {
     m_monitor.reset();
     m_timeline.clear();
@@ -402,12 +403,12 @@ void MonitorPage::startMonitor(const Policy &policy, const RespClient::Options &
     m_keyChart->show({}, m_windowSeconds);
     m_keyChart->setTitle(tr("Selected key"));
     m_keyChart->setHint(tr("select a row"));
-    m_monitor = std::make_unique<QuotaMonitor>(policy);
+    // One server or a cluster, whichever the address leads to (ClusterMonitor).
+    m_monitor = std::make_unique<ClusterMonitor>(policy);
     m_monitor->setReadOnly(!m_allowWrites->isChecked());
-    connect(m_monitor.get(), &QuotaMonitor::refreshed, this, &MonitorPage::onRefreshed);
+    connect(m_monitor.get(), &ClusterMonitor::refreshed, this, &MonitorPage::onRefreshed);
     connect(&m_monitor->client(), &RespClient::stateChanged, this, &MonitorPage::showState);
-    MonitorOptions o;
-    o.connection = options;
+    MonitorOptions o = options;
     o.budgetPerSecond = m_panel->budgetPerSecond();
     o.historySeconds = 60; // the page keeps its own hour (MonitorTimeline)
     m_monitor->start(o);
@@ -421,7 +422,15 @@ void MonitorPage::connectToServer()
 {
     if (demoRunning())
         return;
-    startMonitor(m_doc->policy(), m_panel->options());
+    if (const QString problem = m_panel->seedsProblem(); !problem.isEmpty()) {
+        m_summary->setText(problem);
+        return;
+    }
+    MonitorOptions o;
+    o.connection = m_panel->options();
+    o.moreSeeds = m_panel->moreSeeds();
+    o.readReplicas = m_panel->readReplicas();
+    startMonitor(m_doc->policy(), o);
 }
 
 void MonitorPage::disconnectFromServer()
@@ -494,6 +503,18 @@ void MonitorPage::onRefreshed(const MonitorSnapshot &snapshot)
         summary += tr(" · first scan running");
     if (m_paused)
         summary += tr(" · paused");
+    // A cluster: how many of its nodes are read, which are down; each node's keys on hover.
+    QStringList nodes;
+    qsizetype read = 0;
+    for (const NodeStatus &n : snapshot.nodes) {
+        nodes << tr("%1 (%2): %3 keys, %4")
+                     .arg(n.address, n.replica ? tr("replica") : tr("master"),
+                         QLocale().toString(n.keys), n.stateText);
+        read += n.state == RespClient::State::Connected ? 1 : 0;
+    }
+    if (!nodes.isEmpty())
+        summary += tr(" · cluster: %1 of %2 nodes read").arg(read).arg(nodes.size());
+    m_summary->setToolTip(nodes.join(QLatin1Char('\n')));
     m_summary->setText(summary);
     m_pendingRows = std::move(rows);
     m_rowsPending = true;

@@ -5,6 +5,7 @@
 // chart of one key's remaining quota, Discover for foreign deployments, and a local demo that
 // needs nothing but redis-server. Everything it reads comes from QuotaMonitor (model/monitor);
 // the page only shows it. Read-only by default: "Reset this key" is the one write, and it asks.
+#include "model/monitor/clustermonitor.h"
 #include "model/monitor/monitortimeline.h"
 #include "model/monitor/quotamonitor.h"
 
@@ -57,7 +58,7 @@ public:
     // What Save ▸ Series as CSV writes: the window's key and request series, one time base.
     std::vector<Series> windowSeries() const;
 
-    QuotaMonitor *monitor() const { return m_monitor.get(); }
+    ClusterMonitor *monitor() const { return m_monitor.get(); }
     const MonitorTimeline &timeline() const { return m_timeline; }
     ConnectionPanel *connectionPanel() const { return m_panel; }
     QLabel *stateLabel() const { return m_state; }
@@ -81,7 +82,7 @@ signals:
 private:
     QWidget *buildCharts();
     QWidget *buildHotKeys();
-    void startMonitor(const Policy &policy, const RespClient::Options &options);
+    void startMonitor(const Policy &policy, const MonitorOptions &options);
     void onRefreshed(const MonitorSnapshot &snapshot);
     void showState();
     void redraw(); // charts and table from what is recorded
@@ -97,7 +98,7 @@ private:
     QString windowName() const;
 
     PolicyDocument *m_doc;
-    std::unique_ptr<QuotaMonitor> m_monitor;
+    std::unique_ptr<ClusterMonitor> m_monitor;
     std::unique_ptr<LocalDemo> m_demo;
     MonitorTimeline m_timeline;
     QString m_server; // what the monitor is connected to, for messages

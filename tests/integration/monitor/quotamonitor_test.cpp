@@ -3,6 +3,7 @@
 // and restarted server; a busy one; bad keys; a read-only ACL user; TLS.
 #include "limiter/packeddoubles.h"
 #include "limiter/redisbackend.h"
+#include "model/monitor/clustermonitor.h"
 #include "model/policy/limitconversion.h"
 #include "model/redis/loadgenerator.h"
 #include "tests/integration/monitor/monitorfixture.h"
@@ -287,9 +288,24 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
     // Keep in step with docs/monitoring.md, "A read-only user".
     EXPECT_EQ(admin.run({"ACL", "SETUSER", "quota-monitor", "on", ">monitor-pw", "resetkeys", "~*",
                   "resetchannels", "-@all", "+scan", "+time", "+type", "+get", "+mget", "+hmget",
-                  "+hgetall", "+lrange", "+zrange", "+pttl", "+client|setname", "+select"}),
+                  "+hgetall", "+lrange", "+zrange", "+pttl", "+client|setname", "+select",
+                  "+cluster|slots", "+readonly"}),
         "OK");
     admin.run({"SET", "qs:api:a", packedTokens(0, admin.serverTimeUs()), "PX", "60000"});
+    {
+        // What quotactl and the Monitor tab run: the map is asked for, the server is one.
+        ClusterMonitor front(policyOrFail(kPolicy));
+        Snapshots frontSnapshots(front);
+        MonitorOptions o = monitorOptions(server.port());
+        o.connection.user = QStringLiteral("quota-monitor");
+        o.connection.password = QStringLiteral("monitor-pw");
+        front.start(o);
+        ASSERT_TRUE(frontSnapshots.waitFor([](const MonitorSnapshot &s) {
+            return keyIn(s, "qs:api:a") != nullptr;
+        })) << frontSnapshots.last().stateText.toStdString();
+        EXPECT_FALSE(front.isCluster());
+        EXPECT_TRUE(frontSnapshots.last().nodes.isEmpty());
+    }
     QuotaMonitor monitor(policyOrFail(kPolicy));
     Snapshots snapshots(monitor);
     MonitorOptions o = monitorOptions(server.port());
