@@ -51,15 +51,34 @@ ClusterMonitor::ClusterMonitor(const Policy &policy, QObject *parent)
     connect(&m_discovery, &RespClient::stateChanged, this, [this](RespClient::State state) {
         if (state == RespClient::State::Connected)
             askForSlots();
-        else if (state == RespClient::State::Unreachable && !m_everAnswered
-            && m_seedIndex + 1 < m_seeds.size()) {
-            // The next seed, before settling for retries of this one; from the event loop, not
-            // inside the client's own signal.
-            ++m_seedIndex;
-            m_nextSeedPending = true;
-            QTimer::singleShot(0, this, &ClusterMonitor::openNextSeed);
-        }
+        else if (state == RespClient::State::Unreachable)
+            discoveryLost();
     });
+}
+
+// The node that answered for the map is gone: the next seed before settling for retries of
+// this one, and once a cluster is known, its other nodes too (a failed-over master never comes
+// back on its own). From the event loop, not inside the client's own signal.
+void ClusterMonitor::discoveryLost()
+{
+    if (!m_everAnswered) {
+        if (m_seedIndex + 1 >= m_seeds.size())
+            return; // every seed tried: the client's own retries go on with the last
+        ++m_seedIndex;
+        m_nextSeedPending = true;
+        QTimer::singleShot(0, this, &ClusterMonitor::openNextSeed);
+        return;
+    }
+    if (!m_cluster)
+        return; // one server: the client reconnects to it by itself
+    QList<Address> candidates = m_seeds;
+    for (const Address &a : m_current)
+        if (!candidates.contains(a))
+            candidates.append(a);
+    const Address now = m_target;
+    const qsizetype at = candidates.indexOf(now);
+    m_target = candidates[(at + 1) % candidates.size()];
+    QTimer::singleShot(m_options.connection.reconnectMinMs, this, [this] { open(m_target); });
 }
 
 ClusterMonitor::~ClusterMonitor() = default;
@@ -91,9 +110,15 @@ void ClusterMonitor::stop()
 void ClusterMonitor::openNextSeed()
 {
     m_nextSeedPending = false;
+    open(m_seeds[m_seedIndex]);
+}
+
+void ClusterMonitor::open(const Address &at)
+{
+    m_target = at;
     RespClient::Options o = m_options.connection;
-    o.host = m_seeds[m_seedIndex].first;
-    o.port = m_seeds[m_seedIndex].second;
+    o.host = at.first;
+    o.port = at.second;
     o.clientName = "quota-studio-monitor-map";
     m_discovery.open(o);
 }
@@ -106,7 +131,7 @@ void ClusterMonitor::askForSlots()
 
 void ClusterMonitor::onSlots(const RespValue &reply)
 {
-    const QString asked = m_seeds[m_seedIndex].first;
+    const QString asked = m_target.first;
     if (reply.isError()) {
         // "cluster support disabled": one server. NOPERM (a read-only ACL user without
         // +cluster|slots) is taken as one server too, rather than monitoring nothing; on a
@@ -114,7 +139,7 @@ void ClusterMonitor::onSlots(const RespValue &reply)
         const bool dropped = m_discovery.state() != RespClient::State::Connected;
         if (!m_everAnswered && !dropped) {
             m_everAnswered = true;
-            build({m_seeds[m_seedIndex]}, false);
+            build({m_target}, false);
         }
         return; // a dropped connection: the next rediscovery asks again
     }

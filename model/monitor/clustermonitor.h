@@ -60,6 +60,8 @@ private:
     using Address = QPair<QString, quint16>;
 
     void openNextSeed();
+    void open(const Address &at);
+    void discoveryLost();
     void askForSlots();
     void onSlots(const RespValue &reply);
     void build(const QList<Address> &nodes, bool cluster);
@@ -71,6 +73,7 @@ private:
     MonitorOptions m_options;
     QList<Address> m_seeds;
     int m_seedIndex = 0;
+    Address m_target; // where the map is asked for
     RespClient m_discovery;
     bool m_cluster = false;
     bool m_everAnswered = false;

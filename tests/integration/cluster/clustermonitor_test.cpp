@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <unistd.h>
@@ -132,13 +133,20 @@ TEST(ClusterMonitor, AKilledMasterShowsAsDownWhileTheOthersAreReadThenItsSuccess
         15'000);
     ASSERT_TRUE(all) << snapshots.last().stateText.toStdString() << ", "
                      << routeIn(snapshots.last(), "api")->keys << " keys";
-    const NodeStatus victim = all->nodes.front();
+    // The first seed: the node the slot map is asked of, too, so that the monitor must find
+    // another to learn of the failover.
+    const QString first = QString::fromStdString(cluster.seeds().front().text());
+    const auto found = std::find_if(all->nodes.begin(), all->nodes.end(),
+        [&](const NodeStatus &n) { return n.address == first; });
+    ASSERT_NE(found, all->nodes.end()) << first.toStdString();
+    const NodeStatus victim = *found;
+    const qsizetype victimIndex = found - all->nodes.begin();
     const int victimPort = victim.address.section(QLatin1Char(':'), -1).toInt();
     ASSERT_TRUE(cluster.kill(victimPort));
     // Down, while the other two are still read.
     const MonitorSnapshot *down = snapshots.waitFor(
         [&](const MonitorSnapshot &s) {
-            return s.nodes.size() == 3 && s.nodes.front().state != RespClient::State::Connected
+            return s.nodes.size() == 3 && s.nodes[victimIndex].state != RespClient::State::Connected
                 && s.state == RespClient::State::Connected;
         },
         10'000);
