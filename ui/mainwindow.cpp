@@ -102,10 +102,10 @@ MainWindow::MainWindow(QWidget *parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::showMonitorDemo()
+void MainWindow::showMonitorDemo(int clusterMasters)
 {
     m_tabs->setCurrentWidget(m_monitor);
-    m_monitor->startDemo();
+    m_monitor->startDemo(clusterMasters);
 }
 
 void MainWindow::buildMenus()
@@ -176,8 +176,14 @@ void MainWindow::buildMenus()
         else
             m_monitor->startDemo();
     });
-    connect(m_monitor, &MonitorPage::demoStateChanged, demo, [demo](bool running) {
+    QAction *clusterDemo
+        = monitor->addAction(icon(QStringLiteral("run")), tr("Start local &cluster demo"));
+    clusterDemo->setToolTip(tr("Three redis-server processes joined into a Redis Cluster (needs "
+                               "redis-cli), with traffic: every master read, the budget split"));
+    connect(clusterDemo, &QAction::triggered, this, [this] { showMonitorDemo(3); });
+    connect(m_monitor, &MonitorPage::demoStateChanged, demo, [demo, clusterDemo](bool running) {
         demo->setText(running ? tr("Stop local &demo") : tr("Start local &demo"));
+        clusterDemo->setEnabled(!running);
     });
     monitor->addAction(icon(QStringLiteral("filter")), tr("D&iscover key families…"), this, [this] {
         m_tabs->setCurrentWidget(m_monitor);

@@ -36,7 +36,7 @@ public:
     // Every splitter whose position is kept in the settings.
     QList<QSplitter *> splitters() const;
     // Monitor ▸ Start local demo, with the tab brought to the front.
-    void showMonitorDemo();
+    void showMonitorDemo(int clusterMasters = 0); // 3: a local Redis Cluster
     QLabel *validationLabel() const { return m_validation; }
 
     // Opens a policy file (after asking about unsaved changes when `ask`); shows its

@@ -21,6 +21,9 @@ struct Options {
     QCommandLineOption demo{QStringLiteral("monitor-demo"),
         QStringLiteral("Open the Monitor tab and start the local demo: a redis-server of its own "
                        "on a free loopback port with traffic for the policy's routes.")};
+    QCommandLineOption clusterDemo{QStringLiteral("monitor-demo-cluster"),
+        QStringLiteral("The same on a Redis Cluster of three masters of its own (needs "
+                       "redis-cli).")};
 };
 
 void describe(QCommandLineParser &parser, const Options &options)
@@ -34,6 +37,7 @@ void describe(QCommandLineParser &parser, const Options &options)
         QStringLiteral("[policy]"));
     parser.addOption(options.measureStartup);
     parser.addOption(options.demo);
+    parser.addOption(options.clusterDemo);
 }
 
 void nameApplication()
@@ -86,6 +90,8 @@ int main(int argc, char *argv[])
     window.show();
     if (parser.isSet(options.demo))
         window.showMonitorDemo();
+    else if (parser.isSet(options.clusterDemo))
+        window.showMonitorDemo(3);
     if (!parser.isSet(options.measureStartup))
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
     if (parser.isSet(options.measureStartup)) {

@@ -1,30 +1,15 @@
 #include "model/redis/localdemo.h"
 
+#include "model/redis/childprocess.h"
 #include "model/redis/loadgenerator.h"
 
-#include <QHostAddress>
 #include <QStandardPaths>
-#include <QTcpServer>
-
-#ifdef Q_OS_LINUX
-#include <csignal>
-#include <sys/prctl.h>
-#include <unistd.h>
-#endif
 
 namespace qs {
 
 namespace {
 
 constexpr int kMaxAttempts = 5; // a free port can be taken between finding it and binding it
-
-quint16 freeLoopbackPort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
-}
 
 } // namespace
 
@@ -41,17 +26,7 @@ QString LocalDemo::redisServerPath()
 LocalDemo::LocalDemo(QObject *parent) : QObject(parent)
 {
     m_server.setProcessChannelMode(QProcess::MergedChannels);
-#ifdef Q_OS_LINUX
-    // The server dies with the app, also when the app is killed: the kernel sends it SIGKILL
-    // when the thread that started it (the GUI thread, which lives as long as the app) ends.
-    // The parent is checked again because it may have died before prctl ran.
-    const pid_t app = ::getpid();
-    m_server.setChildProcessModifier([app] {
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != app)
-            ::_exit(1);
-    });
-#endif
+    dieWithTheApp(m_server); // also when the app is killed
     connect(&m_server, &QProcess::readyRead, this, &LocalDemo::onServerOutput);
     connect(&m_server, &QProcess::finished, this, &LocalDemo::onServerFinished);
     connect(&m_server, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
@@ -95,7 +70,42 @@ void LocalDemo::start(const Policy &policy, const Options &options)
     m_attempts = 0;
     m_stopping = false;
     m_dir = std::make_unique<QTemporaryDir>();
-    launchServer();
+    m_cluster.reset();
+    if (options.clusterMasters > 0)
+        launchCluster();
+    else
+        launchServer();
+}
+
+void LocalDemo::launchCluster()
+{
+    m_cluster = std::make_unique<LocalCluster>(m_dir->path(), m_options.clusterMasters);
+    connect(m_cluster.get(), &LocalCluster::ready, this, [this] {
+        m_port = m_cluster->ports().front();
+        startTraffic();
+        emit ready(m_port);
+    });
+    connect(m_cluster.get(), &LocalCluster::failed, this, [this](const QString &why) {
+        stopTraffic();
+        emit failed(why);
+    });
+    connect(m_cluster.get(), &LocalCluster::stopped, this, [this] {
+        stopTraffic();
+        emit stopped();
+    });
+    m_cluster->start();
+}
+
+QList<quint16> LocalDemo::clusterPorts() const
+{
+    return m_cluster ? m_cluster->ports() : QList<quint16>();
+}
+
+QList<qint64> LocalDemo::serverPids() const
+{
+    if (m_cluster)
+        return m_cluster->pids();
+    return {m_server.processId()};
 }
 
 void LocalDemo::launchServer()
@@ -153,6 +163,12 @@ void LocalDemo::startTraffic()
 {
     LoadPlan plan;
     plan.endpoint.port = m_port;
+    if (m_cluster) { // every master a seed: the backend learns the map from any of them
+        std::vector<limiter::RedisAddress> seeds;
+        for (quint16 p : m_cluster->ports())
+            seeds.push_back({"127.0.0.1", int(p)});
+        plan.endpoint.setSeeds(seeds);
+    }
     QString problem;
     plan.rules = redisRulesFor(m_policy, {}, &problem);
     plan.rps = m_options.requestsPerSecond;
@@ -180,6 +196,10 @@ void LocalDemo::stop()
     }
     m_stopping = true;
     m_stopTraffic = true;
+    if (m_cluster) {
+        m_cluster->stop(); // its `stopped` joins the thread and says `stopped`
+        return;
+    }
     m_server.terminate(); // onServerFinished joins the thread and says `stopped`
 }
 

@@ -6,6 +6,7 @@
 // when its owner is destroyed and, on Linux, when the app dies however it dies (the server is
 // started with a parent-death signal).
 #include "model/policy/policy.h"
+#include "model/redis/localcluster.h"
 
 #include <QObject>
 #include <QProcess>
@@ -23,6 +24,7 @@ public:
     struct Options {
         double requestsPerSecond = 800;
         int clients = 400; // Zipf-popular: a few hot clients hit their limits, most do not
+        int clusterMasters = 0; // 0: one redis-server; 3: a Redis Cluster of three masters
     };
 
     // The redis-server to start; empty when none is installed.
@@ -37,7 +39,13 @@ public:
     void start(const Policy &policy) { start(policy, Options()); }
     // Stops the traffic and the server without waiting; `stopped` follows.
     void stop();
-    bool running() const { return m_server.state() != QProcess::NotRunning; }
+    bool running() const
+    {
+        return m_server.state() != QProcess::NotRunning || (m_cluster && m_cluster->running());
+    }
+    // The cluster's ports when the demo runs one (the first is port()); empty otherwise.
+    QList<quint16> clusterPorts() const;
+    QList<qint64> serverPids() const;
     quint16 port() const { return m_port; }
     qint64 serverPid() const { return m_server.processId(); }
     // What to monitor: the policy as the demo runs it (Quota Studio's own keys, metrics on).
@@ -57,7 +65,9 @@ private:
 
     Options m_options;
     Policy m_policy;
+    void launchCluster();
     QProcess m_server;
+    std::unique_ptr<LocalCluster> m_cluster;
     std::unique_ptr<QTemporaryDir> m_dir;
     quint16 m_port = 0;
     int m_attempts = 0;

@@ -2,6 +2,7 @@
 // by the real load generator. Offscreen; screenshots land in the build tree for review.
 #include "limiter/redisaddress.h"
 #include "model/redis/loadgenerator.h"
+#include "model/redis/localcluster.h"
 #include "model/redis/localdemo.h"
 #include "screenshot.h"
 #include "tests/integration/monitor/monitorfixture.h"
@@ -16,6 +17,7 @@
 #include "ui/monitor/hotkeysmodel.h"
 #include "ui/monitor/monitorpage.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -386,6 +388,42 @@ TEST(MonitorPage, TheLocalDemoFillsTheChartsAndStopsLeavingNoProcess)
     window.reset();
     EXPECT_TRUE(QTest::qWaitFor([&] { return !processAlive(second); }, 5000))
         << "the demo's redis-server " << second << " outlived its window";
+}
+
+// The Monitor menu's cluster demo: three masters of its own, traffic on all of them, every
+// master read; stopping it leaves no process.
+TEST(MonitorPage, TheLocalClusterDemoReadsEveryMasterAndStopsLeavingNoProcess)
+{
+    if (LocalDemo::redisServerPath().isEmpty() || LocalCluster::redisCliPath().isEmpty())
+        GTEST_SKIP() << "redis-server or redis-cli not installed";
+    Window w;
+    QAction *start = nullptr;
+    for (QAction *a : w.window.findChildren<QAction *>())
+        if (a->text().remove(QLatin1Char('&')) == QStringLiteral("Start local cluster demo"))
+            start = a;
+    ASSERT_TRUE(start);
+    start->trigger();
+    const auto allRead = [&] {
+        if (!w.page->monitor() || w.page->monitor()->history().empty())
+            return false;
+        const MonitorSnapshot &s = w.page->monitor()->history().back();
+        if (s.nodes.size() != 3)
+            return false;
+        for (const NodeStatus &n : s.nodes)
+            if (n.state != RespClient::State::Connected || n.keys == 0)
+                return false;
+        return points(w.page->requestsChart(), "allowed") >= 2;
+    };
+    ASSERT_TRUE(QTest::qWaitFor(allRead, 25000))
+        << w.page->findChild<QLabel *>(QStringLiteral("summary"))->text().toStdString();
+    const QList<qint64> pids = w.page->demo()->serverPids();
+    ASSERT_EQ(pids.size(), 3);
+    QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
+    QTest::mouseClick(w.page->demoButton(), Qt::LeftButton);
+    ASSERT_TRUE(stopped.wait(10000));
+    EXPECT_FALSE(w.page->demoRunning());
+    for (qint64 pid : pids)
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !processAlive(pid); }, 5000)) << pid;
 }
 
 TEST(MonitorPage, ResetIsDisabledWhileReadOnlyAndThenDeletesExactlyTheConfirmedKey)

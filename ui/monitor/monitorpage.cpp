@@ -173,7 +173,11 @@ MonitorPage::MonitorPage(PolicyDocument *doc, QWidget *parent)
         MonitorOptions options;
         options.connection = m_panel->options();
         startMonitor(m_demo->policy(), options);
-        m_server = tr("local demo on 127.0.0.1:%1").arg(port);
+        m_server = m_demo->clusterPorts().isEmpty()
+            ? tr("local demo on 127.0.0.1:%1").arg(port)
+            : tr("local cluster demo, %1 masters from 127.0.0.1:%2")
+                  .arg(m_demo->clusterPorts().size())
+                  .arg(port);
         updateDemoButton();
         emit demoStateChanged(true);
     });
@@ -446,13 +450,16 @@ bool MonitorPage::demoRunning() const
     return m_demo->running();
 }
 
-void MonitorPage::startDemo()
+void MonitorPage::startDemo(int clusterMasters)
 {
     if (demoRunning())
         return;
     disconnectFromServer();
-    m_summary->setText(tr("Starting the local demo…"));
-    m_demo->start(m_doc->policy());
+    m_summary->setText(clusterMasters > 0 ? tr("Starting the local cluster demo…")
+                                          : tr("Starting the local demo…"));
+    LocalDemo::Options options;
+    options.clusterMasters = clusterMasters;
+    m_demo->start(m_doc->policy(), options);
     updateDemoButton();
 }
 

@@ -44,7 +44,8 @@ public:
     // Connects to the panel's server with the open policy (what Connect does).
     void connectToServer();
     void disconnectFromServer();
-    void startDemo();
+    // One redis-server of its own, or a Redis Cluster of `clusterMasters` masters.
+    void startDemo(int clusterMasters = 0);
     void stopDemo();
     bool demoRunning() const;
     LocalDemo *demo() const { return m_demo.get(); }
