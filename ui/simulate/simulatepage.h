@@ -51,6 +51,7 @@ public:
     QString runCaption() const;
 
     QLineEdit *trafficEdit() const { return m_traffic; }
+    QuantityEdit *durationEdit() const { return m_duration; }
     QTableWidget *summaryTable() const { return m_summary; }
     QChartView *trafficChart() const { return m_trafficChart; }
     QTabWidget *chartTabs() const { return m_charts; }
