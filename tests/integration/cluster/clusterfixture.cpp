@@ -1,8 +1,10 @@
 #include "clusterfixture.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace qs::test {
 
@@ -128,6 +130,33 @@ bool Cluster::revive(int port) const
     const std::string cmd = std::string(QS_CLUSTER_FIXTURE) + " revive " + m_state + " "
         + std::to_string(port) + " >/dev/null 2>&1";
     return std::system(cmd.c_str()) == 0;
+}
+
+bool Cluster::makeMaster(int port) const
+{
+    const auto isMaster = [&] {
+        for (const ClusterNode &n : nodes(port))
+            if (n.address.port == port)
+                return n.master;
+        return false;
+    };
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::seconds(20);
+    auto nextAsk = Clock::now();
+    while (Clock::now() < deadline) {
+        if (isMaster() && allOk())
+            return true;
+        Context c = connectTo(port);
+        // A replica takes over only once it is in sync with its master; asked again every 5 s
+        // in case a failover attempt timed out.
+        if (Clock::now() >= nextAsk && !isMaster() && c && !c->err
+            && command(c.get(), {"INFO", "replication"}).find("master_link_status:up")
+                != std::string::npos
+            && command(c.get(), {"CLUSTER", "FAILOVER"}) == "OK")
+            nextAsk = Clock::now() + std::chrono::seconds(5);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
 }
 
 } // namespace qs::test

@@ -34,6 +34,10 @@ public:
     // The fixture script's kill / revive of the node on `port`; true when it worked.
     bool kill(int port) const;
     bool revive(int port) const;
+    // Makes the node on `port` a master again when a failover left it a replica (CLUSTER
+    // FAILOVER once its replication link is up); true when it is a master within 20 s. The
+    // failover tests leave the cluster as they found it with it.
+    bool makeMaster(int port) const;
     std::vector<int> ports() const { return m_ports; }
 
 private:

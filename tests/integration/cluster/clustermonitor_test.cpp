@@ -119,6 +119,8 @@ TEST(ClusterMonitor, AKilledMasterShowsAsDownWhileTheOthersAreReadThenItsSuccess
     const Cluster cluster;
     ASSERT_FALSE(cluster.seeds().empty()) << "run through ctest (cluster fixture)";
     ASSERT_TRUE(cluster.allOk());
+    // An earlier failover test may have left the first seed a replica.
+    ASSERT_TRUE(cluster.makeMaster(cluster.seeds().front().port));
     const std::string prefix = "cd" + std::to_string(::getpid());
     const Policy policy = policyOrFail(policyYaml(prefix));
     writeKeys(cluster, policy, 3000, 0);
@@ -169,9 +171,6 @@ TEST(ClusterMonitor, AKilledMasterShowsAsDownWhileTheOthersAreReadThenItsSuccess
     monitor.stop();
     EXPECT_TRUE(cluster.revive(victimPort));
     ASSERT_TRUE(successor) << snapshots.last().stateText.toStdString();
-    QElapsedTimer wait;
-    wait.start();
-    while (!cluster.allOk() && wait.elapsed() < 20'000)
-        spin(100);
-    EXPECT_TRUE(cluster.allOk());
+    // The fixture is whole again, with its first roles, for the tests after this one.
+    EXPECT_TRUE(cluster.makeMaster(victimPort));
 }
