@@ -41,6 +41,10 @@ protected:
     {
         if (cluster.seeds().empty())
             GTEST_FAIL() << "run through ctest: the cluster fixture sets QS_TEST_CLUSTER_STATE";
+        // A test before this one may have just moved slots or roles back: give the nodes a
+        // moment to agree again.
+        for (int i = 0; i < 50 && !cluster.allOk(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
         ASSERT_TRUE(cluster.allOk()) << "the cluster is not ok before the test";
     }
     Cluster cluster;

@@ -134,17 +134,25 @@ bool Cluster::revive(int port) const
 
 bool Cluster::makeMaster(int port) const
 {
-    const auto isMaster = [&] {
-        for (const ClusterNode &n : nodes(port))
+    const auto isMasterSeenBy = [&](int by) {
+        for (const ClusterNode &n : nodes(by))
             if (n.address.port == port)
-                return n.master;
+                return n.master && !n.failed;
         return false;
+    };
+    const auto isMaster = [&] { return isMasterSeenBy(port); };
+    // Every node must have learnt the new roles: tests ask any of them for the slot map.
+    const auto everyoneAgrees = [&] {
+        for (int p : m_ports)
+            if (!isMasterSeenBy(p))
+                return false;
+        return allOk();
     };
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::seconds(20);
     auto nextAsk = Clock::now();
     while (Clock::now() < deadline) {
-        if (isMaster() && allOk())
+        if (everyoneAgrees())
             return true;
         Context c = connectTo(port);
         // A replica takes over only once it is in sync with its master; asked again every 5 s
