@@ -1,5 +1,6 @@
 #include "limiter/redisstate.h"
 
+#include "limiter/arithmetic.h"
 #include "limiter/packeddoubles.h"
 
 #include <algorithm>
@@ -95,6 +96,88 @@ std::optional<AlgorithmState> decodeRedisLog(std::span<const double> scores, std
     }
     std::sort(state.stamps.begin(), state.stamps.end());
     return state;
+}
+
+namespace {
+
+// µs from now until the state equals a fresh one, as each script computes it before PSETEX.
+struct FreshAfter {
+    Micros now;
+    Micros operator()(const TokenBucketConfig &c, const TokenBucketState &s) const
+    {
+        // The script's `whole + t - now`: refill time of the missing tokens, rounded up.
+        return detail::ceilMicros((double(c.capacity) - s.tokens) * double(c.refill.period)
+                   / double(c.refill.count))
+            + (s.updatedAt - now);
+    }
+    Micros operator()(const GcraConfig &, const GcraState &s) const { return s.tat - now; }
+    Micros operator()(const LeakyBucketConfig &, const LeakyBucketState &s) const
+    {
+        return s.nextFree - now;
+    }
+    Micros operator()(const FixedWindowConfig &c, const FixedWindowState &s) const
+    {
+        return s.windowStart + c.window - now;
+    }
+    Micros operator()(const SlidingWindowCounterConfig &c, const SlidingWindowCounterState &s) const
+    {
+        // A count in the current window still weighs on the next one.
+        return s.windowStart + (s.current > 0 ? 2 : 1) * c.window - now;
+    }
+    Micros operator()(const SlidingWindowLogConfig &c, const SlidingWindowLogState &s) const
+    {
+        return s.size() == 0 ? 0 : s.stamps.back() + c.window - now;
+    }
+    template <class C, class S>
+    Micros operator()(const C &, const S &) const
+    {
+        return 0; // a config and a state of different algorithms: nothing sensible to keep
+    }
+};
+
+// Lua's math.floor((us + 999) / 1000) for the non-negative values the scripts pass it.
+long long ceilMillis(Micros us)
+{
+    return us <= 0 ? 0 : (us + 999) / 1000;
+}
+
+} // namespace
+
+std::string encodeRedisState(const AlgorithmState &state)
+{
+    return std::visit(
+        [](const auto &s) -> std::string {
+            using S = std::decay_t<decltype(s)>;
+            if constexpr (std::is_same_v<S, TokenBucketState>) {
+                const double v[] = {s.tokens, double(s.updatedAt)};
+                return packDoubles(v);
+            } else if constexpr (std::is_same_v<S, GcraState>) {
+                const double v[] = {double(s.tat)};
+                return packDoubles(v);
+            } else if constexpr (std::is_same_v<S, LeakyBucketState>) {
+                const double v[] = {double(s.nextFree)};
+                return packDoubles(v);
+            } else if constexpr (std::is_same_v<S, FixedWindowState>) {
+                const double v[] = {double(s.windowStart), double(s.count)};
+                return packDoubles(v);
+            } else if constexpr (std::is_same_v<S, SlidingWindowCounterState>) {
+                const double v[] = {double(s.windowStart), double(s.current), double(s.previous)};
+                return packDoubles(v);
+            } else {
+                return {};
+            }
+        },
+        state);
+}
+
+long long redisTtlMillis(
+    const AlgorithmConfig &config, const AlgorithmState &state, Micros now, bool explicitNow)
+{
+    const Micros fresh = std::visit(FreshAfter{now}, config, state);
+    const long long margin = explicitNow ? 1000 : 0;
+    if (std::holds_alternative<SlidingWindowLogState>(state))
+        return fresh <= 0 ? 0 : ceilMillis(fresh) + margin;
+    return std::max(1LL, ceilMillis(fresh) + margin);
 }
 
 } // namespace qs::limiter

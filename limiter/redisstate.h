@@ -20,4 +20,15 @@ std::optional<AlgorithmState> decodeRedisState(
 // The sliding window log's sorted set, from its scores (µs, any order).
 std::optional<AlgorithmState> decodeRedisLog(std::span<const double> scores, std::string &why);
 
+// The bytes a script writes for a string state: decodeRedisState's inverse. Empty for the
+// sliding window log (a sorted set).
+std::string encodeRedisState(const AlgorithmState &state);
+
+// The key's time to live in ms after an admission left `state` at `now`, by the scripts' rule:
+// until the state equals a fresh one, rounded up, at least 1 ms; `explicitNow` (a caller's
+// clock, not Redis') adds a second of margin. For the sliding window log: until its newest
+// entry expires (0 when the log is empty: no TTL to set).
+long long redisTtlMillis(
+    const AlgorithmConfig &config, const AlgorithmState &state, Micros now, bool explicitNow);
+
 } // namespace qs::limiter
