@@ -221,19 +221,40 @@ void RedisBackend::appendCommand(RedisNode &node, const RedisRequest &q)
     // warm backend allocates nothing here.
     const RedisRule &rule = *q.rule;
     const ScriptParameters parameters = redisScriptParameterValues(rule.config);
-    // EVALSHA sha 1 key cost parameters… [now] (limiter/lua/prelude.lua)
-    m_command.begin(5 + std::size_t(parameters.count) + (q.now ? 1 : 0));
-    m_command.arg(std::string_view("EVALSHA"));
-    m_command.arg(std::string_view(node.sha(algorithmOf(rule.config))));
-    m_command.arg(std::string_view("1"));
-    m_command.arg({rule.keyPrefix, ":", q.key}); // stateKey()
+    const Algorithm algorithm = algorithmOf(rule.config);
+    if (node.usesModule()) {
+        // QS.DECIDE key algorithm cost parameters… [NOW now] (limiter/redismodule/)
+        m_command.begin(4 + std::size_t(parameters.count) + (q.now ? 2 : 0));
+        m_command.arg(std::string_view("QS.DECIDE"));
+        m_command.arg({rule.keyPrefix, ":", q.key}); // stateKey()
+        m_command.arg(algorithmName(algorithm));
+    } else {
+        // EVALSHA sha 1 key cost parameters… [now] (limiter/lua/prelude.lua)
+        m_command.begin(5 + std::size_t(parameters.count) + (q.now ? 1 : 0));
+        m_command.arg(std::string_view("EVALSHA"));
+        m_command.arg(std::string_view(node.sha(algorithm)));
+        m_command.arg(std::string_view("1"));
+        m_command.arg({rule.keyPrefix, ":", q.key}); // stateKey()
+    }
     m_command.arg(q.cost);
-    // -1 stands for a config that never passed validation: the script answers with an error.
+    // -1 stands for a config that never passed validation: script and module answer an error.
     for (std::int64_t p : parameters)
         m_command.arg(p < 0 ? -1 : p);
-    if (q.now)
+    if (q.now) {
+        if (node.usesModule())
+            m_command.arg(std::string_view("NOW"));
         m_command.arg(*q.now);
+    }
     redisAppendFormattedCommand(node.context(), m_command.bytes().data(), m_command.bytes().size());
+}
+
+RedisEngine RedisBackend::engineInUse() const
+{
+    bool module = false, lua = false;
+    for (const auto &node : m_nodes)
+        if (node->connected())
+            (node->usesModule() ? module : lua) = true;
+    return module && lua ? RedisEngine::Auto : module ? RedisEngine::Module : RedisEngine::Lua;
 }
 
 Decision RedisBackend::storeFailure(const RedisRule &rule) const

@@ -1,6 +1,7 @@
 #pragma once
-// Decisions in Redis: one EVALSHA of an embedded script per decision, atomic in Redis, with
-// the same arithmetic as decide(). Synchronous hiredis, no Qt: gateways can link it.
+// Decisions in Redis: one EVALSHA of an embedded script per decision (or one QS.DECIDE where
+// the server has the Quota Studio module, RedisEngine), atomic in Redis, with the same
+// arithmetic as decide(). Synchronous hiredis, no Qt: gateways can link it.
 //
 // One server or a Redis Cluster, found out at connect (CLUSTER SLOTS): on a cluster each key
 // goes to the master of its slot (CRC16, hash tags), one connection per master, and a batch is
@@ -38,6 +39,15 @@ struct redisReply;
 
 namespace qs::limiter {
 
+// What decides inside Redis: the embedded Lua scripts (any Redis, managed services included)
+// or the Quota Studio module (limiter/redismodule/, QS.DECIDE), which runs the same decide() in
+// native code where a deployment loads it. Both read and write the same keys alike.
+enum class RedisEngine : std::uint8_t {
+    Auto, // the module on servers that have it loaded (asked at connect), Lua elsewhere
+    Lua,
+    Module, // connecting fails on a server without the module
+};
+
 struct RedisEndpoint {
     std::string host = "127.0.0.1";
     int port = 6379;
@@ -50,6 +60,7 @@ struct RedisEndpoint {
     Micros connectTimeout = 500 * kMicrosPerMilli;
     Micros commandTimeout = 250 * kMicrosPerMilli;
     Micros reconnectBackoff = 100 * kMicrosPerMilli;
+    RedisEngine engine = RedisEngine::Auto;
 
     std::vector<RedisAddress> seeds() const; // host:port, then moreSeeds
     void setSeeds(const std::vector<RedisAddress> &seeds); // the first becomes host:port
@@ -88,6 +99,9 @@ public:
     bool connected() const;
     bool isCluster() const { return !m_slotNode.empty(); }
     std::vector<RedisAddress> masters() const; // the nodes decisions go to
+    // The engine the connected nodes decide with: Module when every one uses the module, Lua
+    // when none does, Auto for a cluster whose nodes differ.
+    RedisEngine engineInUse() const;
 
     Decision acquire(const RedisRule &rule, std::string_view key, std::int64_t cost = 1,
         std::optional<Micros> now = std::nullopt);

@@ -83,7 +83,51 @@ bool RedisNode::connect(bool selectDb)
             return false;
         }
     }
-    return loadScripts();
+    return chooseEngine() && (m_usesModule || loadScripts());
+}
+
+// The module's name in MODULE LIST (limiter/redismodule/module.cpp).
+constexpr std::string_view kModuleName = "quotastudio";
+
+bool RedisNode::hasModule()
+{
+    // MODULE LIST answers name/value pairs per module. A user whose ACL refuses it may still
+    // be allowed COMMAND INFO, which answers nil for a command the server does not know.
+    RedisReplyPtr list = run({"MODULE", "LIST"});
+    if (list && list->type == REDIS_REPLY_ARRAY) {
+        for (std::size_t m = 0; m < list->elements; ++m) {
+            const redisReply *entry = list->element[m];
+            for (std::size_t i = 0; entry->type == REDIS_REPLY_ARRAY && i + 1 < entry->elements;
+                 i += 2) {
+                const redisReply *k = entry->element[i], *v = entry->element[i + 1];
+                if (k->type == REDIS_REPLY_STRING && std::string_view(k->str, k->len) == "name"
+                    && v->type == REDIS_REPLY_STRING
+                    && std::string_view(v->str, v->len) == kModuleName)
+                    return true;
+            }
+        }
+        return false;
+    }
+    RedisReplyPtr info = run({"COMMAND", "INFO", "qs.decide"});
+    return info && info->type == REDIS_REPLY_ARRAY && info->elements == 1
+        && info->element[0]->type == REDIS_REPLY_ARRAY;
+}
+
+bool RedisNode::chooseEngine()
+{
+    m_usesModule = false;
+    if (m_settings.engine == RedisEngine::Lua)
+        return true;
+    m_usesModule = hasModule();
+    if (!m_context)
+        return false; // the connection broke while asking
+    if (!m_usesModule && m_settings.engine == RedisEngine::Module) {
+        disconnect("Redis at " + m_address.text()
+            + " has no Quota Studio module (MODULE LIST): load it with redis-server "
+              "--loadmodule <path>/quota_studio_redis.so or MODULE LOAD, or use the Lua engine");
+        return false;
+    }
+    return true;
 }
 
 bool RedisNode::ensureConnected(bool selectDb)

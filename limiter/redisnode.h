@@ -1,7 +1,8 @@
 #pragma once
-// One connection to one Redis server: connect, AUTH, SELECT, the scripts loaded, and the
-// backoff that keeps a down server from costing a connect timeout on every call. RedisBackend
-// holds one for a single server and one per master of a cluster. Synchronous hiredis, no Qt.
+// One connection to one Redis server: connect, AUTH, SELECT, the engine chosen (the module, or
+// the scripts loaded), and the backoff that keeps a down server from costing a connect timeout
+// on every call. RedisBackend holds one for a single server and one per master of a cluster.
+// Synchronous hiredis, no Qt.
 #include "limiter/algorithm.h"
 #include "limiter/redisaddress.h"
 
@@ -41,6 +42,8 @@ public:
     bool ensureConnected(bool selectDb);
     bool loadScripts();
     const std::string &sha(Algorithm a) const { return m_sha[std::size_t(a)]; }
+    // Decisions go to QS.DECIDE (the module) instead of the scripts; chosen at connect.
+    bool usesModule() const { return m_usesModule; }
     void disconnect(const std::string &why);
 
     // One command, waiting for its reply; null when the connection failed (then disconnected).
@@ -50,10 +53,14 @@ public:
     RedisReplyPtr nextReply();
 
 private:
+    bool chooseEngine();
+    bool hasModule();
+
     RedisAddress m_address;
     const RedisEndpoint &m_settings;
     redisContext *m_context = nullptr;
     std::array<std::string, 6> m_sha; // by Algorithm
+    bool m_usesModule = false;
     std::string m_lastError;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{};
 };

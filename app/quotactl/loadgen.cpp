@@ -18,10 +18,12 @@ namespace {
 const char kLoadgenHelp[]
     = R"(Usage: quotactl loadgen --policy FILE --redis HOST:PORT[,HOST:PORT...] [options]
 
-Sends decisions for the policy's routes to Redis through the Lua scripts, from several
-connections with pipelining, like a fleet of gateway instances. Stops at --duration or on
-Ctrl-C, then prints the achieved rate, allowed/denied/error counts and latency percentiles
-(a request's latency is its pipelined batch's round trip).
+Sends decisions for the policy's routes to Redis, from several connections with
+pipelining, like a fleet of gateway instances. Redis decides with the Lua scripts or,
+where the server has loaded it, the Quota Studio module (QS.DECIDE; see --engine).
+Stops at --duration or on Ctrl-C, then prints the achieved rate, the engine,
+allowed/denied/error counts and latency percentiles (a request's latency is its pipelined
+batch's round trip).
 
 Options:
   --policy FILE        policy file (YAML or JSON); required
@@ -35,6 +37,8 @@ Options:
   --pattern P          steady (default), burst (100 ms at 5x, 400 ms idle), zipf (popular clients)
   --connections C      connections, one thread each (default 4)
   --pipeline N         requests per round trip (default 16)
+  --engine E           auto (default: the module where the server has it, else Lua), lua,
+                       or module (fails on a server without the module)
   --db N               Redis database (default 0; a cluster has only 0)
   --user NAME          Redis ACL user; the password comes from QS_REDIS_PASSWORD, never argv
   --seed S             random seed (default 1)
@@ -78,6 +82,16 @@ int runLoadgen(const QStringList &args)
             ok = value(&route);
         } else if (a == QLatin1String("--pattern")) {
             ok = value(&pattern);
+        } else if (a == QLatin1String("--engine")) {
+            ok = value(&v);
+            if (ok && v == QLatin1String("auto"))
+                plan.endpoint.engine = limiter::RedisEngine::Auto;
+            else if (ok && v == QLatin1String("lua"))
+                plan.endpoint.engine = limiter::RedisEngine::Lua;
+            else if (ok && v == QLatin1String("module"))
+                plan.endpoint.engine = limiter::RedisEngine::Module;
+            else if (ok)
+                return usage(QStringLiteral("--engine takes auto, lua or module, not '%1'").arg(v));
         } else if (a == QLatin1String("--user")) {
             ok = value(&v);
             plan.endpoint.user = v.toStdString();
@@ -164,13 +178,19 @@ int runLoadgen(const QStringList &args)
             {QStringLiteral("max_us"), r.maxUs},
             {QStringLiteral("cancelled"), r.cancelled},
             {QStringLiteral("first_error"), QString::fromStdString(r.firstError)},
+            {QStringLiteral("engine"), QString::fromStdString(r.engine)},
         };
         out << QJsonDocument(o).toJson(QJsonDocument::Compact) << '\n';
     } else {
-        out << QStringLiteral("%1 requests in %2 s: %3/s%4\n")
+        out << QStringLiteral("%1 requests in %2 s: %3/s%4%5\n")
                    .arg(r.requests)
                    .arg(r.seconds, 0, 'f', 2)
                    .arg(r.rate, 0, 'f', 0)
+                   .arg(r.engine.empty() ? QString()
+                                         : QStringLiteral(" (%1)").arg(QString::fromStdString(
+                                             r.engine == "module"    ? "module QS.DECIDE"
+                                                 : r.engine == "lua" ? "Lua scripts"
+                                                                     : "module and Lua mixed")))
                    .arg(r.cancelled ? QStringLiteral(" (stopped early)") : QString())
             << QStringLiteral("allowed %1, denied %2, errors %3\n")
                    .arg(r.allowed)

@@ -111,6 +111,11 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     if (!backend.connect()) {
         mine.firstError = backend.lastError();
         mine.failedConnections = 1;
+    } else {
+        const limiter::RedisEngine engine = backend.engineInUse();
+        mine.engine = engine == limiter::RedisEngine::Module ? "module"
+            : engine == limiter::RedisEngine::Lua            ? "lua"
+                                                             : "mixed";
     }
     std::mt19937_64 rng(plan.seed * 7919 + std::uint64_t(index));
     const double perConnection = plan.rps / double(plan.connections);
@@ -169,6 +174,8 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     shared.totals.failedConnections += mine.failedConnections;
     if (shared.totals.firstError.empty())
         shared.totals.firstError = mine.firstError;
+    if (shared.totals.engine.empty())
+        shared.totals.engine = mine.engine;
     shared.latencies.merge(latencies);
 }
 

@@ -31,6 +31,8 @@ struct LoadResult {
     double rate = 0; // achieved requests per second
     double p50us = 0, p90us = 0, p99us = 0, maxUs = 0;
     std::string firstError;
+    std::string
+        engine; // what decided in Redis: "lua", "module", or "mixed" (a cluster's nodes differ)
     int failedConnections = 0; // connections that could not connect or load the scripts
     bool cancelled = false;
 };

@@ -6,7 +6,7 @@
 #include "limiter/redisbackend.h"
 #include "tests/support/redisprocess.h"
 
-#include "tests/unit/limiter/trace.h"
+#include "tests/integration/redis/parity.h"
 
 #include <hiredis/hiredis.h>
 
@@ -15,10 +15,8 @@
 #include <atomic>
 #include <chrono>
 #include <limits>
-#include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <thread>
 
 using namespace qs::limiter;
@@ -27,7 +25,7 @@ using qs::test::RedisProcess;
 
 namespace {
 
-constexpr Micros kStart = 1'700'000'000LL * kMicrosPerSecond;
+constexpr Micros kStart = test::kParityStart;
 
 struct ContextDeleter {
     void operator()(redisContext *c) const { redisFree(c); }
@@ -67,47 +65,16 @@ RedisEndpoint fixture()
     return e;
 }
 
-// A key prefix no other test (or earlier run) uses.
-std::string uniquePrefix(const char *test)
+RedisEndpoint luaOnly()
 {
-    static std::atomic<int> n{0};
-    return std::string("t:") + test + ":" + std::to_string(::getpid()) + "-" + std::to_string(n++);
+    RedisEndpoint e = fixture();
+    e.engine = RedisEngine::Lua;
+    return e;
 }
 
 using Named = test::NamedConfig;
 using test::parityConfigs;
-
-// The parity configs at the extremes of their ranges: a huge and a tiny rate, a window of a
-// millisecond and one of a day.
-std::vector<Named> extremeConfigs()
-{
-    FixedWindowConfig daily;
-    daily.limit = 3;
-    daily.window = kMicrosPerDay;
-    SlidingWindowLogConfig milli;
-    milli.limit = 2;
-    milli.window = 1000;
-    SlidingWindowCounterConfig large;
-    large.limit = 1'000'000;
-    large.window = kMicrosPerSecond;
-    return {
-        {"token_bucket_huge", TokenBucketConfig{1'000'000, Rate{1'000'000, kMicrosPerSecond}}},
-        {"token_bucket_tiny", TokenBucketConfig{2, Rate{1, kMicrosPerDay}}},
-        {"gcra_tiny", GcraConfig{Rate{1, kMicrosPerDay}, 1}},
-        {"gcra_huge", GcraConfig{Rate{1'000'000, kMicrosPerSecond}, 1000}},
-        {"leaky_shape_fast", LeakyBucketConfig{Rate{999, kMicrosPerSecond}, 7, LeakMode::Shape}},
-        {"fixed_window_daily", daily},
-        {"sliding_window_log_1ms", milli},
-        {"sliding_window_counter_large", large},
-    };
-}
-
-// What the trace generator needs of a config: the span it turns over in, the most at once.
-std::pair<Micros, std::int64_t> spanAndLimit(const AlgorithmConfig &config)
-{
-    const Quota q = peek(config, freshState(config), kStart);
-    return {std::max<Micros>(q.window, 1000), std::max<std::int64_t>(q.limit, 1)};
-}
+using test::uniquePrefix;
 
 class RedisBackendTest : public ::testing::Test {
 protected:
@@ -122,40 +89,9 @@ protected:
 
 TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
 {
-    RedisBackend backend(fixture());
+    RedisBackend backend(luaOnly());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    for (const Named &n : parityConfigs()) {
-        for (std::uint32_t seed : {1u, 2u, 3u}) {
-            const RedisRule rule{uniquePrefix(n.name), n.config};
-            Engine engine;
-            const RuleId id = *engine.addRule(n.config).id;
-            std::mt19937_64 rng(seed);
-            std::exponential_distribution<double> gap(1.0 / 150'000.0);
-            std::uniform_int_distribution<int> cost(1, 3), key(0, 3), burst(0, 9);
-            Micros now = kStart + Micros(seed) * 977;
-            int allowed = 0;
-            for (int i = 0; i < 300; ++i) {
-                if (burst(rng) != 0) // one request in ten arrives with the previous one
-                    now += Micros(gap(rng));
-                const std::string k = "client-" + std::to_string(key(rng));
-                const std::int64_t c = cost(rng);
-                const Decision local = engine.acquire(id, k, now, c);
-                const Decision remote = backend.acquire(rule, k, c, now);
-                ASSERT_NE(remote.reason, Reason::StoreError) << backend.lastError();
-                ASSERT_EQ(remote.allowed, local.allowed) << n.name << " seed " << seed << " #" << i;
-                ASSERT_EQ(remote.reason, local.reason) << n.name << " #" << i;
-                ASSERT_EQ(remote.remaining, local.remaining)
-                    << n.name << " seed " << seed << " #" << i;
-                ASSERT_EQ(remote.retryAfter, local.retryAfter) << n.name << " #" << i;
-                ASSERT_EQ(remote.resetAfter, local.resetAfter) << n.name << " #" << i;
-                ASSERT_EQ(remote.delay, local.delay) << n.name << " #" << i;
-                ASSERT_EQ(remote.limit, local.limit);
-                allowed += local.allowed;
-            }
-            EXPECT_GT(allowed, 20) << n.name << ": the trace must admit some";
-            EXPECT_LT(allowed, 300) << n.name << ": and deny some";
-        }
-    }
+    test::checkParityOnRandomTraces(test::through(backend), "lua-random");
 }
 
 // The same parity on traces aimed at the edges (tests/unit/limiter/trace.h, edgeTrace): costs
@@ -163,43 +99,9 @@ TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
 // extreme rates and windows of extremeConfigs(), for all six algorithms.
 TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineAtTheEdges)
 {
-    RedisBackend backend(fixture());
+    RedisBackend backend(luaOnly());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    std::vector<Named> configs = parityConfigs();
-    for (Named &n : extremeConfigs())
-        configs.push_back(std::move(n));
-    std::map<Reason, int> reasons;
-    std::set<Algorithm> algorithms;
-    for (const Named &n : configs) {
-        algorithms.insert(algorithmOf(n.config));
-        const auto [span, limit] = spanAndLimit(n.config);
-        for (std::uint32_t seed : {1u, 2u}) {
-            const RedisRule rule{uniquePrefix(n.name), n.config};
-            Engine engine;
-            const RuleId id = *engine.addRule(n.config).id;
-            const auto trace = test::edgeTrace(seed, 250, kStart + Micros(seed) * 977, span, limit);
-            for (std::size_t i = 0; i < trace.size(); ++i) {
-                const std::string k = "client-" + std::to_string(i % 2);
-                const Decision local = engine.acquire(id, k, trace[i].at, trace[i].cost);
-                const Decision remote = backend.acquire(rule, k, trace[i].cost, trace[i].at);
-                ASSERT_NE(remote.reason, Reason::StoreError) << backend.lastError();
-                const std::string where = std::string(n.name) + " seed " + std::to_string(seed)
-                    + " #" + std::to_string(i) + " cost " + std::to_string(trace[i].cost);
-                ASSERT_EQ(remote.allowed, local.allowed) << where;
-                ASSERT_EQ(remote.reason, local.reason) << where;
-                ASSERT_EQ(remote.remaining, local.remaining) << where;
-                ASSERT_EQ(remote.retryAfter, local.retryAfter) << where;
-                ASSERT_EQ(remote.resetAfter, local.resetAfter) << where;
-                ASSERT_EQ(remote.delay, local.delay) << where;
-                ++reasons[local.reason];
-            }
-        }
-    }
-    EXPECT_EQ(algorithms.size(), 6u);
-    // The branches the traces are there for were taken.
-    EXPECT_GT(reasons[Reason::CostExceedsLimit], 50);
-    EXPECT_GT(reasons[Reason::LimitExceeded], 50);
-    EXPECT_GT(reasons[Reason::None], 50);
+    test::checkParityAtTheEdges(test::through(backend), "lua-edges");
 }
 
 TEST_F(RedisBackendTest, BatchGivesTheSameDecisionsAsOneByOne)

@@ -1,0 +1,101 @@
+#include "limiter/redismodule/commands.h"
+
+#include "limiter/packeddoubles.h"
+#include "limiter/redismodule/redismoduleapi.h"
+#include "limiter/redismodule/request.h"
+#include "limiter/redismodule/statestore.h"
+#include "limiter/redisstate.h"
+
+#include <algorithm>
+
+namespace qs::redismodule {
+
+using namespace limiter;
+
+namespace {
+
+int replyError(RedisModuleCtx *ctx, const std::string &message)
+{
+    return rm.ReplyWithError(ctx, message.c_str());
+}
+
+// The scripts' reply: code 0 admitted (wait = shaping delay), 1 limit exceeded (wait = retry
+// after), 2 the cost exceeds what the limit can ever admit.
+int replyDecision(RedisModuleCtx *ctx, const Decision &d)
+{
+    const double code = d.allowed ? 0 : d.reason == Reason::CostExceedsLimit ? 2 : 1;
+    const double fields[] = {code, double(d.remaining), double(d.allowed ? d.delay : d.retryAfter),
+        double(d.resetAfter)};
+    const std::string bytes = packDoubles(fields);
+    return rm.ReplyWithStringBuffer(ctx, bytes.data(), bytes.size());
+}
+
+// What a decision changed in a sliding window log, in the commands the script would send.
+LogChange logChange(const SlidingWindowLogConfig &config, const SlidingWindowLogState &before,
+    const Decision &d, std::int64_t cost, Micros now, bool explicitNow,
+    const SlidingWindowLogState &after)
+{
+    LogChange change;
+    const Micros t = before.stamps.empty() ? now : std::max(now, before.stamps.back());
+    change.expiredUpTo = t - config.window;
+    change.anyExpired = !before.stamps.empty() && before.stamps.front() <= change.expiredUpTo;
+    if (d.allowed && cost > 0) {
+        change.at = t;
+        change.added = cost;
+        const auto [first, last] = std::equal_range(before.stamps.begin(), before.stamps.end(), t);
+        change.sameBefore = last - first;
+    }
+    change.ttlMillis = redisTtlMillis(config, after, now, explicitNow);
+    return change;
+}
+
+} // namespace
+
+int decideCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    std::string error;
+    const auto request = parseRequest(argv, argc, true, error);
+    if (!request)
+        return replyError(ctx, error);
+    const Micros now = request->now.value_or(serverNow());
+    auto state = readState(ctx, request->key, request->config, error);
+    if (!state)
+        return replyError(ctx, error);
+
+    if (const auto *log = std::get_if<SlidingWindowLogConfig>(&request->config)) {
+        const SlidingWindowLogState before = std::get<SlidingWindowLogState>(*state);
+        const Decision d = decide(request->config, *state, now, request->cost);
+        const LogChange change = logChange(*log, before, d, request->cost, now,
+            request->now.has_value(), std::get<SlidingWindowLogState>(*state));
+        if (!writeLogChange(ctx, request->key, change, error))
+            return replyError(ctx, error);
+        return replyDecision(ctx, d);
+    }
+    const Decision d = decide(request->config, *state, now, request->cost);
+    // Only an admission changes a state the scripts write (a denial leaves the key alone).
+    if (d.allowed
+        && !writeStringState(ctx, request->key, encodeRedisState(*state),
+            redisTtlMillis(request->config, *state, now, request->now.has_value()), error))
+        return replyError(ctx, error);
+    return replyDecision(ctx, d);
+}
+
+int peekCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    std::string error;
+    const auto request = parseRequest(argv, argc, false, error);
+    if (!request)
+        return replyError(ctx, error);
+    const Micros now = request->now.value_or(serverNow());
+    const auto state = readState(ctx, request->key, request->config, error);
+    if (!state)
+        return replyError(ctx, error);
+    const Quota q = peek(request->config, *state, now);
+    rm.ReplyWithArray(ctx, 4);
+    rm.ReplyWithLongLong(ctx, q.remaining);
+    rm.ReplyWithLongLong(ctx, q.limit);
+    rm.ReplyWithLongLong(ctx, q.resetAfter);
+    return rm.ReplyWithLongLong(ctx, q.remaining < 1 ? 1 : 0);
+}
+
+} // namespace qs::redismodule

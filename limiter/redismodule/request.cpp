@@ -1,0 +1,113 @@
+#include "limiter/redismodule/request.h"
+
+#include "limiter/redismodule/redismoduleapi.h"
+#include "limiter/redisscripts.h"
+
+#include <chrono>
+#include <string_view>
+#include <vector>
+
+namespace qs::redismodule {
+
+namespace {
+
+// The scripts' bound for every number: below 2^53, so a double stores it exactly.
+constexpr long long kMaxNumber = 4'000'000'000'000'000LL;
+
+std::string_view text(RedisModuleString *s)
+{
+    std::size_t len = 0;
+    const char *p = rm.StringPtrLen(s, &len);
+    return {p, len};
+}
+
+// A whole number in [0, 4e15], as the scripts accept.
+bool number(RedisModuleString *s, std::int64_t &out)
+{
+    long long v = 0;
+    if (rm.StringToLongLong(s, &v) != kOk || v < 0 || v > kMaxNumber)
+        return false;
+    out = v;
+    return true;
+}
+
+bool equalsIgnoringCase(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if ((a[i] | 0x20) != (b[i] | 0x20))
+            return false;
+    return true;
+}
+
+} // namespace
+
+std::optional<Request> parseRequest(
+    RedisModuleString **argv, int argc, bool withCost, std::string &error)
+{
+    const int first = withCost ? 4 : 3; // the first parameter
+    if (argc < first) {
+        error = "ERR wrong number of arguments";
+        return std::nullopt;
+    }
+    Request r;
+    r.key = argv[1];
+    const std::string_view name = text(argv[2]);
+    const auto algorithm = limiter::algorithmFromName(name);
+    if (!algorithm) {
+        error = "QS bad parameter: unknown algorithm '" + std::string(name.substr(0, 64))
+            + "' (token_bucket, leaky_bucket, fixed_window, sliding_window_log, "
+              "sliding_window_counter, gcra)";
+        return std::nullopt;
+    }
+    r.algorithm = *algorithm;
+    const int count = limiter::redisScriptParameterCount(r.algorithm);
+    const int end = first + count;
+    if (argc != end && argc != end + 2) {
+        error = "ERR wrong number of arguments: " + std::string(name) + " takes "
+            + std::to_string(count) + " parameters" + (withCost ? " after the cost" : "")
+            + ", then optionally NOW <microseconds>";
+        return std::nullopt;
+    }
+    if (withCost && !number(argv[3], r.cost)) {
+        error = "QS bad parameter: the cost must be a whole number from 0 to 4e15, got '"
+            + std::string(text(argv[3]).substr(0, 64)) + "'";
+        return std::nullopt;
+    }
+    std::int64_t values[3] = {};
+    for (int i = 0; i < count; ++i)
+        if (!number(argv[first + i], values[i])) {
+            error = "QS bad parameter: parameter " + std::to_string(i + 1) + " of "
+                + std::string(name) + " must be a whole number from 0 to 4e15, got '"
+                + std::string(text(argv[first + i]).substr(0, 64)) + "'";
+            return std::nullopt;
+        }
+    std::string why;
+    auto config = limiter::configFromScriptParameters(
+        r.algorithm, std::span<const std::int64_t>(values, std::size_t(count)), why);
+    if (!config) {
+        error = "QS bad parameter: " + why;
+        return std::nullopt;
+    }
+    r.config = std::move(*config);
+    if (argc == end + 2) {
+        std::int64_t now = 0;
+        if (!equalsIgnoringCase(text(argv[end]), "NOW") || !number(argv[end + 1], now)) {
+            error = "QS bad parameter: after the parameters only NOW <microseconds since the "
+                    "epoch> may "
+                    "follow";
+            return std::nullopt;
+        }
+        r.now = now;
+    }
+    return r;
+}
+
+limiter::Micros serverNow()
+{
+    using namespace std::chrono;
+    return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+} // namespace qs::redismodule

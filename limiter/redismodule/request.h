@@ -1,0 +1,30 @@
+#pragma once
+// What QS.DECIDE and QS.PEEK are asked: parsed from the command's arguments once, with the
+// same rules and the same error words as the Lua scripts' prelude (limiter/lua/prelude.lua).
+#include "limiter/algorithm.h"
+
+#include <optional>
+#include <string>
+
+struct RedisModuleString;
+
+namespace qs::redismodule {
+
+struct Request {
+    RedisModuleString *key = nullptr;
+    limiter::Algorithm algorithm = limiter::Algorithm::TokenBucket;
+    limiter::AlgorithmConfig config;
+    std::int64_t cost = 0; // QS.PEEK: 0
+    std::optional<limiter::Micros> now; // NOW <microseconds>; unset: the server's clock
+};
+
+// QS.DECIDE <key> <algorithm> <cost> <parameters…> [NOW <µs>]
+// QS.PEEK <key> <algorithm> <parameters…> [NOW <µs>]
+// argv[0] is the command name. nullopt with the error reply's text in `error`.
+std::optional<Request> parseRequest(
+    RedisModuleString **argv, int argc, bool withCost, std::string &error);
+
+// The server's clock in µs since the epoch, as the scripts' TIME reads it.
+limiter::Micros serverNow();
+
+} // namespace qs::redismodule

@@ -1,0 +1,142 @@
+#include "tests/integration/redis/parity.h"
+
+#include "limiter/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <random>
+#include <set>
+
+namespace qs::limiter::test {
+
+std::string uniquePrefix(const char *test)
+{
+    static std::atomic<int> n{0};
+    return std::string("t:") + test + ":" + std::to_string(::getpid()) + "-" + std::to_string(n++);
+}
+
+std::vector<NamedConfig> extremeConfigs()
+{
+    FixedWindowConfig daily;
+    daily.limit = 3;
+    daily.window = kMicrosPerDay;
+    SlidingWindowLogConfig milli;
+    milli.limit = 2;
+    milli.window = 1000;
+    SlidingWindowCounterConfig large;
+    large.limit = 1'000'000;
+    large.window = kMicrosPerSecond;
+    return {
+        {"token_bucket_huge", TokenBucketConfig{1'000'000, Rate{1'000'000, kMicrosPerSecond}}},
+        {"token_bucket_tiny", TokenBucketConfig{2, Rate{1, kMicrosPerDay}}},
+        {"gcra_tiny", GcraConfig{Rate{1, kMicrosPerDay}, 1}},
+        {"gcra_huge", GcraConfig{Rate{1'000'000, kMicrosPerSecond}, 1000}},
+        {"leaky_shape_fast", LeakyBucketConfig{Rate{999, kMicrosPerSecond}, 7, LeakMode::Shape}},
+        {"fixed_window_daily", daily},
+        {"sliding_window_log_1ms", milli},
+        {"sliding_window_counter_large", large},
+    };
+}
+
+RedisDecider through(RedisBackend &backend)
+{
+    return [&backend](std::size_t, const RedisRule &rule, const std::string &key, std::int64_t cost,
+               Micros at) { return backend.acquire(rule, key, cost, at); };
+}
+
+namespace {
+
+// What the trace generator needs of a config: the span it turns over in, the most at once.
+std::pair<Micros, std::int64_t> spanAndLimit(const AlgorithmConfig &config)
+{
+    const Quota q = peek(config, freshState(config), kParityStart);
+    return {std::max<Micros>(q.window, 1000), std::max<std::int64_t>(q.limit, 1)};
+}
+
+void expectSameDecision(const Decision &remote, const Decision &local, const std::string &where)
+{
+    ASSERT_NE(remote.reason, Reason::StoreError) << where;
+    ASSERT_EQ(remote.allowed, local.allowed) << where;
+    ASSERT_EQ(remote.reason, local.reason) << where;
+    ASSERT_EQ(remote.remaining, local.remaining) << where;
+    ASSERT_EQ(remote.retryAfter, local.retryAfter) << where;
+    ASSERT_EQ(remote.resetAfter, local.resetAfter) << where;
+    ASSERT_EQ(remote.delay, local.delay) << where;
+    ASSERT_EQ(remote.limit, local.limit) << where;
+    ASSERT_EQ(remote.window, local.window) << where;
+}
+
+} // namespace
+
+void checkParityOnRandomTraces(const RedisDecider &redis, const char *prefix)
+{
+    for (const NamedConfig &n : parityConfigs()) {
+        for (std::uint32_t seed : {1u, 2u, 3u}) {
+            const RedisRule rule{uniquePrefix(prefix) + "-" + n.name, n.config};
+            Engine engine;
+            const RuleId id = *engine.addRule(n.config).id;
+            std::mt19937_64 rng(seed);
+            std::exponential_distribution<double> gap(1.0 / 150'000.0);
+            std::uniform_int_distribution<int> cost(1, 3), key(0, 3), burst(0, 9);
+            Micros now = kParityStart + Micros(seed) * 977;
+            int allowed = 0;
+            for (std::size_t i = 0; i < 300; ++i) {
+                if (burst(rng) != 0) // one request in ten arrives with the previous one
+                    now += Micros(gap(rng));
+                const std::string k = numbered("client-", key(rng));
+                const std::int64_t c = cost(rng);
+                const Decision local = engine.acquire(id, k, now, c);
+                const Decision remote = redis(i, rule, k, c, now);
+                expectSameDecision(remote, local,
+                    std::string(n.name) + " seed " + std::to_string(seed) + " #"
+                        + std::to_string(i));
+                if (::testing::Test::HasFatalFailure())
+                    return;
+                allowed += local.allowed;
+            }
+            EXPECT_GT(allowed, 20) << n.name << ": the trace must admit some";
+            EXPECT_LT(allowed, 300) << n.name << ": and deny some";
+        }
+    }
+}
+
+void checkParityAtTheEdges(const RedisDecider &redis, const char *prefix)
+{
+    std::vector<NamedConfig> configs = parityConfigs();
+    for (NamedConfig &n : extremeConfigs())
+        configs.push_back(std::move(n));
+    std::map<Reason, int> reasons;
+    std::set<Algorithm> algorithms;
+    for (const NamedConfig &n : configs) {
+        algorithms.insert(algorithmOf(n.config));
+        const auto [span, limit] = spanAndLimit(n.config);
+        for (std::uint32_t seed : {1u, 2u}) {
+            const RedisRule rule{uniquePrefix(prefix) + "-" + n.name, n.config};
+            Engine engine;
+            const RuleId id = *engine.addRule(n.config).id;
+            const auto trace = edgeTrace(seed, 250, kParityStart + Micros(seed) * 977, span, limit);
+            for (std::size_t i = 0; i < trace.size(); ++i) {
+                const std::string k = numbered("client-", long(i % 2));
+                const Decision local = engine.acquire(id, k, trace[i].at, trace[i].cost);
+                const Decision remote = redis(i, rule, k, trace[i].cost, trace[i].at);
+                expectSameDecision(remote, local,
+                    std::string(n.name) + " seed " + std::to_string(seed) + " #" + std::to_string(i)
+                        + " cost " + std::to_string(trace[i].cost));
+                if (::testing::Test::HasFatalFailure())
+                    return;
+                ++reasons[local.reason];
+            }
+        }
+    }
+    EXPECT_EQ(algorithms.size(), 6u);
+    // The branches the traces are there for were taken.
+    EXPECT_GT(reasons[Reason::CostExceedsLimit], 50);
+    EXPECT_GT(reasons[Reason::LimitExceeded], 50);
+    EXPECT_GT(reasons[Reason::None], 50);
+}
+
+} // namespace qs::limiter::test

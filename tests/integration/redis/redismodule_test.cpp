@@ -1,0 +1,471 @@
+// The Redis module (limiter/redismodule/) in a real redis-server that loads it: parity with the
+// embedded engine, interchangeability with the Lua scripts on the same keys, bad input,
+// replication, a read-only ACL user, and the backend's choice of engine.
+#include "limiter/engine.h"
+#include "limiter/packeddoubles.h"
+#include "limiter/redisbackend.h"
+#include "limiter/redisstate.h"
+#include "tests/integration/redis/parity.h"
+#include "tests/support/redisprocess.h"
+
+#include <hiredis/hiredis.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <random>
+#include <thread>
+
+using namespace qs::limiter;
+using qs::test::fixtureRedisPort;
+using qs::test::RedisProcess;
+using test::kParityStart;
+using test::uniquePrefix;
+
+namespace {
+
+struct ReplyDeleter {
+    void operator()(redisReply *r) const { freeReplyObject(r); }
+};
+using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+struct ContextDeleter {
+    void operator()(redisContext *c) const { redisFree(c); }
+};
+using Context = std::unique_ptr<redisContext, ContextDeleter>;
+
+Context connectTo(int port)
+{
+    Context c(redisConnect("127.0.0.1", port));
+    if (c && c->err)
+        c.reset();
+    return c;
+}
+
+Reply command(redisContext *c, const std::vector<std::string> &args)
+{
+    std::vector<const char *> argv;
+    std::vector<size_t> lens;
+    for (const auto &a : args) {
+        argv.push_back(a.data());
+        lens.push_back(a.size());
+    }
+    return Reply(
+        static_cast<redisReply *>(redisCommandArgv(c, int(argv.size()), argv.data(), lens.data())));
+}
+
+std::string text(const Reply &r)
+{
+    return r && r->str ? std::string(r->str, r->len) : std::string();
+}
+
+bool isError(const Reply &r)
+{
+    return r && r->type == REDIS_REPLY_ERROR;
+}
+
+// A key's whole value as comparable text: a string's bytes, a sorted set's members and scores.
+std::string dump(redisContext *c, const std::string &key)
+{
+    const std::string type = text(command(c, {"TYPE", key}));
+    if (type == "string")
+        return "string:" + text(command(c, {"GET", key}));
+    if (type == "zset") {
+        std::string all = "zset:";
+        const Reply r = command(c, {"ZRANGE", key, "0", "-1", "WITHSCORES"});
+        for (std::size_t i = 0; r && i < r->elements; ++i)
+            all += std::string(r->element[i]->str, r->element[i]->len) + ",";
+        return all;
+    }
+    return type;
+}
+
+long long pttl(redisContext *c, const std::string &key)
+{
+    const Reply r = command(c, {"PTTL", key});
+    return r ? r->integer : -3;
+}
+
+RedisEndpoint moduleServer(RedisEngine engine = RedisEngine::Module)
+{
+    RedisEndpoint e;
+    e.port = fixtureRedisPort();
+    e.engine = engine;
+    return e;
+}
+
+// Servers started by a test load the module as the fixture does (ASan's runtime preloaded when
+// the module was built with it).
+std::vector<std::string> withModule(std::vector<std::string> args = {})
+{
+    if (*QS_REDIS_PRELOAD)
+        ::setenv("LD_PRELOAD", QS_REDIS_PRELOAD, 1);
+    args.insert(args.begin(), {"--loadmodule", QS_REDIS_MODULE_PATH});
+    return args;
+}
+
+class RedisModule : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        ASSERT_GT(fixtureRedisPort(), 0) << "run through ctest: the 'redis_module' fixture sets "
+                                            "QS_TEST_REDIS_PORT";
+        admin = connectTo(fixtureRedisPort());
+        ASSERT_TRUE(admin);
+    }
+    Context admin;
+};
+
+} // namespace
+
+TEST_F(RedisModule, RegistersBothCommandsWithTheirKeyAndFlags)
+{
+    const Reply list = command(admin.get(), {"MODULE", "LIST"});
+    ASSERT_TRUE(list && list->type == REDIS_REPLY_ARRAY && list->elements >= 1);
+    const Reply info = command(admin.get(), {"COMMAND", "INFO", "qs.decide", "qs.peek"});
+    ASSERT_TRUE(info && info->elements == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        const redisReply *c = info->element[i];
+        ASSERT_EQ(c->type, REDIS_REPLY_ARRAY) << "command " << i << " is unknown";
+        EXPECT_EQ(c->element[3]->integer, 1) << "first key";
+        EXPECT_EQ(c->element[4]->integer, 1) << "last key";
+        std::string flags;
+        for (std::size_t f = 0; f < c->element[2]->elements; ++f)
+            flags += std::string(c->element[2]->element[f]->str) + " ";
+        EXPECT_NE(flags.find(i == 0 ? "write" : "readonly"), std::string::npos) << flags;
+    }
+    const Reply keys = command(admin.get(),
+        {"COMMAND", "GETKEYS", "qs.decide", "user:42", "token_bucket", "1", "10", "1", "1000"});
+    ASSERT_TRUE(keys && keys->elements == 1);
+    EXPECT_EQ(std::string(keys->element[0]->str), "user:42");
+}
+
+TEST_F(RedisModule, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
+{
+    RedisBackend backend(moduleServer());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    ASSERT_EQ(backend.engineInUse(), RedisEngine::Module);
+    test::checkParityOnRandomTraces(test::through(backend), "module-random");
+}
+
+TEST_F(RedisModule, DecidesExactlyAsTheEmbeddedEngineAtTheEdges)
+{
+    RedisBackend backend(moduleServer());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    test::checkParityAtTheEdges(test::through(backend), "module-edges");
+}
+
+// Lua and the module taking turns on the same keys (a fleet mid-upgrade) decide request by
+// request exactly as the engine, so exactly as either alone.
+TEST_F(RedisModule, LuaAndModuleTakingTurnsOnTheSameKeysDecideAsEitherAlone)
+{
+    RedisBackend lua(moduleServer(RedisEngine::Lua)), module(moduleServer(RedisEngine::Module));
+    ASSERT_TRUE(lua.connect()) << lua.lastError();
+    ASSERT_TRUE(module.connect()) << module.lastError();
+    ASSERT_EQ(lua.engineInUse(), RedisEngine::Lua);
+    std::mt19937 turns(7);
+    const test::RedisDecider takingTurns
+        = [&](std::size_t, const RedisRule &rule, const std::string &key, std::int64_t cost,
+              Micros at) { return (turns() % 2 ? lua : module).acquire(rule, key, cost, at); };
+    test::checkParityOnRandomTraces(takingTurns, "turns-random");
+    test::checkParityAtTheEdges(takingTurns, "turns-edges");
+}
+
+// The same trace through Lua on one key and through the module on another: after every request
+// both keys hold the same bytes (strings) or the same members and scores (the log), with TTLs
+// a few ms apart at most (the two writes are a round trip apart).
+TEST_F(RedisModule, LuaAndModuleWriteTheSameBytesAndTtls)
+{
+    RedisBackend lua(moduleServer(RedisEngine::Lua)), module(moduleServer(RedisEngine::Module));
+    ASSERT_TRUE(lua.connect()) << lua.lastError();
+    ASSERT_TRUE(module.connect()) << module.lastError();
+    for (const test::NamedConfig &n : test::parityConfigs()) {
+        const RedisRule viaLua{uniquePrefix("bytes-lua"), n.config};
+        const RedisRule viaModule{uniquePrefix("bytes-module"), n.config};
+        const auto trace = test::edgeTrace(5, 200, kParityStart, kMicrosPerSecond, 8);
+        int compared = 0;
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            const std::string key = i % 7 == 0 ? "other" : "k";
+            const Decision a = lua.acquire(viaLua, key, trace[i].cost, trace[i].at);
+            const Decision b = module.acquire(viaModule, key, trace[i].cost, trace[i].at);
+            ASSERT_NE(b.reason, Reason::StoreError) << module.lastError();
+            ASSERT_EQ(a.allowed, b.allowed) << n.name << " #" << i;
+            ASSERT_EQ(a.remaining, b.remaining) << n.name << " #" << i;
+            const std::string l = lua.stateKey(viaLua, key), m = module.stateKey(viaModule, key);
+            ASSERT_EQ(dump(admin.get(), l), dump(admin.get(), m)) << n.name << " #" << i;
+            EXPECT_NEAR(double(pttl(admin.get(), l)), double(pttl(admin.get(), m)), 50.0)
+                << n.name << " #" << i;
+            ++compared;
+        }
+        EXPECT_GT(compared, 100) << n.name;
+    }
+}
+
+TEST_F(RedisModule, BadInputIsAnErrorNeverAnAdmissionNeverACrash)
+{
+    const std::string p = uniquePrefix("bad");
+    const struct {
+        std::vector<std::string> args;
+        const char *expected;
+    } cases[] = {
+        {{"QS.DECIDE"}, "wrong number of arguments"},
+        {{"QS.DECIDE", p + "k"}, "wrong number of arguments"},
+        {{"QS.DECIDE", p + "k", "token_bucket", "1", "10", "1"}, "wrong number of arguments"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "1000", "5", "1000"}, "wrong number of arguments"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "1000", "5", "NOW"}, "wrong number of arguments"},
+        {{"QS.DECIDE", p + "k", "nope", "1", "1", "1"}, "unknown algorithm 'nope'"},
+        {{"QS.DECIDE", p + "k", "gcra", "-1", "1000", "5"}, "the cost must be"},
+        {{"QS.DECIDE", p + "k", "gcra", "1.5", "1000", "5"}, "the cost must be"},
+        {{"QS.DECIDE", p + "k", "gcra", "9999999999999999999", "1000", "5"}, "the cost must be"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "0", "5"}, "rate"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "1000", "0"}, "burst must be at least 1"},
+        {{"QS.DECIDE", p + "k", "token_bucket", "1", "5000000000000", "1", "1000"}, "absurd"},
+        {{"QS.DECIDE", p + "k", "token_bucket", "1", "10", "1", "4000000000000001"}, "parameter 3"},
+        {{"QS.DECIDE", p + "k", "leaky_bucket", "1", "1000", "3", "2"}, "shape"},
+        {{"QS.DECIDE", p + "k", "fixed_window", "1", "10", "999"}, "window must be at least 1ms"},
+        {{"QS.DECIDE", p + "k", "sliding_window_log", "1", "2000000", "1000000"}, "too large"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "1000", "5", "NOW", "soon"}, "only NOW"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "1000", "5", "LATER", "5"}, "only NOW"},
+        {{"QS.DECIDE", p + "k", "gcra", "1", "1000", "5", "NOW", "-5"}, "only NOW"},
+        {{"QS.PEEK", p + "k", "gcra", "1", "1000", "5"}, "wrong number of arguments"},
+        {{"QS.PEEK", p + "k", "gcra"}, "wrong number of arguments"},
+    };
+    for (const auto &c : cases) {
+        const Reply r = command(admin.get(), c.args);
+        ASSERT_TRUE(r) << "no reply: the server died";
+        ASSERT_EQ(r->type, REDIS_REPLY_ERROR) << c.args.size() << " args";
+        EXPECT_NE(text(r).find(c.expected), std::string::npos) << text(r);
+        EXPECT_EQ(command(admin.get(), {"EXISTS", p + "k"})->integer, 0) << text(r);
+    }
+
+    // Keys of another type, and states no script writes: an error, the key left as it was.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const struct {
+        std::vector<std::string> setup;
+        std::vector<std::string> decide;
+        const char *expected;
+    } data[] = {
+        {{"LPUSH", p + "list", "x"}, {"token_bucket", "1", "10", "1", "1000000"}, "WRONGTYPE"},
+        {{"HSET", p + "hash", "f", "v"}, {"gcra", "1", "1000", "5"}, "WRONGTYPE"},
+        {{"SET", p + "str", "x"}, {"sliding_window_log", "1", "5", "1000000"}, "WRONGTYPE"},
+        {{"ZADD", p + "zset", "1", "m"}, {"fixed_window", "1", "5", "1000000"}, "WRONGTYPE"},
+        {{"SET", p + "text", "not-a-bucket"}, {"token_bucket", "1", "10", "1", "1000000"},
+            "corrupt state"},
+        {{"SET", p + "nan", packDoubles(std::vector<double>{nan, 1})},
+            {"token_bucket", "1", "10", "1", "1000000"}, "corrupt state"},
+        {{"SET", p + "frac", packDoubles(std::vector<double>{0, 0.5})},
+            {"fixed_window", "1", "5", "1000000"}, "corrupt state"},
+        {{"SET", p + "swc", packDoubles(std::vector<double>{0, -1, 0})},
+            {"sliding_window_counter", "1", "5", "1000000"}, "corrupt state"},
+        {{"SET", p + "tat", packDoubles(std::vector<double>{1.5})}, {"gcra", "1", "1000", "5"},
+            "corrupt state"},
+        {{"ZADD", p + "log", "-5", "m"}, {"sliding_window_log", "1", "5", "1000000"},
+            "corrupt state"},
+    };
+    for (const auto &d : data) {
+        const std::string key = d.setup[1];
+        command(admin.get(), d.setup);
+        const std::string before = dump(admin.get(), key);
+        std::vector<std::string> args{"QS.DECIDE", key};
+        args.insert(args.end(), d.decide.begin(), d.decide.end());
+        const Reply r = command(admin.get(), args);
+        ASSERT_TRUE(r) << "no reply: the server died";
+        ASSERT_EQ(r->type, REDIS_REPLY_ERROR) << key;
+        EXPECT_NE(text(r).find(d.expected), std::string::npos) << key << ": " << text(r);
+        EXPECT_EQ(dump(admin.get(), key), before) << key;
+        args[0] = "QS.PEEK";
+        args.erase(args.begin() + 3); // no cost
+        EXPECT_TRUE(isError(command(admin.get(), args))) << "QS.PEEK on " << key;
+    }
+
+    // Through the backend, with onStoreError allow: a broken key still denies.
+    RedisBackend backend(moduleServer());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const RedisRule rule{
+        p + "rule", TokenBucketConfig{10, Rate{1, kMicrosPerSecond}}, StoreErrorPolicy::Allow};
+    command(admin.get(), {"SET", backend.stateKey(rule, "k"), "garbage"});
+    const Decision denied = backend.acquire(rule, "k");
+    EXPECT_FALSE(denied.allowed);
+    EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos) << backend.lastError();
+
+    // Random argument lists: each reply an error or a sound 32-byte decision, and the server
+    // alive at the end.
+    std::mt19937 rng(11);
+    const std::vector<std::string> algorithms{"token_bucket", "gcra", "leaky_bucket",
+        "fixed_window", "sliding_window_log", "sliding_window_counter"};
+    const std::vector<std::string> sound{"1", "2", "3", "1000", "1000000"};
+    const std::vector<std::string> wild{"NOW", "now", "0", "-1", "4000000000000000",
+        "4000000000000001", "9223372036854775807", "1e3", "", " 1", "0x10", "\xff\xfe",
+        std::string("\0", 1), "gcra"};
+    const auto pick
+        = [&](const std::vector<std::string> &from) { return from[rng() % from.size()]; };
+    int decided = 0;
+    for (int i = 0; i < 3000; ++i) {
+        std::vector<std::string> args{i % 5 == 0 ? "QS.PEEK" : "QS.DECIDE", p + "fuzz"};
+        args.push_back(rng() % 5 ? pick(algorithms) : pick(wild));
+        const int n = 1 + int(rng() % 6);
+        for (int k = 0; k < n; ++k)
+            args.push_back(rng() % 10 < 7 ? pick(sound) : pick(wild));
+        const Reply r = command(admin.get(), args);
+        ASSERT_TRUE(r) << "no reply: the server died";
+        if (r->type == REDIS_REPLY_STRING) {
+            ASSERT_EQ(r->len, 32u);
+            double fields[4] = {-1, -1, -1, -1};
+            ASSERT_TRUE(unpackDoubles(text(r), fields));
+            EXPECT_TRUE(fields[0] == 0 || fields[0] == 1 || fields[0] == 2);
+            ++decided;
+        } else {
+            ASSERT_TRUE(r->type == REDIS_REPLY_ERROR || r->type == REDIS_REPLY_ARRAY) << r->type;
+        }
+        command(admin.get(), {"DEL", p + "fuzz"});
+    }
+    EXPECT_GT(decided, 10) << "the random lists must also hit sound commands";
+    EXPECT_EQ(text(command(admin.get(), {"PING"})), "PONG");
+}
+
+// A replica started by the test: the module's decisions reach it as their effects (PSETEX,
+// ZADD …), never as QS.DECIDE, and leave byte-identical states with the same expiry.
+TEST_F(RedisModule, AReplicaHoldsByteIdenticalStates)
+{
+    RedisProcess master(withModule());
+    ASSERT_TRUE(master.start());
+    RedisProcess replica(withModule(
+        {"--replicaof", "127.0.0.1", std::to_string(master.port()), "--replica-read-only", "yes"}));
+    ASSERT_TRUE(replica.start());
+    Context m = connectTo(master.port()), r = connectTo(replica.port());
+    for (int i = 0; i < 100; ++i) {
+        const std::string info = text(command(r.get(), {"INFO", "replication"}));
+        if (info.find("master_link_status:up") != std::string::npos)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    RedisEndpoint e;
+    e.port = master.port();
+    e.engine = RedisEngine::Module;
+    RedisBackend backend(e);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    std::vector<std::string> keys;
+    std::vector<RedisRule> rules;
+    for (const test::NamedConfig &n : test::parityConfigs())
+        rules.push_back({std::string("repl:") + n.name, n.config});
+    for (const RedisRule &rule : rules) {
+        const auto trace = test::edgeTrace(3, 150, kParityStart, kMicrosPerSecond, 8);
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            const std::string key = "c" + std::to_string(i % 3);
+            const Decision d = backend.acquire(rule, key, trace[i].cost,
+                i % 2 ? std::optional<Micros>(trace[i].at) : std::nullopt);
+            ASSERT_NE(d.reason, Reason::StoreError) << backend.lastError();
+        }
+        for (int c = 0; c < 3; ++c)
+            keys.push_back(backend.stateKey(rule, "c" + std::to_string(c)));
+    }
+    const Reply waited = command(m.get(), {"WAIT", "1", "5000"});
+    ASSERT_EQ(waited->integer, 1) << "the replica did not acknowledge";
+    int present = 0;
+    for (const std::string &key : keys) {
+        const std::string onMaster = dump(m.get(), key);
+        EXPECT_EQ(dump(r.get(), key), onMaster) << key;
+        present += onMaster != "none";
+        if (onMaster != "none") { // the same absolute expiry (PXAT), read a moment apart
+            EXPECT_NEAR(double(pttl(r.get(), key)), double(pttl(m.get(), key)), 20.0) << key;
+        }
+    }
+    EXPECT_GT(present, 12) << "the traces must leave states to compare";
+    EXPECT_EQ(text(command(r.get(), {"INFO", "commandstats"})).find("cmdstat_qs.decide"),
+        std::string::npos)
+        << "the command itself must not be replicated";
+    // QS.PEEK is read-only: it runs on the replica and answers as on the master.
+    const std::vector<std::string> peek{"QS.PEEK", keys[0], "token_bucket", "8", "3", "1000000",
+        "NOW", std::to_string(kParityStart)};
+    const Reply onReplica = command(r.get(), peek), onMaster = command(m.get(), peek);
+    ASSERT_EQ(onReplica->type, REDIS_REPLY_ARRAY) << text(onReplica);
+    for (std::size_t i = 0; i < 4; ++i)
+        EXPECT_EQ(onReplica->element[i]->integer, onMaster->element[i]->integer) << i;
+    EXPECT_TRUE(
+        isError(command(r.get(), {"QS.DECIDE", keys[0], "token_bucket", "1", "8", "3", "1000000"})))
+        << "a replica refuses the write command";
+}
+
+// QS.PEEK answers what the engine's peek() says of the same state, and a user whose ACL allows
+// reading only may run it (but not QS.DECIDE, nor any write).
+TEST_F(RedisModule, PeekAnswersAsTheEngineForAReadOnlyUser)
+{
+    const std::string p = uniquePrefix("peek");
+    const std::string user = "peek-" + std::to_string(::getpid());
+    // Redis 7.0 gives module commands no ACL category (7.2 adds them): +qs.peek names it.
+    ASSERT_EQ(text(command(admin.get(),
+                  {"ACL", "SETUSER", user, "reset", "on", ">secret", "~*", "+@read", "+qs.peek"})),
+        "OK");
+    Context reader = connectTo(fixtureRedisPort());
+    ASSERT_EQ(text(command(reader.get(), {"AUTH", user, "secret"})), "OK");
+
+    RedisBackend backend(moduleServer());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const GcraConfig gcra{Rate{10, kMicrosPerSecond}, 3};
+    const RedisRule rule{p, gcra};
+    AlgorithmState local = freshState(gcra);
+    Micros now = kParityStart;
+    int throttled = 0;
+    for (int i = 0; i < 6; ++i, now += 20'000) {
+        backend.acquire(rule, "k", 1, now);
+        decide(gcra, local, now, 1);
+        const Quota expected = peek(gcra, local, now);
+        const Reply r = command(reader.get(),
+            {"QS.PEEK", backend.stateKey(rule, "k"), "gcra", "100000", "3", "NOW",
+                std::to_string(now)});
+        ASSERT_EQ(r->type, REDIS_REPLY_ARRAY) << text(r);
+        EXPECT_EQ(r->element[0]->integer, expected.remaining) << i;
+        EXPECT_EQ(r->element[1]->integer, expected.limit) << i;
+        EXPECT_EQ(r->element[2]->integer, expected.resetAfter) << i;
+        EXPECT_EQ(r->element[3]->integer, expected.remaining < 1 ? 1 : 0) << i;
+        throttled += int(r->element[3]->integer);
+    }
+    EXPECT_GT(throttled, 0) << "a burst of 3 at 10/s, requests 20 ms apart: some peek throttled";
+    const std::string before = dump(admin.get(), backend.stateKey(rule, "k"));
+    EXPECT_NE(text(command(reader.get(),
+                       {"QS.DECIDE", backend.stateKey(rule, "k"), "gcra", "1", "100000", "3"}))
+                  .find("NOPERM"),
+        std::string::npos);
+    EXPECT_NE(text(command(reader.get(), {"SET", backend.stateKey(rule, "k"), "x"})).find("NOPERM"),
+        std::string::npos);
+    EXPECT_EQ(dump(admin.get(), backend.stateKey(rule, "k")), before);
+    command(admin.get(), {"ACL", "DELUSER", user});
+}
+
+TEST_F(RedisModule, TheBackendChoosesTheEngineAtConnect)
+{
+    RedisBackend automatic(moduleServer(RedisEngine::Auto));
+    ASSERT_TRUE(automatic.connect()) << automatic.lastError();
+    EXPECT_EQ(automatic.engineInUse(), RedisEngine::Module);
+
+    // A user refused MODULE LIST still finds the module (COMMAND INFO).
+    const std::string user = "nomodule-" + std::to_string(::getpid());
+    command(admin.get(), {"ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "+@all", "-module"});
+    RedisEndpoint limited = moduleServer(RedisEngine::Auto);
+    limited.user = user;
+    limited.password = "pw";
+    RedisBackend withoutModuleList(limited);
+    ASSERT_TRUE(withoutModuleList.connect()) << withoutModuleList.lastError();
+    EXPECT_EQ(withoutModuleList.engineInUse(), RedisEngine::Module);
+    command(admin.get(), {"ACL", "DELUSER", user});
+
+    // A server without the module: Auto falls back to Lua, Module refuses to connect.
+    RedisProcess plain;
+    ASSERT_TRUE(plain.start());
+    RedisEndpoint e;
+    e.port = plain.port();
+    RedisBackend fallback(e);
+    ASSERT_TRUE(fallback.connect()) << fallback.lastError();
+    EXPECT_EQ(fallback.engineInUse(), RedisEngine::Lua);
+    EXPECT_TRUE(
+        fallback.acquire(RedisRule{"plain", GcraConfig{Rate{1, kMicrosPerSecond}, 1}}, "k").allowed)
+        << fallback.lastError();
+    e.engine = RedisEngine::Module;
+    RedisBackend forced(e);
+    EXPECT_FALSE(forced.connect());
+    EXPECT_NE(forced.lastError().find("no Quota Studio module"), std::string::npos)
+        << forced.lastError();
+}
