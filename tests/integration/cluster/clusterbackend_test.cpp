@@ -47,6 +47,7 @@ protected:
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         ASSERT_TRUE(cluster.allOk()) << "the cluster is not ok before the test";
     }
+    void decidesAsTheEmbeddedEngine(RedisEngine engineChoice);
     Cluster cluster;
 };
 
@@ -112,10 +113,21 @@ TEST_F(ClusterBackend, DetectsTheClusterAndSpreadsKeysOverEveryMaster)
     EXPECT_NE(third.lastError().find("only db 0"), std::string::npos) << third.lastError();
 }
 
+// Both engines: the fixture's nodes load the Redis module, so Lua is forced for one pass.
 TEST_F(ClusterBackend, DecidesExactlyAsTheEmbeddedEngineForAllSixAlgorithms)
 {
-    RedisBackend backend(cluster.endpoint());
+    for (const RedisEngine engineChoice : {RedisEngine::Lua, RedisEngine::Module})
+        decidesAsTheEmbeddedEngine(engineChoice);
+}
+
+void ClusterBackend::decidesAsTheEmbeddedEngine(RedisEngine engineChoice)
+{
+    SCOPED_TRACE(engineChoice == RedisEngine::Lua ? "Lua" : "module");
+    RedisEndpoint endpoint = cluster.endpoint();
+    endpoint.engine = engineChoice;
+    RedisBackend backend(endpoint);
     ASSERT_TRUE(backend.connect()) << backend.lastError();
+    ASSERT_EQ(backend.engineInUse(), engineChoice);
     std::set<Algorithm> algorithms;
     for (const test::NamedConfig &n : test::parityConfigs()) {
         algorithms.insert(algorithmOf(n.config));
@@ -206,8 +218,9 @@ TEST_F(ClusterBackend, FollowsAskWhileASlotIsMigrating)
 }
 
 // redis-cli --cluster reshard moves 300 slots that hold live keys while a thread decides on
-// them with its own clock: every decision equals the embedded engine's (a lost or doubled
-// decision would change every later one) and the token bucket's bound holds over any span.
+// them with its own clock, through Lua and the module in turn: every decision equals the embedded
+// engine's (a lost or doubled decision would change every later one) and the token bucket's bound
+// holds over any span.
 TEST_F(ClusterBackend, ASlotMigrationUnderLoadLosesNoDecisionAndDoublesNone)
 {
     const TokenBucketConfig config{20, Rate{200, kMicrosPerSecond}};
@@ -235,11 +248,18 @@ TEST_F(ClusterBackend, ASlotMigrationUnderLoadLosesNoDecisionAndDoublesNone)
     std::uint64_t redirections = 0;
     std::vector<std::vector<test::Arrival>> admitted(keys.size());
     std::thread load([&] {
-        RedisBackend backend(cluster.endpoint());
-        if (!backend.connect()) {
-            failure = backend.lastError();
-            return;
-        }
+        // Batches alternate between the Lua scripts and the module on the same keys: both
+        // engines follow the migration, and either continues what the other left.
+        RedisEndpoint viaLua = cluster.endpoint(), viaModule = cluster.endpoint();
+        viaLua.engine = RedisEngine::Lua;
+        viaModule.engine = RedisEngine::Module;
+        RedisBackend lua(viaLua), module(viaModule);
+        for (RedisBackend *b : {&lua, &module})
+            if (!b->connect()) {
+                failure = b->lastError();
+                return;
+            }
+        std::uint64_t batches = 0;
         Engine engine;
         const RuleId id = *engine.addRule(config).id;
         Micros now = kStart;
@@ -253,6 +273,7 @@ TEST_F(ClusterBackend, ASlotMigrationUnderLoadLosesNoDecisionAndDoublesNone)
                 which[j] = pick(rng);
                 batch[j] = {&rule, keys[which[j]], 1, now};
             }
+            RedisBackend &backend = ++batches % 2 ? lua : module;
             const std::vector<Decision> remote = backend.acquireBatch(batch);
             for (std::size_t j = 0; j < batch.size() && failure.empty(); ++j) {
                 const Decision local = engine.acquire(id, keys[which[j]], *batch[j].now, 1);
@@ -269,7 +290,7 @@ TEST_F(ClusterBackend, ASlotMigrationUnderLoadLosesNoDecisionAndDoublesNone)
             }
             decided += batch.size();
         }
-        redirections = backend.redirections();
+        redirections = lua.redirections() + module.redirections();
     });
     while (decided.load() < 2000 && failure.empty())
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
