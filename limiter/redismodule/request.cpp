@@ -95,8 +95,7 @@ std::optional<Request> parseRequest(
         std::int64_t now = 0;
         if (!equalsIgnoringCase(text(argv[end]), "NOW") || !number(argv[end + 1], now)) {
             error = "QS bad parameter: after the parameters only NOW <microseconds since the "
-                    "epoch> may "
-                    "follow";
+                    "epoch> may follow";
             return std::nullopt;
         }
         r.now = now;

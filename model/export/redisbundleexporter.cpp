@@ -165,6 +165,19 @@ allowed := field(0) == 0 || route.Mode == "shadow"
 `Script.Run` sends EVALSHA and falls back to EVAL when Redis answers NOSCRIPT (after a restart
 or SCRIPT FLUSH); redis-py and ioredis do the same.
 
+## Without Lua: the Quota Studio Redis module
+
+Where you run Redis 7 yourself, the module `quota_studio_redis.so` decides natively, at a
+fraction of a script's CPU, on the same keys and with the same reply (Quota Studio's
+docs/redis-layout.md, "Redis module"). Build it from Quota Studio's sources with
+`cmake --build build --target quota_studio_redis` (the Debian package installs it under
+/usr/lib/quota-studio/), load it with `redis-server --loadmodule <path>`, then send
+
+    QS.DECIDE <key_prefix><client key> <script> <cost> <parameters…>
+
+instead of EVALSHA (`<script>` is the route's `script`, e.g. `token_bucket`). Scripts and
+module may serve the same keys side by side, so gateways can move over one at a time.
+
 ## Routes
 
 )";

@@ -36,6 +36,9 @@ _quotactl()
         --pattern)
             COMPREPLY=($(compgen -W "steady burst zipf" -- "$cur"))
             return ;;
+        --engine)
+            COMPREPLY=($(compgen -W "auto lua module" -- "$cur"))
+            return ;;
         -o|--cacert|--cert|--key|--policy)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
