@@ -1,7 +1,9 @@
 // RedisBackend's own throughput with pipelining (to compare with redis-benchmark on the same
 // script and depth), and Redis memory per key for each algorithm's state.
 //   redis_backend_bench throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics]
-//     (SEEDS: host:port,host:port… of a Redis Cluster; metrics: the route counts per second)
+//   [lua|module]
+//     (SEEDS: host:port,host:port… of a Redis Cluster; metrics: the route counts per second;
+//     lua|module: force the engine, else the module where the server has it)
 //   redis_backend_bench memory PORT
 //   redis_backend_bench script ALGORITHM     (prints the embedded Lua script)
 #include "limiter/redisbackend.h"
@@ -21,21 +23,22 @@ using namespace qs::limiter;
 
 namespace {
 
-int throughput(
-    const std::string &where, double seconds, int connections, int pipeline, int keys, bool metrics)
+int throughput(const std::string &where, double seconds, int connections, int pipeline, int keys,
+    bool metrics, RedisEngine engine)
 {
     // The same bucket as the redis-benchmark runs: capacity high enough to admit everything.
     RedisRule rule{
         "bench:tb", TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
     rule.metrics = metrics;
     RedisEndpoint endpoint;
-    const RedisAddressList seeds = parseRedisAddresses(
-        where.find(':') == std::string::npos ? "127.0.0.1:" + where : where);
+    const RedisAddressList seeds
+        = parseRedisAddresses(where.find(':') == std::string::npos ? "127.0.0.1:" + where : where);
     if (!seeds.error.empty()) {
         std::fprintf(stderr, "%s\n", seeds.error.c_str());
         return 2;
     }
     endpoint.setSeeds(seeds.addresses);
+    endpoint.engine = engine;
     std::atomic<long> done{0}, errors{0};
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     std::vector<std::thread> threads;
@@ -129,9 +132,24 @@ int memory(int port)
 int main(int argc, char **argv)
 {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode == "throughput" && (argc == 7 || argc == 8))
-        return throughput(argv[2], std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
-            std::atoi(argv[6]), argc == 8 && std::string(argv[7]) == "metrics");
+    if (mode == "throughput" && argc >= 7 && argc <= 9) {
+        bool metrics = false, known = true;
+        RedisEngine engine = RedisEngine::Auto;
+        for (int i = 7; i < argc; ++i) {
+            const std::string option = argv[i];
+            if (option == "metrics")
+                metrics = true;
+            else if (option == "lua")
+                engine = RedisEngine::Lua;
+            else if (option == "module")
+                engine = RedisEngine::Module;
+            else
+                known = false;
+        }
+        if (known)
+            return throughput(argv[2], std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
+                std::atoi(argv[6]), metrics, engine);
+    }
     if (mode == "memory" && argc == 3)
         return memory(std::atoi(argv[2]));
     if (mode == "script" && argc == 3) {
@@ -143,7 +161,8 @@ int main(int argc, char **argv)
         }
     }
     std::fprintf(stderr,
-        "usage: %s throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics]\n"
+        "usage: %s throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics] "
+        "[lua|module]\n"
         "       %s memory PORT\n"
         "       %s script ALGORITHM\n",
         argv[0], argv[0], argv[0]);
