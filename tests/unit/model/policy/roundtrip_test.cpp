@@ -42,7 +42,9 @@ defaults: { headers: both, key: query:token, on_store_error: deny, status: 503 }
 TEST(RoundTrip, EveryExampleSurvivesYamlAndJson)
 {
     const QDir dir(QStringLiteral(QS_EXAMPLES_DIR));
-    for (const QString &f : dir.entryList({QStringLiteral("*.yaml")})) {
+    const QStringList files = dir.entryList({QStringLiteral("*.yaml")});
+    ASSERT_GE(files.size(), 9) << "one per algorithm and three scenarios: an example went missing";
+    for (const QString &f : files) {
         QFile file(dir.filePath(f));
         ASSERT_TRUE(file.open(QIODevice::ReadOnly));
         const Policy original = load(file.readAll());
