@@ -7,7 +7,7 @@
 #include "limiter/engine.h"
 #include "limiter/keyslot.h"
 #include "limiter/redisbackend.h"
-#include "tests/unit/limiter/trace.h"
+#include "tests/integration/redis/parity.h"
 
 #include <gtest/gtest.h>
 
@@ -27,13 +27,7 @@ using qs::test::connectTo;
 
 namespace {
 
-constexpr Micros kStart = 1'700'000'000LL * kMicrosPerSecond;
-
-std::string uniquePrefix(const char *test)
-{
-    static std::atomic<int> n{0};
-    return std::string("c:") + test + ":" + std::to_string(::getpid()) + "-" + std::to_string(n++);
-}
+constexpr Micros kStart = test::kParityStart;
 
 class ClusterBackend : public ::testing::Test {
 protected:
@@ -64,16 +58,6 @@ std::vector<std::string> keysInSlots(const RedisRule &rule, int first, int last,
     return keys;
 }
 
-void expectSame(const Decision &remote, const Decision &local, const std::string &where)
-{
-    ASSERT_EQ(remote.allowed, local.allowed) << where;
-    ASSERT_EQ(remote.reason, local.reason) << where;
-    ASSERT_EQ(remote.remaining, local.remaining) << where;
-    ASSERT_EQ(remote.retryAfter, local.retryAfter) << where;
-    ASSERT_EQ(remote.resetAfter, local.resetAfter) << where;
-    ASSERT_EQ(remote.delay, local.delay) << where;
-}
-
 } // namespace
 
 TEST_F(ClusterBackend, DetectsTheClusterAndSpreadsKeysOverEveryMaster)
@@ -85,7 +69,7 @@ TEST_F(ClusterBackend, DetectsTheClusterAndSpreadsKeysOverEveryMaster)
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     EXPECT_TRUE(backend.isCluster());
     EXPECT_EQ(backend.masters().size(), 3u);
-    const RedisRule rule{uniquePrefix("spread"), GcraConfig{Rate{10, kMicrosPerSecond}, 5}};
+    const RedisRule rule{test::uniquePrefix("spread"), GcraConfig{Rate{10, kMicrosPerSecond}, 5}};
     std::set<std::string> servedBy;
     for (int i = 0; i < 60; ++i) {
         const std::string key = test::numbered("k", i);
@@ -131,7 +115,7 @@ void ClusterBackend::decidesAsTheEmbeddedEngine(RedisEngine engineChoice)
     std::set<Algorithm> algorithms;
     for (const test::NamedConfig &n : test::parityConfigs()) {
         algorithms.insert(algorithmOf(n.config));
-        const RedisRule rule{uniquePrefix(n.name), n.config};
+        const RedisRule rule{test::uniquePrefix(n.name), n.config};
         Engine engine;
         const RuleId id = *engine.addRule(n.config).id;
         // Eight clients, spread over the three masters; batches of up to eight decisions, each
@@ -153,7 +137,8 @@ void ClusterBackend::decidesAsTheEmbeddedEngine(RedisEngine engineChoice)
                 const Decision local
                     = engine.acquire(id, keys[j], trace[i + j].at, trace[i + j].cost);
                 ASSERT_NE(remote[j].reason, Reason::StoreError) << backend.lastError();
-                expectSame(remote[j], local, std::string(n.name) + " #" + std::to_string(i + j));
+                test::expectSameDecision(
+                    remote[j], local, std::string(n.name) + " #" + std::to_string(i + j));
                 allowed += local.allowed;
             }
             i += n8;
@@ -171,7 +156,8 @@ TEST_F(ClusterBackend, FollowsAskWhileASlotIsMigrating)
 {
     RedisBackend backend(cluster.endpoint());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    const RedisRule rule{uniquePrefix("ask"), TokenBucketConfig{3, Rate{1, kMicrosPerSecond}}};
+    const RedisRule rule{
+        test::uniquePrefix("ask"), TokenBucketConfig{3, Rate{1, kMicrosPerSecond}}};
     const std::vector<ClusterNode> nodes = cluster.nodes();
     const std::string staying = "stay";
     const int slot = keySlot(backend.stateKey(rule, staying));
@@ -224,7 +210,7 @@ TEST_F(ClusterBackend, FollowsAskWhileASlotIsMigrating)
 TEST_F(ClusterBackend, ASlotMigrationUnderLoadLosesNoDecisionAndDoublesNone)
 {
     const TokenBucketConfig config{20, Rate{200, kMicrosPerSecond}};
-    const RedisRule rule{uniquePrefix("migrate"), config};
+    const RedisRule rule{test::uniquePrefix("migrate"), config};
     // The source's first 300 slots: the ones reshard moves first.
     const ClusterNode *sourceNode = nullptr;
     const std::vector<ClusterNode> nodes = cluster.nodes();
@@ -330,8 +316,8 @@ TEST_F(ClusterBackend, AKilledMasterFailsOverAndDecisionsResume)
     RedisEndpoint endpoint = cluster.endpoint();
     RedisBackend backend(endpoint);
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    const RedisRule rule{uniquePrefix("failover"), GcraConfig{Rate{1000, kMicrosPerSecond}, 1000},
-        StoreErrorPolicy::Deny};
+    const RedisRule rule{test::uniquePrefix("failover"),
+        GcraConfig{Rate{1000, kMicrosPerSecond}, 1000}, StoreErrorPolicy::Deny};
     const std::string key = "victim";
     const int slot = keySlot(backend.stateKey(rule, key));
     const ClusterNode *victimNode = cluster.masterOf(slot);
@@ -379,7 +365,7 @@ TEST_F(ClusterBackend, MetricsAreAddedOnTheMasterOfTheirOwnSlot)
 {
     RedisBackend backend(cluster.endpoint());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    RedisRule rule{uniquePrefix("metrics"), GcraConfig{Rate{1, kMicrosPerSecond}, 2}};
+    RedisRule rule{test::uniquePrefix("metrics"), GcraConfig{Rate{1, kMicrosPerSecond}, 2}};
     rule.metrics = true;
     const Micros now = kStart + 1234;
     // Clients on every master; the route's metrics key lives in one slot of its own.

@@ -57,6 +57,8 @@ std::pair<Micros, std::int64_t> spanAndLimit(const AlgorithmConfig &config)
     return {std::max<Micros>(q.window, 1000), std::max<std::int64_t>(q.limit, 1)};
 }
 
+} // namespace
+
 void expectSameDecision(const Decision &remote, const Decision &local, const std::string &where)
 {
     ASSERT_NE(remote.reason, Reason::StoreError) << where;
@@ -69,8 +71,6 @@ void expectSameDecision(const Decision &remote, const Decision &local, const std
     ASSERT_EQ(remote.limit, local.limit) << where;
     ASSERT_EQ(remote.window, local.window) << where;
 }
-
-} // namespace
 
 void checkParityOnRandomTraces(const RedisDecider &redis, const char *prefix)
 {

@@ -18,6 +18,9 @@ inline constexpr Micros kParityStart = 1'700'000'000LL * kMicrosPerSecond;
 // A key prefix no other test (or earlier run) uses.
 std::string uniquePrefix(const char *test);
 
+// Every Decision field equal, and no store error; `where` names the request.
+void expectSameDecision(const Decision &remote, const Decision &local, const std::string &where);
+
 // The parity configs at the extremes of their ranges: a huge and a tiny rate, a window of a
 // millisecond and one of a day.
 std::vector<NamedConfig> extremeConfigs();
