@@ -49,33 +49,53 @@ LogChange logChange(const SlidingWindowLogConfig &config, const SlidingWindowLog
     return change;
 }
 
+// What both commands start with: the arguments parsed, the time, the key's state read.
+struct Call {
+    Request request;
+    Micros now = 0;
+    std::optional<AlgorithmState> state;
+};
+
+std::optional<Call> prepare(
+    RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool withCost, std::string &error)
+{
+    auto request = parseRequest(argv, argc, withCost, error);
+    if (!request)
+        return std::nullopt;
+    Call call{std::move(*request), 0, std::nullopt};
+    call.now = call.request.now.value_or(serverNow());
+    call.state = readState(ctx, call.request.key, call.request.config, error);
+    if (!call.state)
+        return std::nullopt;
+    return call;
+}
+
 } // namespace
 
 int decideCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     std::string error;
-    const auto request = parseRequest(argv, argc, true, error);
-    if (!request)
+    auto call = prepare(ctx, argv, argc, true, error);
+    if (!call)
         return replyError(ctx, error);
-    const Micros now = request->now.value_or(serverNow());
-    auto state = readState(ctx, request->key, request->config, error);
-    if (!state)
-        return replyError(ctx, error);
+    const Request &request = call->request;
+    const Micros now = call->now;
+    AlgorithmState &state = *call->state;
 
-    if (const auto *log = std::get_if<SlidingWindowLogConfig>(&request->config)) {
-        const SlidingWindowLogState before = std::get<SlidingWindowLogState>(*state);
-        const Decision d = decide(request->config, *state, now, request->cost);
-        const LogChange change = logChange(*log, before, d, request->cost, now,
-            request->now.has_value(), std::get<SlidingWindowLogState>(*state));
-        if (!writeLogChange(ctx, request->key, change, error))
+    if (const auto *log = std::get_if<SlidingWindowLogConfig>(&request.config)) {
+        const SlidingWindowLogState before = std::get<SlidingWindowLogState>(state);
+        const Decision d = decide(request.config, state, now, request.cost);
+        const LogChange change = logChange(*log, before, d, request.cost, now,
+            request.now.has_value(), std::get<SlidingWindowLogState>(state));
+        if (!writeLogChange(ctx, request.key, change, error))
             return replyError(ctx, error);
         return replyDecision(ctx, d);
     }
-    const Decision d = decide(request->config, *state, now, request->cost);
+    const Decision d = decide(request.config, state, now, request.cost);
     // Only an admission changes a state the scripts write (a denial leaves the key alone).
     if (d.allowed
-        && !writeStringState(ctx, request->key, encodeRedisState(*state),
-            redisTtlMillis(request->config, *state, now, request->now.has_value()), error))
+        && !writeStringState(ctx, request.key, encodeRedisState(state),
+            redisTtlMillis(request.config, state, now, request.now.has_value()), error))
         return replyError(ctx, error);
     return replyDecision(ctx, d);
 }
@@ -83,14 +103,10 @@ int decideCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 int peekCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     std::string error;
-    const auto request = parseRequest(argv, argc, false, error);
-    if (!request)
+    const auto call = prepare(ctx, argv, argc, false, error);
+    if (!call)
         return replyError(ctx, error);
-    const Micros now = request->now.value_or(serverNow());
-    const auto state = readState(ctx, request->key, request->config, error);
-    if (!state)
-        return replyError(ctx, error);
-    const Quota q = peek(request->config, *state, now);
+    const Quota q = peek(call->request.config, *call->state, call->now);
     rm.ReplyWithArray(ctx, 4);
     rm.ReplyWithLongLong(ctx, q.remaining);
     rm.ReplyWithLongLong(ctx, q.limit);
