@@ -18,10 +18,16 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     RedisModuleCtx *ctx, RedisModuleString **, int)
 {
     const char *missing = nullptr;
-    if (!loadApi(ctx, missing))
-        return kErr; // Redis older than the API this module was written against (7.0)
-    if (rm.IsModuleNameBusy(kModuleName))
+    if (!loadApi(ctx, missing)) {
+        if (rm.Log) // this Redis is older than the API the module was written against
+            rm.Log(ctx, "warning", "quotastudio: this Redis has no %s; the module needs Redis 7.0",
+                missing);
         return kErr;
+    }
+    if (rm.IsModuleNameBusy(kModuleName)) {
+        rm.Log(ctx, "warning", "quotastudio: a module of that name is already loaded");
+        return kErr;
+    }
     rm.SetModuleAttribs(ctx, kModuleName, kModuleVersion, kApiVersion1);
     // Key positions (first 1, last 1, step 1): Redis Cluster routes both commands by their key
     // and ACL key patterns apply. PEEK is readonly: replicas and read-only users may run it.

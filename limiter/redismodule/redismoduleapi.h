@@ -22,21 +22,17 @@ inline constexpr int kOk = 0;
 inline constexpr int kErr = 1;
 inline constexpr int kApiVersion1 = 1;
 inline constexpr int kRead = 1 << 0;
-inline constexpr int kWrite = 1 << 1;
 inline constexpr int kKeyTypeEmpty = 0;
 inline constexpr int kKeyTypeString = 1;
-inline constexpr int kKeyTypeZset = 5;
-inline constexpr int kReplyString = 0;
 inline constexpr int kReplyError = 1;
-inline constexpr int kReplyInteger = 2;
-inline constexpr int kReplyArray = 3;
-inline constexpr int kReplyNull = 4;
 inline constexpr const char *kWrongTypeMessage
     = "WRONGTYPE Operation against a key holding the wrong kind of value";
 
 using CommandFunction = int (*)(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 struct Api {
+    // level: "warning", "notice", "verbose" or "debug"; fmt as printf.
+    void (*Log)(RedisModuleCtx *ctx, const char *level, const char *fmt, ...);
     void (*SetModuleAttribs)(RedisModuleCtx *ctx, const char *name, int ver, int apiver);
     int (*IsModuleNameBusy)(const char *name);
     int (*CreateCommand)(RedisModuleCtx *ctx, const char *name, CommandFunction fn,
@@ -47,7 +43,6 @@ struct Api {
     RedisModuleString *(*CreateString)(RedisModuleCtx *ctx, const char *ptr, size_t len);
     void (*FreeString)(RedisModuleCtx *ctx, RedisModuleString *s);
 
-    int (*WrongArity)(RedisModuleCtx *ctx);
     int (*ReplyWithError)(RedisModuleCtx *ctx, const char *message);
     int (*ReplyWithStringBuffer)(RedisModuleCtx *ctx, const char *buf, size_t len);
     int (*ReplyWithArray)(RedisModuleCtx *ctx, long len);
@@ -57,8 +52,6 @@ struct Api {
     void (*CloseKey)(RedisModuleKey *key);
     int (*KeyType)(RedisModuleKey *key);
     char *(*StringDMA)(RedisModuleKey *key, size_t *len, int mode);
-    int (*StringTruncate)(RedisModuleKey *key, size_t len);
-    int (*SetExpire)(RedisModuleKey *key, long long milliseconds);
 
     // fmt: one letter per argument: c (C string), s (RedisModuleString *), b (buffer, length),
     // l (long long), v (RedisModuleString **, count); a leading '!' replicates the command.
@@ -68,14 +61,13 @@ struct Api {
     RedisModuleCallReply *(*CallReplyArrayElement)(RedisModuleCallReply *reply, size_t index);
     const char *(*CallReplyStringPtr)(RedisModuleCallReply *reply, size_t *len);
     void (*FreeCallReply)(RedisModuleCallReply *reply);
-    int (*Replicate)(RedisModuleCtx *ctx, const char *command, const char *fmt, ...);
 };
 
 // The API, filled by loadApi(). One per process, read-only after loading.
 extern Api rm;
 
 // Fills `rm` from the context OnLoad receives; the name of the first function Redis does not
-// know in `missing` on failure.
+// know in `missing` on failure (after Log, so that the failure can be logged).
 bool loadApi(RedisModuleCtx *ctx, const char *&missing);
 
 } // namespace qs::redismodule
