@@ -1,7 +1,9 @@
 #pragma once
 // Decisions in Redis: one EVALSHA of an embedded script per decision (or one QS.DECIDE where
 // the server has the Quota Studio module, RedisEngine), atomic in Redis, with the same
-// arithmetic as decide(). Synchronous hiredis, no Qt: gateways can link it.
+// arithmetic as decide(). Synchronous hiredis, no Qt: gateways can link it. hiredis writes with
+// write(): a program that links this must ignore SIGPIPE (signal(SIGPIPE, SIG_IGN), as
+// quotactl and quota-studio do), or a server that closes a connection ends the program.
 //
 // One server or a Redis Cluster, found out at connect (CLUSTER SLOTS): on a cluster each key
 // goes to the master of its slot (CRC16, hash tags), one connection per master, and a batch is

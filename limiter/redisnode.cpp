@@ -108,6 +108,14 @@ bool RedisNode::hasModule()
         }
         return false;
     }
+    // Only a refusal of the command itself leads to the fallback. Any other error (max clients
+    // reached, LOADING, NOAUTH …) says the connection cannot serve: drop it with that reason
+    // rather than write to a socket the server may have closed.
+    const std::string why = replyText(list.get());
+    if (list && why.rfind("NOPERM", 0) != 0 && why.find("unknown command") == std::string::npos) {
+        disconnect("MODULE LIST at " + m_address.text() + " failed: " + why);
+        return false;
+    }
     RedisReplyPtr info = run({"COMMAND", "INFO", "qs.decide"});
     return info && info->type == REDIS_REPLY_ARRAY && info->elements == 1
         && info->element[0]->type == REDIS_REPLY_ARRAY;

@@ -10,6 +10,7 @@
 #include <QTextStream>
 #include <QTimer>
 
+#include <csignal>
 #include <cstring>
 
 namespace {
@@ -64,6 +65,9 @@ int main(int argc, char *argv[])
 {
     QElapsedTimer sinceStart;
     sinceStart.start();
+    // hiredis writes with write(): a Redis that closed the connection (max clients, a restart)
+    // would raise SIGPIPE and end the program; the write's EPIPE is handled as an error instead.
+    std::signal(SIGPIPE, SIG_IGN);
     const Options options;
     if (onlyAsksForHelpOrVersion(argc, argv)) {
         QCoreApplication core(argc, argv);

@@ -5,6 +5,8 @@
 #include <QCoreApplication>
 #include <QTextStream>
 
+#include <csignal>
+
 namespace {
 
 void printHelp(QTextStream &out)
@@ -26,6 +28,9 @@ void printHelp(QTextStream &out)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
+    // hiredis writes with write(): a Redis that closed the connection (max clients, a restart)
+    // would raise SIGPIPE and end the program; the write's EPIPE is handled as an error instead.
+    std::signal(SIGPIPE, SIG_IGN);
     QCoreApplication::setApplicationName(QStringLiteral("quotactl"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QS_VERSION));
 

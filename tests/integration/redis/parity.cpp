@@ -42,10 +42,20 @@ std::vector<NamedConfig> extremeConfigs()
     };
 }
 
+Decision decideOrSayWhy(RedisBackend &backend, const RedisRule &rule, const std::string &key,
+    std::int64_t cost, Micros at)
+{
+    const Decision d = backend.acquire(rule, key, cost, at);
+    if (d.reason == Reason::StoreError)
+        ADD_FAILURE() << "store error for " << rule.keyPrefix << ":" << key << ": "
+                      << backend.lastError();
+    return d;
+}
+
 RedisDecider through(RedisBackend &backend)
 {
     return [&backend](std::size_t, const RedisRule &rule, const std::string &key, std::int64_t cost,
-               Micros at) { return backend.acquire(rule, key, cost, at); };
+               Micros at) { return decideOrSayWhy(backend, rule, key, cost, at); };
 }
 
 namespace {

@@ -29,6 +29,9 @@ std::vector<NamedConfig> extremeConfigs();
 using RedisDecider = std::function<Decision(std::size_t index, const RedisRule &rule,
     const std::string &key, std::int64_t cost, Micros at)>;
 RedisDecider through(RedisBackend &backend);
+// backend.acquire(), and a test failure that quotes lastError() when Redis could not decide.
+Decision decideOrSayWhy(RedisBackend &backend, const RedisRule &rule, const std::string &key,
+    std::int64_t cost, Micros at);
 
 // Random traces (bursts, pauses, costs 1–3) on parityConfigs(), three seeds each.
 void checkParityOnRandomTraces(const RedisDecider &redis, const char *prefix);
