@@ -111,7 +111,9 @@ LiveGateway::LiveGateway(
 LiveGateway::~LiveGateway()
 {
     if (m_pid > 0) {
-        ::kill(m_pid, SIGKILL);
+        // The whole group: killing only nginx's master left its workers running (and holding
+        // their ports) after every test.
+        ::kill(-m_pid, SIGKILL);
         ::waitpid(m_pid, nullptr, 0);
     }
     std::error_code ignored;
@@ -137,6 +139,7 @@ std::string LiveGateway::startProcess(std::vector<std::string> args, int waitPor
     const std::string log = m_dir + "/gateway-output.log";
     const pid_t pid = ::fork();
     if (pid == 0) {
+        ::setpgid(0, 0); // its own process group: nginx's workers go down with their master
         const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         ::dup2(out, 1);
         ::dup2(out, 2);
