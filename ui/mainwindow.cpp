@@ -251,10 +251,9 @@ bool MainWindow::openFile(const QString &path, bool ask)
 {
     if (ask && !maybeSave())
         return false;
-    QString error;
-    if (!m_doc->load(path, &error)) {
+    if (const Expected<void> loaded = m_doc->load(path); !loaded) {
         QMessageBox::warning(this, tr("Open policy"),
-            tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), error));
+            tr("Cannot open %1:\n%2").arg(QDir::toNativeSeparators(path), loaded.error()));
         return false;
     }
     addRecent(path);
@@ -366,10 +365,9 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs(const QString &path)
 {
-    const QString problem = m_doc->save(path);
-    if (!problem.isEmpty()) {
+    if (const Expected<void> saved = m_doc->save(path); !saved) {
         QMessageBox::warning(this, tr("Save policy"),
-            tr("Cannot save %1:\n%2").arg(QDir::toNativeSeparators(path), problem));
+            tr("Cannot save %1:\n%2").arg(QDir::toNativeSeparators(path), saved.error()));
         return false;
     }
     addRecent(path);
@@ -516,19 +514,21 @@ void MainWindow::writeRecoveryNow()
 {
     if (!m_doc->isModified())
         return;
-    if (const QString problem = m_recovery.write(m_recoveryId, m_doc->policy(), m_doc->filePath());
-        !problem.isEmpty())
-        statusBar()->showMessage(tr("Could not write the recovery copy: %1").arg(problem), 5000);
+    if (const Expected<void> written
+        = m_recovery.write(m_recoveryId, m_doc->policy(), m_doc->filePath());
+        !written)
+        statusBar()->showMessage(
+            tr("Could not write the recovery copy: %1").arg(written.error()), 5000);
 }
 
 bool MainWindow::recover(const RecoveryStore::Entry &entry)
 {
     if (!maybeSave())
         return false;
-    QString error;
-    if (!m_doc->loadRecovered(entry.copyPath, entry.originalPath, &error)) {
+    if (const Expected<void> loaded = m_doc->loadRecovered(entry.copyPath, entry.originalPath);
+        !loaded) {
         QMessageBox::warning(
-            this, tr("Recover"), tr("Cannot read the recovery copy:\n%1").arg(error));
+            this, tr("Recover"), tr("Cannot read the recovery copy:\n%1").arg(loaded.error()));
         return false;
     }
     writeRecoveryNow(); // now this window's copy…

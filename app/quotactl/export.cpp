@@ -109,8 +109,8 @@ int runExport(const QStringList &args)
         return status;
     // The same folder rule and plan as the workbench's Export page (model/export/exportfolder).
     const ExportPlan plan = planExport(dir, toWrite);
-    if (const QString problem = writeExport(plan, prune); !problem.isEmpty()) {
-        err << "quotactl export: " << problem << '\n';
+    if (const Expected<void> written = writeExport(plan, prune); !written) {
+        err << "quotactl export: " << written.error() << '\n';
         return 1;
     }
     for (const PlannedFile &f : plan.files) {

@@ -98,9 +98,9 @@ int runLoadgen(const QStringList &args)
         } else if (a == QLatin1String("--duration")) {
             ok = value(&v);
             const auto d = parseDuration(v);
-            if (const auto *problem = std::get_if<QString>(&d))
-                return usage(QStringLiteral("--duration: ") + *problem);
-            plan.durationSeconds = double(std::get<limiter::Micros>(d)) / 1e6;
+            if (!d)
+                return usage(QStringLiteral("--duration: ") + d.error());
+            plan.durationSeconds = double(*d) / 1e6;
         } else if (a == QLatin1String("--rps") || a == QLatin1String("--clients")
             || a == QLatin1String("--connections") || a == QLatin1String("--pipeline")
             || a == QLatin1String("--db") || a == QLatin1String("--seed")) {
@@ -150,10 +150,10 @@ int runLoadgen(const QStringList &args)
     const std::optional<Policy> policy = readPolicyOrReport(policyFile);
     if (!policy)
         return 1;
-    QString error;
-    plan.rules = redisRulesFor(*policy, route, &error);
-    if (plan.rules.empty())
-        return usage(error);
+    auto rules = redisRulesFor(*policy, route);
+    if (!rules)
+        return usage(rules.error());
+    plan.rules = std::move(*rules);
 
     const LoadResult r
         = runLoad(plan, stopOnSignals(), [&](std::uint64_t requests, double seconds) {

@@ -126,10 +126,9 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
             c.keyFile = v;
         else if (a == QLatin1String("--interval")) {
             const auto d = parseDuration(v);
-            if (const auto *problem = std::get_if<QString>(&d))
-                return usage(QStringLiteral("--interval: ") + *problem);
-            m.options.intervalMs
-                = int(std::max<limiter::Micros>(100'000, std::get<limiter::Micros>(d)) / 1000);
+            if (!d)
+                return usage(QStringLiteral("--interval: ") + d.error());
+            m.options.intervalMs = int(std::max<limiter::Micros>(100'000, *d) / 1000);
         } else if (a == QLatin1String("--db") || a == QLatin1String("--budget")
             || a == QLatin1String("--count") || a == QLatin1String("--hot")
             || a == QLatin1String("--max-keys")) {

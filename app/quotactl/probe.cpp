@@ -64,18 +64,18 @@ struct ProbeOptions {
     bool json = false;
 };
 
-// Parses one option that takes a value; an error message, or empty.
-QString applyOption(ProbeOptions &o, const QString &name, const QString &v)
+// Parses one option that takes a value into `o`, or says what is wrong with it.
+Expected<void> applyOption(ProbeOptions &o, const QString &name, const QString &v)
 {
     ProbeSettings &s = o.settings;
-    auto duration = [&](limiter::Micros &out) -> QString {
+    auto duration = [&](limiter::Micros &out) -> Expected<void> {
         const auto d = parseDuration(v);
-        if (const auto *p = std::get_if<QString>(&d))
-            return name + QStringLiteral(": ") + *p;
-        out = std::get<limiter::Micros>(d);
+        if (!d)
+            return name + QStringLiteral(": ") + d.error();
+        out = *d;
         return {};
     };
-    auto whole = [&](auto &out, qint64 min) -> QString {
+    auto whole = [&](auto &out, qint64 min) -> Expected<void> {
         bool ok = false;
         const qint64 n = v.toLongLong(&ok);
         if (!ok || n < min)
@@ -91,15 +91,15 @@ QString applyOption(ProbeOptions &o, const QString &name, const QString &v)
         s.url = QUrl(v, QUrl::StrictMode);
     else if (name == QLatin1String("--traffic")) {
         const auto spec = parseTrafficSpec(v);
-        if (const auto *p = std::get_if<QString>(&spec))
-            return *p;
-        s.traffic = std::get<TrafficSpec>(spec);
+        if (!spec)
+            return spec.error();
+        s.traffic = *spec;
     } else if (name == QLatin1String("--duration"))
         return duration(s.duration);
     else if (name == QLatin1String("--timeout"))
         return duration(s.requestTimeout);
     else if (name == QLatin1String("--retry-limit"))
-        return v == QLatin1String("0") ? (s.retryCheckLimit = 0, QString())
+        return v == QLatin1String("0") ? (s.retryCheckLimit = 0, Expected<void>())
                                        : duration(s.retryCheckLimit);
     else if (name == QLatin1String("--clients"))
         return whole(s.clients, 1);
@@ -161,8 +161,8 @@ int runProbe(const QStringList &args)
         }
         if (i + 1 >= args.size())
             return usage(a + QStringLiteral(" needs a value"));
-        if (const QString problem = applyOption(o, a, args[++i]); !problem.isEmpty())
-            return usage(problem);
+        if (const Expected<void> applied = applyOption(o, a, args[++i]); !applied)
+            return usage(applied.error());
     }
     if (o.policyFile.isEmpty() || o.settings.routeId.isEmpty() || o.settings.url.isEmpty()
         || o.settings.traffic.text.isEmpty())
@@ -172,15 +172,14 @@ int runProbe(const QStringList &args)
     if (!policy)
         return 1;
     const auto planned = makeProbePlan(*policy, o.settings);
-    if (const auto *problem = std::get_if<QString>(&planned))
-        return usage(*problem);
-    const ProbePlan &plan = std::get<ProbePlan>(planned);
+    if (!planned)
+        return usage(planned.error());
+    const ProbePlan &plan = *planned;
 
     std::optional<EnforcedLimit> gateway;
     if (!o.settings.gateway.isEmpty()) {
         const auto config = toAlgorithmConfig(policy->routes[plan.routeIndex].limit);
-        gateway = exporterById(o.settings.gateway)
-                      ->enforcedLimit(std::get<limiter::AlgorithmConfig>(config));
+        gateway = exporterById(o.settings.gateway)->enforcedLimit(*config);
         if (!gateway)
             err << "quotactl probe: " << o.settings.gateway
                 << "'s behaviour is not modelled; comparing with the design alone\n";

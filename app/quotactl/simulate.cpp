@@ -70,13 +70,11 @@ QJsonObject toJson(const SimulationSummary &s)
     };
 }
 
-bool writeCsv(const QString &path, const std::vector<SimulationResult> &results, QString *error)
+Expected<void> writeCsv(const QString &path, const std::vector<SimulationResult> &results)
 {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        *error = file.errorString();
-        return false;
-    }
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text))
+        return file.errorString();
     QTextStream out(&file);
     out << "time_s";
     for (const auto &r : results)
@@ -93,11 +91,9 @@ bool writeCsv(const QString &path, const std::vector<SimulationResult> &results,
         out << '\n';
     }
     out.flush();
-    if (!file.commit()) {
-        *error = file.errorString();
-        return false;
-    }
-    return true;
+    if (!file.commit())
+        return file.errorString();
+    return {};
 }
 
 int usage(const QString &message)
@@ -142,9 +138,9 @@ int runSimulate(const QStringList &args)
                 csv = *v;
             else if (a == QLatin1String("--duration")) {
                 const auto d = parseDuration(*v);
-                if (const auto *p = std::get_if<QString>(&d))
-                    return usage(QStringLiteral("--duration: ") + *p);
-                settings.duration = std::get<limiter::Micros>(d);
+                if (!d)
+                    return usage(QStringLiteral("--duration: ") + d.error());
+                settings.duration = *d;
             } else {
                 bool ok = false;
                 settings.seed = v->toULongLong(&ok);
@@ -162,9 +158,9 @@ int runSimulate(const QStringList &args)
     if (file.isEmpty() || routeId.isEmpty() || traffic.isEmpty())
         return usage(QStringLiteral("FILE, --route and --traffic are required"));
     const auto spec = parseTrafficSpec(traffic);
-    if (const auto *problem = std::get_if<QString>(&spec))
-        return usage(*problem);
-    settings.traffic = std::get<TrafficSpec>(spec);
+    if (!spec)
+        return usage(spec.error());
+    settings.traffic = *spec;
 
     const std::optional<Policy> policy = readPolicyOrReport(file);
     if (!policy)
@@ -180,7 +176,7 @@ int runSimulate(const QStringList &args)
             err << "quotactl simulate: " << base.error << '\n';
             return 1;
         }
-        const auto converted = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(route->limit));
+        const auto converted = *toAlgorithmConfig(route->limit);
         for (const limiter::AlgorithmConfig &c : comparableConfigs(converted))
             results.push_back(simulate(*policy, *route, settings, nullptr, {}, &c));
     } else {
@@ -198,9 +194,8 @@ int runSimulate(const QStringList &args)
         err << '\n';
     }
     if (!csv.isEmpty()) {
-        QString error;
-        if (!writeCsv(csv, results, &error)) {
-            err << "quotactl simulate: cannot write " << csv << ": " << error << '\n';
+        if (const Expected<void> written = writeCsv(csv, results); !written) {
+            err << "quotactl simulate: cannot write " << csv << ": " << written.error() << '\n';
             return 1;
         }
     }

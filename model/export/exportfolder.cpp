@@ -68,7 +68,7 @@ ExportPlan planExport(const QString &dir, const std::vector<TargetFiles> &target
     return plan;
 }
 
-QString writeExport(const ExportPlan &plan, bool prune)
+Expected<void> writeExport(const ExportPlan &plan, bool prune)
 {
     for (const PlannedFile &f : plan.files) {
         if (f.change == PlannedFile::Change::Stale) {

@@ -4,6 +4,7 @@
 // per target. Before writing, a plan says which files are new, changed, unchanged, or stale
 // (an earlier export's, not written by this one: deployed with the folder they would configure
 // the gateway wrongly), so nothing is overwritten or left behind silently.
+#include "model/base/expected.h"
 #include "model/export/exporter.h"
 
 #include <QList>
@@ -38,7 +39,7 @@ QString exportFolder(const QString &dir, const QString &target, std::size_t targ
 ExportPlan planExport(const QString &dir, const std::vector<TargetFiles> &targets);
 
 // Writes the plan's new and changed files atomically and, with `prune`, removes its stale
-// ones. Empty string on success, else what went wrong.
-QString writeExport(const ExportPlan &plan, bool prune);
+// ones; else what went wrong.
+Expected<void> writeExport(const ExportPlan &plan, bool prune);
 
 } // namespace qs

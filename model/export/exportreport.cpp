@@ -17,14 +17,14 @@ void ExportReport::note(
 std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
 {
     auto parsed = PathPattern::parse(m_policy.routes[route].path);
-    if (const auto *problem = std::get_if<QString>(&parsed)) {
-        note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"), *problem);
+    if (!parsed) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"), parsed.error());
         return std::nullopt;
     }
     // Defence in depth: whatever PathPattern::parse lets through, no exporter writes a path
     // that could be read as syntax in any target's file (a quote, a space, a control, `;`, `#`,
     // `$` other than the regex anchor, a brace or a backtick).
-    const PathPattern pattern = std::get<PathPattern>(std::move(parsed));
+    const PathPattern pattern = *std::move(parsed);
     static const QRegularExpression configSafe(
         QStringLiteral("^\\^[A-Za-z0-9._~:@!+,=/%^\\\\()?|\\[\\]*-]*\\$$"));
     if (!configSafe.match(pattern.toRegex()).hasMatch()) {
@@ -40,11 +40,12 @@ std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
 std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype route)
 {
     const auto converted = toAlgorithmConfig(m_policy.routes[route].limit);
-    if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-        note(Diagnostic::Severity::Error, route, QStringLiteral(".limit"), problem->message);
+    if (!converted) {
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".limit"),
+            converted.error().message);
         return std::nullopt;
     }
-    return std::get<limiter::AlgorithmConfig>(converted);
+    return *converted;
 }
 
 QString ExportReport::uniqueName(

@@ -56,14 +56,12 @@ QString replyKind(const RespValue &reply)
     return {};
 }
 
-std::variant<std::unique_ptr<LayoutDecoder>, QString> makeLayoutDecoder(
-    const Policy &policy, const Route &route)
+Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(const Policy &policy, const Route &route)
 {
     auto config = toAlgorithmConfig(route.limit);
-    if (auto *problem = std::get_if<LimitProblem>(&config))
-        return QStringLiteral("route '%1': %2").arg(route.id, problem->message);
-    const layouts::RouteLimit limit{
-        std::get<limiter::AlgorithmConfig>(config), route.effectiveCost()};
+    if (!config)
+        return QStringLiteral("route '%1': %2").arg(route.id, config.error().message);
+    const layouts::RouteLimit limit{*config, route.effectiveCost()};
 
     const RedisLayout *layout = nullptr;
     for (const RedisLayout &l : policy.redis.layouts)

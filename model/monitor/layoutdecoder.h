@@ -6,6 +6,7 @@
 // carry an algorithm's arithmetic: they turn what they read into the limiter's state types and
 // ask the limiter's own peek().
 #include "limiter/algorithm.h"
+#include "model/base/expected.h"
 #include "model/monitor/keyquota.h"
 #include "model/monitor/respvalue.h"
 #include "model/policy/policy.h"
@@ -14,7 +15,6 @@
 #include <QList>
 
 #include <memory>
-#include <variant>
 
 namespace qs {
 
@@ -40,7 +40,7 @@ public:
 
 // The decoder of a route: its layout's preset when `redis.layouts` names the route, Quota
 // Studio's own keys otherwise. A text when the route cannot be monitored (its limit is invalid).
-std::variant<std::unique_ptr<LayoutDecoder>, QString> makeLayoutDecoder(
+Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
     const Policy &policy, const Route &route);
 
 // Shared by the decoders: the limiter's peek() on a state, as a KeyQuota. `cost` decides

@@ -30,10 +30,10 @@ void QuotaMonitor::watch(const Policy &policy, const Route &route)
     RouteWatch w;
     w.id = route.id;
     auto decoder = makeLayoutDecoder(policy, route);
-    if (auto *problem = std::get_if<QString>(&decoder))
-        w.problem = *problem;
+    if (!decoder)
+        w.problem = decoder.error();
     else
-        w.decoder = std::move(std::get<std::unique_ptr<LayoutDecoder>>(decoder));
+        w.decoder = std::move(*decoder);
     // Per-second metrics exist only where Quota Studio's scripts write the keys.
     const bool ownKeys = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
         [&](const RedisLayout &l) { return l.routeId == route.id; });

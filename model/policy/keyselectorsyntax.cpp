@@ -10,7 +10,7 @@ bool isValidHeaderName(const QString &name)
     return token.match(name).hasMatch();
 }
 
-std::variant<KeySelector, QString> parseKeySelector(const QString &text)
+Expected<KeySelector> parseKeySelector(const QString &text)
 {
     const QString help = QStringLiteral("use ip, global, header:<Name> or query:<name>");
     const QString t = text.trimmed();
@@ -41,14 +41,14 @@ std::variant<KeySelector, QString> parseKeySelector(const QString &text)
     return QStringLiteral("unknown key kind '%1' in '%2': %3").arg(kind, text, help);
 }
 
-std::variant<QList<KeySelector>, QString> parseKeySelectorList(const QString &text)
+Expected<QList<KeySelector>> parseKeySelectorList(const QString &text)
 {
     QList<KeySelector> keys;
     for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         auto parsed = parseKeySelector(part.trimmed());
-        if (auto *problem = std::get_if<QString>(&parsed))
-            return std::move(*problem);
-        keys << std::get<KeySelector>(parsed);
+        if (!parsed)
+            return std::move(parsed.error());
+        keys << *parsed;
     }
     return keys;
 }

@@ -76,7 +76,7 @@ QString describeLimit(const LimitSpec &spec)
         + parts.join(QStringLiteral(", "));
 }
 
-std::variant<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSpec &s)
+Expected<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSpec &s)
 {
     using limiter::Algorithm;
     LimitProblem problem;
@@ -175,9 +175,7 @@ LimitSpec switchAlgorithm(const LimitSpec &from, limiter::Algorithm to)
     const auto converted = toAlgorithmConfig(from);
     // An unfinished limit has no rate to keep: start from 10 per second, bursts of 10.
     const limiter::AlgorithmConfig base
-        = std::holds_alternative<limiter::AlgorithmConfig>(converted)
-        ? std::get<limiter::AlgorithmConfig>(converted)
-        : limiter::AlgorithmConfig{limiter::TokenBucketConfig{10, {10, limiter::kMicrosPerSecond}}};
+        = converted.valueOr(limiter::TokenBucketConfig{10, {10, limiter::kMicrosPerSecond}});
     for (const limiter::AlgorithmConfig &c : comparableConfigs(base))
         if (limiter::algorithmOf(c) == to)
             return toLimitSpec(c);

@@ -1,11 +1,11 @@
 #pragma once
 // The one place where a route's `limit:` becomes the limiter's config.
 #include "limiter/algorithm.h"
+#include "model/base/expected.h"
 #include "model/policy/policy.h"
 
 #include <QString>
 
-#include <variant>
 #include <vector>
 
 namespace qs {
@@ -15,7 +15,7 @@ struct LimitProblem {
     QString message; // what is wrong and how to fix it
 };
 
-std::variant<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSpec &spec);
+Expected<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSpec &spec);
 
 // The largest cost a single request may carry and still be admitted (capacity, burst, …).
 qint64 maxAdmissibleCost(const limiter::AlgorithmConfig &config);

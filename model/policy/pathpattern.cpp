@@ -109,7 +109,7 @@ QString printable(const QString &text)
 
 } // namespace
 
-std::variant<PathPattern, QString> PathPattern::parse(const QString &rawText)
+Expected<PathPattern> PathPattern::parse(const QString &rawText)
 {
     const QString text = printable(rawText);
     if (!text.startsWith(QLatin1Char('/')))

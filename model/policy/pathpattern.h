@@ -5,11 +5,11 @@
 // Matching works on normalised request paths (normalizeRequestPath): query string dropped,
 // dot segments resolved (so `/v1/public/../admin` cannot slip past a limit on `/v1/admin`),
 // empty segments and a trailing slash ignored, each segment percent-decoded.
+#include "model/base/expected.h"
 #include <QString>
 #include <QStringList>
 
 #include <optional>
-#include <variant>
 
 namespace qs {
 
@@ -23,7 +23,7 @@ public:
     };
 
     // The pattern, or a sentence saying what is wrong and how to fix it.
-    static std::variant<PathPattern, QString> parse(const QString &text);
+    static Expected<PathPattern> parse(const QString &text);
 
     const QString &text() const { return m_text; }
     const QList<Segment> &segments() const { return m_segments; }

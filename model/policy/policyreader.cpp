@@ -211,11 +211,11 @@ private:
         if (!value)
             return std::nullopt;
         const auto parsed = parseRate(*value);
-        if (const auto *problem = std::get_if<QString>(&parsed)) {
-            error(node, path, *problem);
+        if (!parsed) {
+            error(node, path, parsed.error());
             return std::nullopt;
         }
-        return RateValue{*value, std::get<limiter::Rate>(parsed)};
+        return RateValue{*value, *parsed};
     }
 
     std::optional<DurationValue> duration(const YAML::Node &node, const QString &path)
@@ -224,11 +224,11 @@ private:
         if (!value)
             return std::nullopt;
         const auto parsed = parseDuration(*value);
-        if (const auto *problem = std::get_if<QString>(&parsed)) {
-            error(node, path, *problem);
+        if (!parsed) {
+            error(node, path, parsed.error());
             return std::nullopt;
         }
-        return DurationValue{*value, std::get<limiter::Micros>(parsed)};
+        return DurationValue{*value, *parsed};
     }
 
     std::optional<QList<KeySelector>> keySelectors(const YAML::Node &node, const QString &path)
@@ -239,10 +239,10 @@ private:
             if (!value)
                 return;
             const auto parsed = parseKeySelector(*value);
-            if (const auto *problem = std::get_if<QString>(&parsed))
-                error(item, itemPath, *problem);
+            if (!parsed)
+                error(item, itemPath, parsed.error());
             else
-                selectors.append(std::get<KeySelector>(parsed));
+                selectors.append(*parsed);
         };
         if (node.IsSequence()) {
             if (node.size() == 0) {

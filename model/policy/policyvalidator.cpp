@@ -103,10 +103,10 @@ private:
         // missing one is left to the reader, which already said so.
         if (!r.path.isEmpty() || r.matchFieldOrder.contains(QStringLiteral("path"))) {
             const auto parsed = PathPattern::parse(r.path);
-            if (const auto *problem = std::get_if<QString>(&parsed))
-                error(i, QStringLiteral("match.path"), *problem);
+            if (!parsed)
+                error(i, QStringLiteral("match.path"), parsed.error());
             else
-                pattern = std::get<PathPattern>(parsed);
+                pattern = *parsed;
         }
         if (!hasErrorAt(routePath(i, QStringLiteral("limit"))) && r.fieldOrder.contains("limit"))
             checkLimit(i);
@@ -163,14 +163,15 @@ private:
     {
         const Route &r = m_policy.routes[i];
         const auto converted = toAlgorithmConfig(r.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+        if (!converted) {
             error(i,
-                problem->field.isEmpty() ? QStringLiteral("limit")
-                                         : QStringLiteral("limit.") + problem->field,
-                problem->message);
+                converted.error().field.isEmpty()
+                    ? QStringLiteral("limit")
+                    : QStringLiteral("limit.") + converted.error().field,
+                converted.error().message);
             return;
         }
-        const auto &config = std::get<limiter::AlgorithmConfig>(converted);
+        const auto &config = *converted;
         const qint64 maxCost = maxAdmissibleCost(config);
         if (r.effectiveCost() > maxCost)
             error(i, QStringLiteral("cost"),

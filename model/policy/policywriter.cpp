@@ -300,12 +300,12 @@ PolicyFormat formatForPath(const QString &path)
                                                                        : PolicyFormat::Yaml;
 }
 
-QString savePolicyFile(const Policy &policy, const QString &path)
+Expected<void> savePolicyFile(const Policy &policy, const QString &path)
 {
     return saveTextFile(writePolicy(policy, formatForPath(path)), path);
 }
 
-QString saveTextFile(const QByteArray &bytes, const QString &path)
+Expected<void> saveTextFile(const QByteArray &bytes, const QString &path)
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))

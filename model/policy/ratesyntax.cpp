@@ -35,7 +35,7 @@ const QString kDurationHelp
 
 } // namespace
 
-std::variant<Micros, QString> parseDuration(const QString &text)
+Expected<Micros> parseDuration(const QString &text)
 {
     static const QRegularExpression re(QStringLiteral("^\\s*(\\d+)\\s*([a-z]+)\\s*$"));
     const auto m = re.match(text.toLower());
@@ -74,7 +74,7 @@ std::optional<std::pair<qint64, qint64>> decimalCount(const QString &text)
 
 } // namespace
 
-std::variant<limiter::Rate, QString> parseRate(const QString &text)
+Expected<limiter::Rate> parseRate(const QString &text)
 {
     const QString help
         = QStringLiteral("write requests/period (2/s, 0.5/s, 100/min, 5/250ms) or `1 every 2s`");
@@ -102,15 +102,15 @@ std::variant<limiter::Rate, QString> parseRate(const QString &text)
     if (!period.isEmpty() && period.front().isLetter())
         period.prepend(QLatin1Char('1')); // "2/s" means "2 per 1s"
     const auto micros = parseDuration(period);
-    if (const auto *problem = std::get_if<QString>(&micros))
-        return QStringLiteral("'%1': the period is wrong: %2").arg(text, *problem);
+    if (!micros)
+        return QStringLiteral("'%1': the period is wrong: %2").arg(text, micros.error());
     // count/denominator per period = count per (period * denominator), in lowest terms.
     const auto [numerator, denominator] = *count;
     if (numerator == 0)
         return QStringLiteral("'%1': the rate must allow some requests").arg(text);
     const qint64 common = std::gcd(numerator, denominator);
     const qint64 perPeriods = denominator / common;
-    const Micros periodMicros = std::get<Micros>(micros);
+    const Micros periodMicros = *micros;
     if (periodMicros > 366 * limiter::kMicrosPerDay / perPeriods)
         return QStringLiteral("'%1' is slower than one request a year: use a faster rate")
             .arg(text);

@@ -3,20 +3,20 @@
 // `1 every 2s`; `250ms`,
 // `10s`, `1m`, `1h`, `1d`. Parsing returns the value or a sentence saying what is wrong.
 #include "limiter/rate.h"
+#include "model/base/expected.h"
 
 #include <QString>
 
 #include <optional>
-#include <variant>
 
 namespace qs {
 
 // A duration: a positive integer and a unit (ms, s, m, min, h, d; also sec, second(s),
 // minute(s), hour(s), day(s)).
-std::variant<limiter::Micros, QString> parseDuration(const QString &text);
+Expected<limiter::Micros> parseDuration(const QString &text);
 // A rate: N/unit, N/duration or `N every duration`; N whole or with up to six decimals
 // (`0.5/s` is exactly 1 per 2 s).
-std::variant<limiter::Rate, QString> parseRate(const QString &text);
+Expected<limiter::Rate> parseRate(const QString &text);
 
 // In words, for people: "1 request every 2 s", "2.5 requests per second".
 QString describeRate(const limiter::Rate &rate);

@@ -6,8 +6,8 @@ RouteResolver::RouteResolver(const Policy &policy)
 {
     for (qsizetype i = 0; i < policy.routes.size(); ++i) {
         const auto parsed = PathPattern::parse(policy.routes[i].path);
-        if (const auto *pattern = std::get_if<PathPattern>(&parsed))
-            m_entries.append(Entry{i, policy.routes[i].methods, *pattern});
+        if (parsed)
+            m_entries.append(Entry{i, policy.routes[i].methods, *parsed});
     }
 }
 

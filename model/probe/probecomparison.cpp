@@ -31,9 +31,9 @@ QString verdictName(Verdict verdict)
 
 ProbeComparator::ProbeComparator(
     const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway)
-    : m_policy(policy), m_plan(plan), m_design(std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(
-                                                   policy.routes[plan.routeIndex].limit)),
-                                          policy.routes[plan.routeIndex].effectiveCost()),
+    : m_policy(policy), m_plan(plan),
+      m_design(*toAlgorithmConfig(policy.routes[plan.routeIndex].limit),
+          policy.routes[plan.routeIndex].effectiveCost()),
       m_gateway(std::move(gateway))
 {
     const Route &route = policy.routes[plan.routeIndex];

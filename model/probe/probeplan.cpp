@@ -51,14 +51,14 @@ QString firstMethod(const Route &route)
     return route.methods.front();
 }
 
-std::vector<PlannedRequest> arrivals(const ProbeSettings &settings, const TrafficSpec &spec,
-    const Policy &policy, qsizetype routeIndex, QString *error)
+Expected<std::vector<PlannedRequest>> arrivals(const ProbeSettings &settings,
+    const TrafficSpec &spec, const Policy &policy, qsizetype routeIndex)
 {
-    std::unique_ptr<TrafficSource> source
-        = makeTrafficSource(spec, settings.seed, settings.duration, error);
+    auto made = makeTrafficSource(spec, settings.seed, settings.duration);
+    if (!made)
+        return made.error();
+    const std::unique_ptr<TrafficSource> source = std::move(*made);
     std::vector<PlannedRequest> out;
-    if (!source)
-        return out;
     const RouteResolver resolver(policy);
     std::mt19937_64 keylessDice(settings.seed ^ 0x6b65796c657373ULL);
     std::bernoulli_distribution keyless(spec.keyless);
@@ -89,13 +89,12 @@ QString samplePathFor(const Policy &policy, qsizetype index)
 {
     const Route &route = policy.routes[index];
     const auto pattern = PathPattern::parse(route.path);
-    if (!std::holds_alternative<PathPattern>(pattern))
+    if (!pattern)
         return {};
     const RouteResolver resolver(policy);
     for (const bool deep : {false, true})
         for (const char *word : {"probe", "qs-probe", "x"}) {
-            const QString path
-                = fill(std::get<PathPattern>(pattern), QString::fromLatin1(word), deep);
+            const QString path = fill(*pattern, QString::fromLatin1(word), deep);
             if (resolver.resolve(firstMethod(route), path) == index)
                 return path;
         }
@@ -128,7 +127,7 @@ QList<QPair<QString, QString>> ProbePlan::headersFor(const PlannedRequest &reque
     return headers;
 }
 
-std::variant<ProbePlan, QString> makeProbePlan(const Policy &policy, const ProbeSettings &settings)
+Expected<ProbePlan> makeProbePlan(const Policy &policy, const ProbeSettings &settings)
 {
     ProbePlan plan;
     const Route *route = policy.route(settings.routeId);
@@ -190,10 +189,10 @@ std::variant<ProbePlan, QString> makeProbePlan(const Policy &policy, const Probe
 
     if (spec.kind == TrafficSpec::Kind::Spike)
         plan.alignStartTo = spec.window;
-    QString error;
-    plan.requests = arrivals(settings, spec, policy, plan.routeIndex, &error);
-    if (!error.isEmpty())
-        return error;
+    auto requests = arrivals(settings, spec, policy, plan.routeIndex);
+    if (!requests)
+        return requests.error();
+    plan.requests = std::move(*requests);
     if (plan.requests.empty())
         return QStringLiteral("the traffic '%1' sends no request to route '%2' within %3")
             .arg(spec.text, route->id, formatDuration(settings.duration));

@@ -5,13 +5,13 @@
 //
 // Safety: a probe talks to loopback, or to the one host the operator names explicitly
 // (`allowedHost`); it never follows a redirect and never scans.
+#include "model/base/expected.h"
 #include "model/policy/policy.h"
 #include "model/simulation/traffic.h"
 
 #include <QString>
 #include <QUrl>
 
-#include <variant>
 #include <vector>
 
 namespace qs {
@@ -63,7 +63,7 @@ struct ProbePlan {
 
 // Checks the settings against the policy and builds the plan, or says what is wrong (a usage
 // error: unknown route, a host that is not loopback nor allowed, caps out of range, …).
-std::variant<ProbePlan, QString> makeProbePlan(const Policy &policy, const ProbeSettings &settings);
+Expected<ProbePlan> makeProbePlan(const Policy &policy, const ProbeSettings &settings);
 
 // A request path the policy resolves to route `index` (the pattern with `*` and `{name}`
 // filled in), or empty when none of the candidates tried resolves there.

@@ -181,8 +181,8 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
 
 } // namespace
 
-std::vector<limiter::RedisRule> redisRulesFor(
-    const Policy &policy, const QString &routeId, QString *error)
+Expected<std::vector<limiter::RedisRule>> redisRulesFor(
+    const Policy &policy, const QString &routeId)
 {
     std::vector<limiter::RedisRule> rules;
     const QString prefix = policy.redis.prefix.value_or(QStringLiteral("qs"));
@@ -190,13 +190,11 @@ std::vector<limiter::RedisRule> redisRulesFor(
         if (!routeId.isEmpty() && r.id != routeId)
             continue;
         const auto config = toAlgorithmConfig(r.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&config)) {
-            *error = QStringLiteral("route '%1': %2").arg(r.id, problem->message);
-            return {};
-        }
+        if (!config)
+            return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
         limiter::RedisRule rule;
         rule.keyPrefix = (prefix + QLatin1Char(':') + r.id).toStdString();
-        rule.config = std::get<limiter::AlgorithmConfig>(config);
+        rule.config = *config;
         rule.onStoreError
             = policy.defaults.onStoreError.value_or(StoreErrorMode::Allow) == StoreErrorMode::Deny
             ? limiter::StoreErrorPolicy::Deny
@@ -205,8 +203,8 @@ std::vector<limiter::RedisRule> redisRulesFor(
         rules.push_back(rule);
     }
     if (rules.empty())
-        *error = routeId.isEmpty() ? QStringLiteral("the policy has no routes")
-                                   : QStringLiteral("no route has the id '%1'").arg(routeId);
+        return routeId.isEmpty() ? QStringLiteral("the policy has no routes")
+                                 : QStringLiteral("no route has the id '%1'").arg(routeId);
     return rules;
 }
 

@@ -3,6 +3,7 @@
 // own thread sending pipelined batches at a share of the target rate, keys drawn from a client
 // population (uniform, bursty or Zipf-popular). Used by `quotactl loadgen`.
 #include "limiter/redisbackend.h"
+#include "model/base/expected.h"
 #include "model/policy/policy.h"
 
 #include <atomic>
@@ -41,9 +42,9 @@ struct LoadResult {
 // time, or every one an error), or a connection could not be set up. quotactl exits 1 then.
 std::string loadFailure(const LoadResult &result, int connections);
 
-// The rules for a policy's routes (all, or just `routeId`); empty with `error` set if none.
-std::vector<limiter::RedisRule> redisRulesFor(
-    const Policy &policy, const QString &routeId, QString *error);
+// The rules for a policy's routes (all, or just `routeId`), or why there are none.
+Expected<std::vector<limiter::RedisRule>> redisRulesFor(
+    const Policy &policy, const QString &routeId);
 
 // Runs until the duration ends or `stop` becomes true. `progress` (optional) is called about
 // once a second from the calling thread with the requests so far.

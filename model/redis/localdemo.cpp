@@ -58,9 +58,8 @@ void LocalDemo::start(const Policy &policy, const Options &options)
         emit failed(tr("redis-server is not installed (Debian: apt install redis-server)"));
         return;
     }
-    QString problem;
-    if (redisRulesFor(policy, {}, &problem).empty()) {
-        emit failed(tr("the policy cannot be played: %1").arg(problem));
+    if (const auto rules = redisRulesFor(policy, {}); !rules) {
+        emit failed(tr("the policy cannot be played: %1").arg(rules.error()));
         return;
     }
     m_policy = policy;
@@ -169,8 +168,7 @@ void LocalDemo::startTraffic()
             seeds.push_back({"127.0.0.1", int(p)});
         plan.endpoint.setSeeds(seeds);
     }
-    QString problem;
-    plan.rules = redisRulesFor(m_policy, {}, &problem);
+    plan.rules = redisRulesFor(m_policy, {}).valueOr(std::vector<limiter::RedisRule>{});
     plan.rps = m_options.requestsPerSecond;
     plan.clients = m_options.clients;
     plan.pattern = LoadPlan::Pattern::Zipf;

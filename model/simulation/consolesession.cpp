@@ -20,13 +20,12 @@ void ConsoleSession::setPolicy(const Policy &policy)
     m_problems.clear();
     for (const Route &r : policy.routes) {
         const auto converted = toAlgorithmConfig(r.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
+        if (!converted) {
             m_rules.append(std::nullopt);
-            m_problems.append(problem->message);
+            m_problems.append(converted.error().message);
             continue;
         }
-        const limiter::RuleResult added
-            = m_engine->addRule(std::get<limiter::AlgorithmConfig>(converted));
+        const limiter::RuleResult added = m_engine->addRule(*converted);
         m_rules.append(added.id);
         m_problems.append(QString::fromStdString(added.error));
     }

@@ -317,16 +317,19 @@ SimulationResult simulate(const Policy &policy, const Route &route,
         config = *override;
     } else {
         const auto converted = toAlgorithmConfig(route.limit);
-        if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-            failed.error = QStringLiteral("route '%1': %2").arg(route.id, problem->message);
+        if (!converted) {
+            failed.error
+                = QStringLiteral("route '%1': %2").arg(route.id, converted.error().message);
             return failed;
         }
-        config = std::get<limiter::AlgorithmConfig>(converted);
+        config = *converted;
     }
-    auto source
-        = makeTrafficSource(settings.traffic, settings.seed, settings.duration, &failed.error);
-    if (!source)
+    auto made = makeTrafficSource(settings.traffic, settings.seed, settings.duration);
+    if (!made) {
+        failed.error = made.error();
         return failed;
+    }
+    const std::unique_ptr<TrafficSource> source = std::move(*made);
     // Replayed requests count only when they resolve to this route.
     std::vector<char> lineMatches;
     if (!source->requestLines().empty()) {
@@ -351,13 +354,13 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     result.summary.algorithm = algorithmLabel(config);
     result.skippedLines = source->skippedLines();
     result.problems = source->problems();
-    if (!result.cancelled) {
-        QString ignored;
-        auto again
-            = makeTrafficSource(settings.traffic, settings.seed, settings.duration, &ignored);
+    // The tracked client's curve replays the same arrivals from a second source (a replay file
+    // that vanished in between leaves the curve out, not the result).
+    auto again = makeTrafficSource(settings.traffic, settings.seed, settings.duration);
+    if (!result.cancelled && again) {
         result.series.push_back(std::visit(
             [&](const auto &c) {
-                return trackedRemaining(c, *again, lineMatches, effective,
+                return trackedRemaining(c, **again, lineMatches, effective,
                     result.summary.trackedClient, effective.cost, keyless);
             },
             config));

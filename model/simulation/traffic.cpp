@@ -219,7 +219,14 @@ private:
 // An access log read at construction: combined log format or CSV.
 class ReplaySource final : public TrafficSource {
 public:
-    explicit ReplaySource(const QString &file, QString *error) { load(file, error); }
+    // The log read whole, or why it cannot be replayed.
+    static Expected<std::unique_ptr<TrafficSource>> read(const QString &file)
+    {
+        auto source = std::unique_ptr<ReplaySource>(new ReplaySource);
+        if (Expected<void> loaded = source->load(file); !loaded)
+            return loaded.error();
+        return std::unique_ptr<TrafficSource>(std::move(source));
+    }
 
     std::size_t next(std::vector<Arrival> &out, std::size_t max, Micros until) override
     {
@@ -298,13 +305,13 @@ private:
         return std::nullopt;
     }
 
-    void load(const QString &path, QString *error)
+    ReplaySource() = default;
+
+    Expected<void> load(const QString &path)
     {
         QFile file(path);
-        if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-            *error = QStringLiteral("cannot open %1: %2").arg(path, file.errorString());
-            return;
-        }
+        if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+            return QStringLiteral("cannot open %1: %2").arg(path, file.errorString());
         static const QRegularExpression combined(
             QStringLiteral(R"re(^(\S+) \S+ \S+ \[([^\]]+)\] "(\S+) (\S+)(?: [^"]*)?" \d{3} )re"));
         std::vector<std::pair<Micros, Arrival>> rows;
@@ -352,16 +359,14 @@ private:
         // Logs are written in completion order: sort by time, keeping file order within a time.
         std::stable_sort(rows.begin(), rows.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
-        if (rows.empty()) {
-            if (error->isEmpty())
-                *error = QStringLiteral("%1 has no readable request lines").arg(path);
-            return;
-        }
+        if (rows.empty())
+            return QStringLiteral("%1 has no readable request lines").arg(path);
         const Micros first = rows.front().first;
         for (auto &[at, arrival] : rows) {
             arrival.at = at - first;
             m_arrivals.push_back(arrival);
         }
+        return {};
     }
 
     std::vector<Arrival> m_arrivals;
@@ -394,7 +399,7 @@ const std::vector<ReplayProblem> &TrafficSource::problems() const
 
 namespace qs {
 
-std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
+Expected<TrafficSpec> parseTrafficSpec(const QString &text)
 {
     const QString help = QStringLiteral(
         "use steady:RATE, poisson:RATE, bursts:RATE,on=DUR,off=DUR, spike:N,window=DUR, "
@@ -416,8 +421,7 @@ std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
     }
     const QStringList parts = rest.split(QLatin1Char(','));
     const QString first = parts.value(0).trimmed();
-    auto rateOf
-        = [](const QString &t) -> std::variant<limiter::Rate, QString> { return parseRate(t); };
+    auto rateOf = [](const QString &t) -> Expected<limiter::Rate> { return parseRate(t); };
     if (kind == QLatin1String("steady"))
         spec.kind = TrafficSpec::Kind::Steady;
     else if (kind == QLatin1String("poisson"))
@@ -444,17 +448,17 @@ std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
             return QStringLiteral("ramp needs two rates: ramp:10/s..1000/s");
         const auto a = rateOf(ends[0].trimmed());
         const auto b = rateOf(ends[1].trimmed());
-        if (const auto *p = std::get_if<QString>(&a))
-            return QStringLiteral("ramp: ") + *p;
-        if (const auto *p = std::get_if<QString>(&b))
-            return QStringLiteral("ramp: ") + *p;
-        spec.rate = std::get<limiter::Rate>(a);
-        spec.rateTo = std::get<limiter::Rate>(b);
+        if (!a)
+            return QStringLiteral("ramp: ") + a.error();
+        if (!b)
+            return QStringLiteral("ramp: ") + b.error();
+        spec.rate = *a;
+        spec.rateTo = *b;
     } else {
         const auto r = rateOf(first);
-        if (const auto *p = std::get_if<QString>(&r))
-            return kind + QStringLiteral(": ") + *p;
-        spec.rate = std::get<limiter::Rate>(r);
+        if (!r)
+            return kind + QStringLiteral(": ") + r.error();
+        spec.rate = *r;
     }
     for (qsizetype i = 1; i < parts.size(); ++i) {
         const QString option = parts[i].trimmed();
@@ -462,9 +466,9 @@ std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
         const QString value = option.section(QLatin1Char('='), 1).trimmed();
         auto duration = [&](Micros *into) -> std::optional<QString> {
             const auto d = parseDuration(value);
-            if (const auto *p = std::get_if<QString>(&d))
-                return name + QStringLiteral(": ") + *p;
-            *into = std::get<Micros>(d);
+            if (!d)
+                return name + QStringLiteral(": ") + d.error();
+            *into = *d;
             return std::nullopt;
         };
         std::optional<QString> problem;
@@ -510,8 +514,8 @@ std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text)
     return spec;
 }
 
-std::unique_ptr<TrafficSource> makeTrafficSource(
-    const TrafficSpec &spec, std::uint64_t seed, Micros duration, QString *error)
+Expected<std::unique_ptr<TrafficSource>> makeTrafficSource(
+    const TrafficSpec &spec, std::uint64_t seed, Micros duration)
 {
     switch (spec.kind) {
     case TrafficSpec::Kind::Steady:
@@ -526,14 +530,10 @@ std::unique_ptr<TrafficSource> makeTrafficSource(
         return std::make_unique<SpikeSource>(spec.count, spec.window, spec.gap, spec.clients);
     case TrafficSpec::Kind::Ramp:
         return std::make_unique<RampSource>(spec.rate, spec.rateTo, duration, spec.clients);
-    case TrafficSpec::Kind::Replay: {
-        auto source = std::make_unique<ReplaySource>(spec.file, error);
-        if (!error->isEmpty())
-            return nullptr;
-        return source;
+    case TrafficSpec::Kind::Replay:
+        return ReplaySource::read(spec.file);
     }
-    }
-    return nullptr;
+    return QStringLiteral("unknown kind of traffic");
 }
 
 } // namespace qs

@@ -17,6 +17,7 @@
 // Every synthetic kind takes `,keyless=SHARE` (0..1): that share of requests lacks the route's
 // header or query key part, and the route's missing_key decides what happens to them.
 #include "limiter/rate.h"
+#include "model/base/expected.h"
 
 #include <QString>
 #include <QStringList>
@@ -24,7 +25,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <variant>
 #include <vector>
 
 namespace qs {
@@ -75,11 +75,11 @@ struct TrafficSpec {
 };
 
 // The spec, or what is wrong with it.
-std::variant<TrafficSpec, QString> parseTrafficSpec(const QString &text);
+Expected<TrafficSpec> parseTrafficSpec(const QString &text);
 
-// A fresh source for the spec (the same seed gives the same arrivals); `error` set for a
-// replay file that cannot be read.
-std::unique_ptr<TrafficSource> makeTrafficSource(
-    const TrafficSpec &spec, std::uint64_t seed, limiter::Micros duration, QString *error);
+// A fresh source for the spec (the same seed gives the same arrivals), or why a replay file
+// cannot be read.
+Expected<std::unique_ptr<TrafficSource>> makeTrafficSource(
+    const TrafficSpec &spec, std::uint64_t seed, limiter::Micros duration);
 
 } // namespace qs

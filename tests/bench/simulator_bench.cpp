@@ -27,7 +27,7 @@ Policy policy(const char *limit)
 SimulationSettings settings(const char *traffic, limiter::Micros duration)
 {
     SimulationSettings s;
-    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QLatin1String(traffic)));
+    s.traffic = *parseTrafficSpec(QLatin1String(traffic));
     s.duration = duration;
     return s;
 }
@@ -49,7 +49,7 @@ BENCHMARK(BM_SimulateOneRoute)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_EngineReference(benchmark::State &st)
 {
     const Policy p = policy(kBucket);
-    const auto config = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(p.routes[0].limit));
+    const auto config = *toAlgorithmConfig(p.routes[0].limit);
     const auto s = settings("steady:1000000/s,clients=1000", 10 * limiter::kMicrosPerSecond);
     std::vector<std::string> names;
     for (int i = 0; i < 1000; ++i)
@@ -58,8 +58,7 @@ void BM_EngineReference(benchmark::State &st)
     for (auto _ : st) {
         limiter::Engine engine;
         const auto rule = *engine.addRule(config).id;
-        QString error;
-        auto source = makeTrafficSource(s.traffic, 1, s.duration, &error);
+        auto source = std::move(*makeTrafficSource(s.traffic, 1, s.duration));
         std::vector<Arrival> chunk;
         while (true) {
             chunk.clear();

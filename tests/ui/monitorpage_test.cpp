@@ -76,8 +76,7 @@ public:
         LoadPlan plan;
         plan.endpoint.port = port;
         plan.endpoint.setSeeds(cluster);
-        QString error;
-        plan.rules = redisRulesFor(policy, {}, &error);
+        plan.rules = *redisRulesFor(policy, {});
         plan.rps = rps;
         plan.clients = clients;
         plan.pattern = LoadPlan::Pattern::Zipf;

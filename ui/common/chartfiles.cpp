@@ -7,7 +7,7 @@
 
 namespace qs {
 
-QString saveChartImage(QChartView *view, const QString &path)
+Expected<void> saveChartImage(QChartView *view, const QString &path)
 {
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
         QSvgGenerator svg;
@@ -22,7 +22,9 @@ QString saveChartImage(QChartView *view, const QString &path)
         painter.end();
         return {};
     }
-    return view->grab().save(path) ? QString() : QObject::tr("cannot write %1").arg(path);
+    if (!view->grab().save(path))
+        return QObject::tr("cannot write %1").arg(path);
+    return {};
 }
 
 QByteArray seriesCsv(const std::vector<Series> &series)
@@ -53,7 +55,7 @@ QByteArray seriesCsv(const std::vector<Series> &series)
     return out;
 }
 
-QString saveSeriesCsv(const std::vector<Series> &series, const QString &path)
+Expected<void> saveSeriesCsv(const std::vector<Series> &series, const QString &path)
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))

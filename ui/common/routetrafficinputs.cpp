@@ -26,9 +26,8 @@ void showTrafficProblems(QLineEdit *traffic, QLabel *problem)
 {
     QObject::connect(traffic, &QLineEdit::textChanged, problem, [problem](const QString &text) {
         const auto parsed = parseTrafficSpec(text);
-        const auto *what = std::get_if<QString>(&parsed);
-        problem->setVisible(what);
-        problem->setText(what ? *what : QString());
+        problem->setVisible(!parsed);
+        problem->setText(parsed ? QString() : parsed.error());
     });
 }
 
@@ -36,8 +35,8 @@ SuggestedLoad suggestedLoad(const Route &route)
 {
     SuggestedLoad load;
     const auto converted = toAlgorithmConfig(route.limit);
-    if (const auto *config = std::get_if<limiter::AlgorithmConfig>(&converted)) {
-        const LimitShape shape = limitShape(*config);
+    if (converted) {
+        const LimitShape shape = limitShape(*converted);
         load.rate = {2 * shape.count, shape.period};
         load.burst = shape.burst;
     }

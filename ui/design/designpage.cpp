@@ -246,8 +246,8 @@ void DesignPage::refreshPanel()
     const LimitSpec &limit = m_doc->policy().routes[i].limit;
     const auto converted = toAlgorithmConfig(limit);
     std::optional<limiter::AlgorithmConfig> config;
-    if (std::holds_alternative<limiter::AlgorithmConfig>(converted))
-        config = std::get<limiter::AlgorithmConfig>(converted);
+    if (converted.hasValue())
+        config = *converted;
     m_panel->show(limit.algorithm, config);
 }
 

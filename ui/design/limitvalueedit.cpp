@@ -51,16 +51,16 @@ bool LimitValueEdit::parse()
     }
     if (m_kind == Kind::Rate) {
         const auto parsed = parseRate(text());
-        if (const auto *p = std::get_if<QString>(&parsed))
-            problem = *p;
+        if (!parsed)
+            problem = parsed.error();
         else
-            m_rate = std::get<limiter::Rate>(parsed);
+            m_rate = *parsed;
     } else {
         const auto parsed = parseDuration(text());
-        if (const auto *p = std::get_if<QString>(&parsed))
-            problem = *p;
+        if (!parsed)
+            problem = parsed.error();
         else
-            m_duration = std::get<limiter::Micros>(parsed);
+            m_duration = *parsed;
     }
     const bool valid = problem.isEmpty();
     m_words->setText(valid ? QStringLiteral("= ")

@@ -86,9 +86,8 @@ void PolicySettingsDialog::validate()
     QString problem;
     if (m_name->text().trimmed().isEmpty())
         problem = tr("The policy needs a name.");
-    else if (const auto keys = parseKeySelectorList(m_key->text());
-             std::holds_alternative<QString>(keys))
-        problem = tr("Default key: %1").arg(std::get<QString>(keys));
+    else if (const auto keys = parseKeySelectorList(m_key->text()); !keys.hasValue())
+        problem = tr("Default key: %1").arg(keys.error());
     m_problem->setText(problem);
     m_problem->setVisible(!problem.isEmpty());
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
@@ -102,7 +101,7 @@ void PolicySettingsDialog::accept()
     if (!p.description.isEmpty())
         rememberField(p.fieldOrder, QStringLiteral("description"),
             p.fieldOrder.indexOf(QStringLiteral("name")) + 1);
-    const auto keys = std::get<QList<KeySelector>>(parseKeySelectorList(m_key->text()));
+    const auto keys = *parseKeySelectorList(m_key->text());
     Defaults &d = p.defaults;
     d.key = keys.isEmpty() ? std::nullopt : std::optional(keys);
     // Defaults the file did not have stay implicit unless changed.

@@ -400,12 +400,12 @@ void RouteEditor::updatePathTest()
         return;
     }
     const auto parsed = PathPattern::parse(r->path);
-    if (std::holds_alternative<QString>(parsed)) {
+    if (!parsed.hasValue()) {
         m_pathTestResult->setText(tr("(fix the pattern first)"));
         return;
     }
     const QString target = m_pathTest->text();
-    const bool matches = std::get<PathPattern>(parsed).matches(normalizeRequestPath(target));
+    const bool matches = parsed->matches(normalizeRequestPath(target));
     if (!matches) {
         m_pathTestResult->setText(tr("✗ not limited by this route"));
         return;
@@ -482,12 +482,12 @@ void RouteEditor::onKeyEdited()
         after.key.reset();
     } else {
         const auto parsed = parseKeySelectorList(text);
-        if (const auto *problem = std::get_if<QString>(&parsed)) {
-            m_keyProblem = *problem;
+        if (!parsed) {
+            m_keyProblem = parsed.error();
             showMessages(); // not committed: the file can only hold valid selectors
             return;
         }
-        after.key = std::get<QList<KeySelector>>(parsed);
+        after.key = *parsed;
         if (after.key->isEmpty()) // only commas: as good as empty
             after.key.reset();
         else // before the limit, where it reads best (at the end when there is none)

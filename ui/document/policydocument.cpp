@@ -98,7 +98,7 @@ void PolicyDocument::newPolicy()
     emit reset();
 }
 
-bool PolicyDocument::load(const QString &path, QString *error)
+Expected<void> PolicyDocument::load(const QString &path)
 {
     QByteArray text;
     const PolicyReadResult r = readPolicyFile(path, &text);
@@ -106,12 +106,9 @@ bool PolicyDocument::load(const QString &path, QString *error)
         && std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic &d) {
                return d.severity == Diagnostic::Severity::Error && d.path.isEmpty();
            });
-    if (nothingRead) {
-        if (error)
-            *error = r.diagnostics.isEmpty() ? tr("cannot read %1").arg(path)
-                                             : r.diagnostics.first().toString();
-        return false;
-    }
+    if (nothingRead)
+        return r.diagnostics.isEmpty() ? tr("cannot read %1").arg(path)
+                                       : r.diagnostics.first().toString();
     m_policy = r.policy;
     m_savedText = text;
     m_savedPolicy = r.policy;
@@ -126,14 +123,13 @@ bool PolicyDocument::load(const QString &path, QString *error)
         d.file = displayName();
     applyDiagnostics(std::move(found));
     emit reset();
-    return true;
+    return {};
 }
 
-bool PolicyDocument::loadRecovered(
-    const QString &copyPath, const QString &originalPath, QString *error)
+Expected<void> PolicyDocument::loadRecovered(const QString &copyPath, const QString &originalPath)
 {
-    if (!load(copyPath, error))
-        return false;
+    if (Expected<void> loaded = load(copyPath); !loaded)
+        return loaded;
     // Save edits the original's text, not the copy's: routes the original has (by id) keep
     // their text there.
     QByteArray originalText;
@@ -156,18 +152,17 @@ bool PolicyDocument::loadRecovered(
     m_undo.resetClean(); // no state of the stack is what is on disk
     revalidate();
     emit modifiedChanged(true);
-    return true;
+    return {};
 }
 
-QString PolicyDocument::save(const QString &path)
+Expected<void> PolicyDocument::save(const QString &path)
 {
     const PolicyFormat format = formatForPath(path);
     const TextPatch patch = textToSave(format);
     const QByteArray &bytes = patch.text;
     m_lastSaveRewrite = patch.fallback;
-    const QString problem = saveTextFile(bytes, path);
-    if (!problem.isEmpty())
-        return problem;
+    if (Expected<void> saved = saveTextFile(bytes, path); !saved)
+        return saved;
     rememberSaved(bytes, format);
     setFilePath(path);
     m_undo.setClean();

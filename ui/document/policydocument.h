@@ -2,6 +2,7 @@
 // The open policy: its content, its file, its undo history and its diagnostics. Every edit
 // goes through an undo command (policycommands.h), so the modified state is simply "the undo
 // stack is not at its clean index", and Undo after Save marks the file modified again.
+#include "model/base/expected.h"
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
 #include "model/policy/policytextpatch.h"
@@ -36,14 +37,13 @@ public:
     void newPolicy();
     // Opens what can be shown even when the file has errors; false only when nothing could be
     // read (then the current policy stays). `error` gets the first problem in that case.
-    bool load(const QString &path, QString *error = nullptr);
+    Expected<void> load(const QString &path);
     // A crash-recovery copy (recoverystore.h): its content, belonging to `originalPath` (empty:
     // never saved), marked modified so that Save writes it where it belongs.
-    bool loadRecovered(
-        const QString &copyPath, const QString &originalPath, QString *error = nullptr);
+    Expected<void> loadRecovered(const QString &copyPath, const QString &originalPath);
     // Atomic save; empty string on success, else what went wrong. The file's own text is
     // edited in place (policytextpatch.h): only what was edited changes.
-    QString save(const QString &path);
+    Expected<void> save(const QString &path);
     // Why the last save wrote the file afresh instead of editing its text; empty normally.
     const QString &lastSaveRewrite() const { return m_lastSaveRewrite; }
 

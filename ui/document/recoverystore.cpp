@@ -17,7 +17,7 @@ RecoveryStore::RecoveryStore(QString directory) : m_directory(std::move(director
             + QStringLiteral("/recovery");
 }
 
-QString RecoveryStore::write(
+Expected<void> RecoveryStore::write(
     const QString &id, const Policy &policy, const QString &originalPath) const
 {
     if (!QDir().mkpath(m_directory))

@@ -6,6 +6,7 @@
 // Each copy is two files: <id>.yaml (the policy, written atomically) and <id>.origin (the id of
 // the process that wrote it, then the path of the file it belongs to; empty for a policy never
 // saved). Copies of processes that are still running are not offered: they are not lost.
+#include "model/base/expected.h"
 #include "model/policy/policy.h"
 
 #include <QDateTime>
@@ -29,7 +30,8 @@ public:
     explicit RecoveryStore(QString directory = QString());
 
     // Empty string on success, else what went wrong.
-    QString write(const QString &id, const Policy &policy, const QString &originalPath) const;
+    Expected<void> write(
+        const QString &id, const Policy &policy, const QString &originalPath) const;
     void remove(const QString &id) const;
     QList<Entry> entries() const;
     const QString &directory() const { return m_directory; }

@@ -241,7 +241,7 @@ ExportPlan ExportPage::plan(const QString &dir) const
     return planExport(dir, targets);
 }
 
-QString ExportPage::saveTo(const QString &dir, bool prune)
+Expected<void> ExportPage::saveTo(const QString &dir, bool prune)
 {
     return writeExport(plan(dir), prune);
 }
@@ -281,9 +281,8 @@ void ExportPage::chooseFolderAndSave()
             return;
         prune = box.clickedButton() == overwrite && stale > 0;
     }
-    const QString problem = writeExport(p, prune);
-    if (!problem.isEmpty())
-        QMessageBox::warning(this, tr("Export"), problem);
+    if (const Expected<void> written = writeExport(p, prune); !written)
+        QMessageBox::warning(this, tr("Export"), written.error());
     else
         m_status->setText(tr("Saved to %1: %2.").arg(QDir::toNativeSeparators(dir), p.summary()));
 }

@@ -2,6 +2,7 @@
 // Export: choose gateways, preview every file they would get (with syntax colouring), read the
 // warnings per route — what each gateway cannot express, in numbers — and save to a folder.
 // Exports run on a worker thread whenever the policy or the choice of targets changes.
+#include "model/base/expected.h"
 #include "model/export/exporter.h"
 #include "model/export/exportfolder.h"
 
@@ -35,9 +36,9 @@ public:
     void refreshNow(); // starts an export; finished() says when it is shown
     // What writing the checked targets' files into dir would change (one target: dir itself,
     // several: dir/<target>/, as quotactl export writes), and the writing itself (`prune`
-    // removes the stale files of an earlier export); empty string on success.
+    // removes the stale files of an earlier export), or what went wrong.
     ExportPlan plan(const QString &dir) const;
-    QString saveTo(const QString &dir, bool prune = false);
+    Expected<void> saveTo(const QString &dir, bool prune = false);
     // Runs nginx -t / haproxy -c on the previews where installed; checked() when done.
     void checkWithGateways();
     QLabel *checkResult() const { return m_checkResult; }

@@ -727,10 +727,10 @@ void MonitorPage::saveChart(LiveChart *chart)
     chart->chart()->setTitle(QStringLiteral("%1<br><small>%2 — last %3, %4</small>")
                                  .arg(title, m_server.toHtmlEscaped(), windowName(),
                                      QLocale().toString(QDateTime::currentDateTime())));
-    const QString problem = saveChartImage(chart, path);
+    const Expected<void> saved = saveChartImage(chart, path);
     chart->chart()->setTitle(title);
-    if (!problem.isEmpty())
-        QMessageBox::warning(this, tr("Save chart"), problem);
+    if (!saved)
+        QMessageBox::warning(this, tr("Save chart"), saved.error());
 }
 
 std::vector<Series> MonitorPage::windowSeries() const
@@ -764,8 +764,8 @@ void MonitorPage::saveCsv()
         this, tr("Save series"), QStringLiteral("monitor.csv"), tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;
-    if (const QString problem = saveSeriesCsv(windowSeries(), path); !problem.isEmpty())
-        QMessageBox::warning(this, tr("Save series"), problem);
+    if (const Expected<void> saved = saveSeriesCsv(windowSeries(), path); !saved)
+        QMessageBox::warning(this, tr("Save series"), saved.error());
 }
 
 } // namespace qs

@@ -312,12 +312,12 @@ void ProbePage::run()
     s.url = QUrl(m_url->text().trimmed(), QUrl::StrictMode);
     s.allowedHost = m_allowHost->text().trimmed();
     const auto traffic = parseTrafficSpec(m_traffic->text());
-    if (const auto *problem = std::get_if<QString>(&traffic)) {
-        m_status->setText(tr("Traffic: %1").arg(*problem));
+    if (!traffic) {
+        m_status->setText(tr("Traffic: %1").arg(traffic.error()));
         m_traffic->setFocus();
         return;
     }
-    s.traffic = std::get<TrafficSpec>(traffic);
+    s.traffic = *traffic;
     s.duration = m_duration->count() * m_duration->unit();
     s.clients = std::uint32_t(m_clients->value());
     s.maxRequests = m_maxRequests->value();
@@ -327,15 +327,15 @@ void ProbePage::run()
         return;
     }
     const auto planned = makeProbePlan(policy, s);
-    if (const auto *problem = std::get_if<QString>(&planned)) {
-        m_status->setText(*problem);
+    if (!planned) {
+        m_status->setText(planned.error());
         return;
     }
-    const ProbePlan &plan = std::get<ProbePlan>(planned);
+    const ProbePlan &plan = *planned;
     std::optional<EnforcedLimit> enforced;
     if (!s.gateway.isEmpty())
-        enforced = exporterById(s.gateway)->enforcedLimit(std::get<limiter::AlgorithmConfig>(
-            toAlgorithmConfig(policy.routes[plan.routeIndex].limit)));
+        enforced = exporterById(s.gateway)->enforcedLimit(
+            *(toAlgorithmConfig(policy.routes[plan.routeIndex].limit)));
     QSettings().setValue(QStringLiteral("probe/url"), m_url->text().trimmed());
     m_caption = tr("%1 / %2 — %3 to %4")
                     .arg(policy.name, plan.routeId, s.traffic.text, plan.url.toString());
@@ -456,7 +456,7 @@ void ProbePage::showReport(const ProbeReport &r)
     m_table->resizeRowsToContents();
 }
 
-QString ProbePage::saveReport(const QString &path) const
+Expected<void> ProbePage::saveReport(const QString &path) const
 {
     if (!m_report)
         return tr("no report yet: run the probe first");
@@ -469,14 +469,14 @@ QString ProbePage::saveReport(const QString &path) const
     return {};
 }
 
-QString ProbePage::saveChart(const QString &path) const
+Expected<void> ProbePage::saveChart(const QString &path) const
 {
     // The file says what it shows: a chart in a ticket is read without the workbench.
     const QString title = m_chart->chart()->title();
     m_chart->chart()->setTitle(QStringLiteral("%1<br><small>%2</small>").arg(title, m_caption));
-    const QString problem = saveChartImage(m_chart, path);
+    Expected<void> saved = saveChartImage(m_chart, path);
     m_chart->chart()->setTitle(title);
-    return problem;
+    return saved;
 }
 
 void ProbePage::chooseReportFile()
@@ -486,8 +486,8 @@ void ProbePage::chooseReportFile()
         tr("JSON report (*.json);;CSV, one row per request (*.csv)"));
     if (path.isEmpty())
         return;
-    if (const QString problem = saveReport(path); !problem.isEmpty())
-        QMessageBox::warning(this, tr("Save probe report"), problem);
+    if (const Expected<void> saved = saveReport(path); !saved)
+        QMessageBox::warning(this, tr("Save probe report"), saved.error());
 }
 
 void ProbePage::chooseChartFile()
@@ -497,8 +497,8 @@ void ProbePage::chooseChartFile()
         tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty())
         return;
-    if (const QString problem = saveChart(path); !problem.isEmpty())
-        QMessageBox::warning(this, tr("Save chart"), problem);
+    if (const Expected<void> saved = saveChart(path); !saved)
+        QMessageBox::warning(this, tr("Save chart"), saved.error());
 }
 
 } // namespace qs

@@ -5,6 +5,7 @@
 // the observed and the predicted admissions with every divergence marked; the report fills the
 // table when the run ends. Save the report as JSON or CSV, the chart as PNG or SVG.
 // docs/probe.md says how the comparison works and how to probe safely.
+#include "model/base/expected.h"
 #include "model/probe/probereport.h"
 
 #include <QWidget>
@@ -52,9 +53,9 @@ public:
     QLabel *statusLabel() const { return m_status; }
     QList<QSplitter *> splitters() const;
 
-    // What the save buttons do, without their dialogs (empty string: done).
-    QString saveReport(const QString &path) const; // .json or .csv by suffix
-    QString saveChart(const QString &path) const; // .png or .svg
+    // What the save buttons do, without their dialogs (or what went wrong).
+    Expected<void> saveReport(const QString &path) const; // .json or .csv by suffix
+    Expected<void> saveChart(const QString &path) const; // .png or .svg
 
 signals:
     void finished();

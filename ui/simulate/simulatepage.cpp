@@ -52,8 +52,8 @@ SimulationRun simulateRun(Policy policy, qsizetype routeIndex, SimulationSetting
     const Route &route = policy.routes[routeIndex];
     std::vector<limiter::AlgorithmConfig> configs;
     const auto converted = toAlgorithmConfig(route.limit);
-    if (compare && std::holds_alternative<limiter::AlgorithmConfig>(converted))
-        configs = comparableConfigs(std::get<limiter::AlgorithmConfig>(converted));
+    if (compare && converted.hasValue())
+        configs = comparableConfigs(*converted);
     const std::size_t parts = std::max<std::size_t>(1, configs.size());
     for (std::size_t i = 0; i < parts; ++i) {
         const auto progress = [&, i](double f) {
@@ -282,18 +282,19 @@ void SimulatePage::run(bool compare)
         return;
     }
     const auto spec = parseTrafficSpec(m_traffic->text());
-    if (const auto *problem = std::get_if<QString>(&spec)) {
-        m_status->setText(tr("Traffic: %1").arg(*problem));
+    if (!spec) {
+        m_status->setText(tr("Traffic: %1").arg(spec.error()));
         m_traffic->setFocus();
         return;
     }
     const auto converted = toAlgorithmConfig(m_doc->policy().routes[routeIndex].limit);
-    if (const auto *problem = std::get_if<LimitProblem>(&converted)) {
-        m_status->setText(tr("Route '%1': %2").arg(m_route->currentText(), problem->message));
+    if (!converted) {
+        m_status->setText(
+            tr("Route '%1': %2").arg(m_route->currentText(), converted.error().message));
         return;
     }
     SimulationSettings settings;
-    settings.traffic = std::get<TrafficSpec>(spec);
+    settings.traffic = *spec;
     settings.seed = std::uint64_t(m_seed->value());
     settings.duration = m_duration->count() * m_duration->unit();
     // About one point per second up to 600 points: finer points at low rates hold 0 or 1
@@ -471,10 +472,10 @@ void SimulatePage::saveChart()
     const QString title = view->chart()->title();
     if (!m_last.results.empty())
         view->chart()->setTitle(QStringLiteral("%1<br><small>%2</small>").arg(title, runCaption()));
-    const QString problem = saveChartImage(view, path);
+    const Expected<void> saved = saveChartImage(view, path);
     view->chart()->setTitle(title);
-    if (!problem.isEmpty())
-        QMessageBox::warning(this, tr("Save chart"), problem);
+    if (!saved)
+        QMessageBox::warning(this, tr("Save chart"), saved.error());
 }
 
 QString SimulatePage::runCaption() const
@@ -514,8 +515,8 @@ void SimulatePage::saveCsv()
                 s.name = r.summary.algorithm + QLatin1Char(' ') + s.name;
             series.push_back(std::move(s));
         }
-    if (const QString problem = saveSeriesCsv(series, path); !problem.isEmpty())
-        QMessageBox::warning(this, tr("Save series"), problem);
+    if (const Expected<void> saved = saveSeriesCsv(series, path); !saved)
+        QMessageBox::warning(this, tr("Save series"), saved.error());
 }
 
 } // namespace qs

@@ -48,9 +48,10 @@ MonitorOptions clusterOptions(const Cluster &cluster)
 // `throttled` of them used up (ten requests each).
 void writeKeys(const Cluster &cluster, const Policy &policy, int count, int throttled)
 {
-    QString error;
-    const std::vector<limiter::RedisRule> rules = redisRulesFor(policy, QString(), &error);
-    ASSERT_EQ(rules.size(), 1u) << error.toStdString();
+    const auto made = redisRulesFor(policy, QString());
+    ASSERT_TRUE(made.hasValue()) << made.error().toStdString();
+    const std::vector<limiter::RedisRule> &rules = *made;
+    ASSERT_EQ(rules.size(), 1u);
     limiter::RedisBackend backend(cluster.endpoint());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     std::vector<std::string> keys(1000);

@@ -77,9 +77,10 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
     }
     // A sample decided by the real scripts, mirrored by the engine on its own state.
     const Policy policy = policyOrFail(kPolicy);
-    QString error;
-    const std::vector<limiter::RedisRule> rules = redisRulesFor(policy, QString(), &error);
-    ASSERT_EQ(rules.size(), 4u) << error.toStdString();
+    const auto made = redisRulesFor(policy, QString());
+    ASSERT_TRUE(made.hasValue()) << made.error().toStdString();
+    const std::vector<limiter::RedisRule> &rules = *made;
+    ASSERT_EQ(rules.size(), 4u);
     limiter::RedisEndpoint endpoint;
     endpoint.port = server.port();
     limiter::RedisBackend backend(endpoint);
@@ -362,9 +363,10 @@ redis: { metrics: true }
 routes:
   - { id: api, match: { path: /api }, limit: { algorithm: fixed_window, limit: 5, window: 1m } }
 )");
-    QString error;
-    const std::vector<limiter::RedisRule> rules = redisRulesFor(policy, QString(), &error);
-    ASSERT_EQ(rules.size(), 1u) << error.toStdString();
+    const auto made = redisRulesFor(policy, QString());
+    ASSERT_TRUE(made.hasValue()) << made.error().toStdString();
+    const std::vector<limiter::RedisRule> &rules = *made;
+    ASSERT_EQ(rules.size(), 1u);
     ASSERT_TRUE(rules[0].metrics);
     limiter::RedisEndpoint endpoint;
     endpoint.port = server.port();

@@ -99,17 +99,16 @@ ProbeReport probe(const Policy &p, const QString &route, int port, const QString
     ProbeSettings s;
     s.routeId = route;
     s.url = QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path));
-    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(traffic));
+    s.traffic = *parseTrafficSpec(traffic);
     s.duration = 4 * kMicrosPerSecond;
     s.gateway = gateway;
     s.retryCheckLimit = 0;
     const auto planned = makeProbePlan(p, s);
-    EXPECT_TRUE(std::holds_alternative<ProbePlan>(planned));
+    EXPECT_TRUE(planned.hasValue());
     std::optional<EnforcedLimit> enforced;
     if (!gateway.isEmpty())
-        enforced = exporterById(gateway)->enforcedLimit(
-            std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(p.route(route)->limit)));
-    HttpProbe run(p, std::get<ProbePlan>(planned), s, enforced);
+        enforced = exporterById(gateway)->enforcedLimit(*toAlgorithmConfig(p.route(route)->limit));
+    HttpProbe run(p, *planned, s, enforced);
     QEventLoop loop;
     QObject::connect(&run, &HttpProbe::finished, &loop, &QEventLoop::quit);
     run.start();

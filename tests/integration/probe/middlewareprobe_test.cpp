@@ -89,12 +89,12 @@ ProbeReport probe(const Policy &p, const QString &route, int port)
     s.routeId = route;
     s.url = QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port));
     // Twice what either route admits per client in the long run.
-    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QStringLiteral("poisson:80/s,clients=2")));
+    s.traffic = *parseTrafficSpec(QStringLiteral("poisson:80/s,clients=2"));
     s.duration = 4 * kMicrosPerSecond;
     s.retryCheckLimit = 5 * kMicrosPerSecond;
     const auto planned = makeProbePlan(p, s);
-    EXPECT_TRUE(std::holds_alternative<ProbePlan>(planned));
-    HttpProbe run(p, std::get<ProbePlan>(planned), s, std::nullopt);
+    EXPECT_TRUE(planned.hasValue());
+    HttpProbe run(p, *planned, s, std::nullopt);
     QEventLoop loop;
     QObject::connect(&run, &HttpProbe::finished, &loop, &QEventLoop::quit);
     run.start();

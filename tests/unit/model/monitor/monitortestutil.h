@@ -44,11 +44,11 @@ inline Policy policyOf(const QByteArray &yaml)
 inline std::unique_ptr<LayoutDecoder> decoderOf(const Policy &policy, const QString &route)
 {
     auto made = makeLayoutDecoder(policy, *policy.route(route));
-    if (auto *problem = std::get_if<QString>(&made)) {
-        ADD_FAILURE() << problem->toStdString();
+    if (!made) {
+        ADD_FAILURE() << made.error().toStdString();
         return nullptr;
     }
-    return std::move(std::get<std::unique_ptr<LayoutDecoder>>(made));
+    return std::move(*made);
 }
 
 } // namespace qs::test

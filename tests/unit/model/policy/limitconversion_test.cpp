@@ -43,7 +43,7 @@ TEST(SwitchAlgorithm, KeepsRateAndBurstInTheNewFieldsOnly)
     const LimitSpec back = switchAlgorithm(gcra, Algorithm::TokenBucket);
     EXPECT_EQ(*back.capacity, 10);
     EXPECT_EQ(back.refill->text, QStringLiteral("2/s"));
-    EXPECT_TRUE(std::holds_alternative<limiter::AlgorithmConfig>(toAlgorithmConfig(back)));
+    EXPECT_TRUE(toAlgorithmConfig(back).hasValue());
 }
 
 TEST(SwitchAlgorithm, AnUnfinishedLimitGetsAUsableDefault)
@@ -51,7 +51,7 @@ TEST(SwitchAlgorithm, AnUnfinishedLimitGetsAUsableDefault)
     LimitSpec empty;
     empty.algorithm = Algorithm::TokenBucket; // no capacity, no refill yet
     const LimitSpec gcra = switchAlgorithm(empty, Algorithm::Gcra);
-    EXPECT_TRUE(std::holds_alternative<limiter::AlgorithmConfig>(toAlgorithmConfig(gcra)));
+    EXPECT_TRUE(toAlgorithmConfig(gcra).hasValue());
     EXPECT_EQ(gcra.fieldOrder,
         (QStringList{
             QStringLiteral("algorithm"), QStringLiteral("rate"), QStringLiteral("burst")}));

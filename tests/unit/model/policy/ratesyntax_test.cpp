@@ -9,7 +9,7 @@ using namespace qs::limiter;
 
 TEST(RateSyntax, ParsesTheDocumentedForms)
 {
-    const auto rate = [](const char *t) { return std::get<Rate>(parseRate(QLatin1String(t))); };
+    const auto rate = [](const char *t) { return *parseRate(QLatin1String(t)); };
     EXPECT_EQ(rate("2/s").count, 2);
     EXPECT_EQ(rate("2/s").period, kMicrosPerSecond);
     EXPECT_EQ(rate("100/min").period, kMicrosPerMinute);
@@ -17,8 +17,7 @@ TEST(RateSyntax, ParsesTheDocumentedForms)
     EXPECT_EQ(rate("5/250ms").period, 250 * kMicrosPerMilli);
     EXPECT_EQ(rate("10 / 1m").period, kMicrosPerMinute);
     EXPECT_EQ(rate("7/day").period, kMicrosPerDay);
-    const auto duration
-        = [](const char *t) { return std::get<Micros>(parseDuration(QLatin1String(t))); };
+    const auto duration = [](const char *t) { return *parseDuration(QLatin1String(t)); };
     EXPECT_EQ(duration("250ms"), 250'000);
     EXPECT_EQ(duration("10s"), 10 * kMicrosPerSecond);
     EXPECT_EQ(duration("1d"), kMicrosPerDay);
@@ -26,7 +25,7 @@ TEST(RateSyntax, ParsesTheDocumentedForms)
 
 TEST(RateSyntax, DecimalCountsAndEveryAreExact)
 {
-    const auto rate = [](const char *t) { return std::get<Rate>(parseRate(QLatin1String(t))); };
+    const auto rate = [](const char *t) { return *parseRate(QLatin1String(t)); };
     // 0.5/s once became 5/s in the editor: a limit ten times looser. It is one per 2 s.
     EXPECT_EQ(rate("0.5/s").count, 1);
     EXPECT_EQ(rate("0.5/s").period, 2 * kMicrosPerSecond);
@@ -50,9 +49,9 @@ TEST(RateSyntax, RejectsWithAReason)
 {
     for (const char *bad : {"2", "x/s", "2/", "2/fortnight", "-1/s", "0/s", "2/0s", "0.0/s",
              "1.5.2/s", ".5/s", "0.0000001/s", "1 every", "every 2s", "0.001/d"})
-        EXPECT_TRUE(std::holds_alternative<QString>(parseRate(QLatin1String(bad)))) << bad;
+        EXPECT_FALSE(parseRate(QLatin1String(bad)).hasValue()) << bad;
     for (const char *bad : {"10", "1.5m", "0s", "-3s", "5 parsecs", "400d"})
-        EXPECT_TRUE(std::holds_alternative<QString>(parseDuration(QLatin1String(bad)))) << bad;
+        EXPECT_FALSE(parseDuration(QLatin1String(bad)).hasValue()) << bad;
 }
 
 TEST(RateSyntax, FormatsCanonically)
@@ -62,7 +61,7 @@ TEST(RateSyntax, FormatsCanonically)
     EXPECT_EQ(formatRate(Rate{100, kMicrosPerMinute}), QStringLiteral("100/m"));
     EXPECT_EQ(formatDuration(90 * kMicrosPerSecond), QStringLiteral("90s"));
     for (const char *t : {"2/s", "5/250ms", "100/m", "3/2h"})
-        EXPECT_EQ(formatRate(std::get<Rate>(parseRate(QLatin1String(t)))), QLatin1String(t));
+        EXPECT_EQ(formatRate(*parseRate(QLatin1String(t))), QLatin1String(t));
 }
 
 // The editor's key-list form: commas between selectors, the first problem reported, and the
@@ -70,15 +69,15 @@ TEST(RateSyntax, FormatsCanonically)
 TEST(KeySelectorList, ParsesFormatsAndReportsTheFirstProblem)
 {
     const auto keys = qs::parseKeySelectorList(QStringLiteral(" header:X-Api-Key ,ip"));
-    ASSERT_TRUE(std::holds_alternative<QList<qs::KeySelector>>(keys));
-    const auto &list = std::get<QList<qs::KeySelector>>(keys);
+    ASSERT_TRUE(keys.hasValue());
+    const auto &list = *keys;
     ASSERT_EQ(list.size(), 2);
     EXPECT_EQ(list[0].kind, qs::KeySelector::Kind::Header);
     EXPECT_EQ(qs::formatKeySelectorList(list), QStringLiteral("header:X-Api-Key, ip"));
     const auto bad = qs::parseKeySelectorList(QStringLiteral("ip, header:, query:q"));
-    ASSERT_TRUE(std::holds_alternative<QString>(bad));
-    EXPECT_TRUE(std::get<QString>(bad).contains(QStringLiteral("header name")));
-    EXPECT_TRUE(std::get<QList<qs::KeySelector>>(qs::parseKeySelectorList(QString())).isEmpty());
+    ASSERT_FALSE(bad.hasValue());
+    EXPECT_TRUE(bad.error().contains(QStringLiteral("header name")));
+    EXPECT_TRUE(qs::parseKeySelectorList(QString())->isEmpty());
 }
 
 TEST(FieldOrder, ANewFieldGoesWhereAskedAndAnOldOneStays)

@@ -91,14 +91,14 @@ TEST(RoundTrip, SaveIsAtomicAndPicksTheFormatByExtension)
     const Policy p = load(kOddOrder);
     const QString yamlPath = dir.filePath(QStringLiteral("p.yaml"));
     const QString jsonPath = dir.filePath(QStringLiteral("p.json"));
-    ASSERT_EQ(savePolicyFile(p, yamlPath), QString());
-    ASSERT_EQ(savePolicyFile(p, jsonPath), QString());
+    ASSERT_TRUE(savePolicyFile(p, yamlPath).hasValue());
+    ASSERT_TRUE(savePolicyFile(p, jsonPath).hasValue());
     EXPECT_EQ(readPolicyFile(jsonPath).policy, p);
     EXPECT_EQ(readPolicyFile(yamlPath).policy, p);
     QFile json(jsonPath);
     ASSERT_TRUE(json.open(QIODevice::ReadOnly));
     EXPECT_EQ(json.read(1), QByteArray("{"));
     // A save that cannot complete leaves the old file untouched.
-    EXPECT_NE(savePolicyFile(p, dir.filePath(QStringLiteral("missing-dir/p.yaml"))), QString());
+    EXPECT_FALSE(savePolicyFile(p, dir.filePath(QStringLiteral("missing-dir/p.yaml"))).hasValue());
     EXPECT_EQ(readPolicyFile(yamlPath).policy, p);
 }

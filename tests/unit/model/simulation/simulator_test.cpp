@@ -23,7 +23,7 @@ Policy policyWith(const char *limit, const char *path = "/api/**")
 SimulationSettings settings(const char *traffic, limiter::Micros duration)
 {
     SimulationSettings s;
-    s.traffic = std::get<TrafficSpec>(parseTrafficSpec(QLatin1String(traffic)));
+    s.traffic = *parseTrafficSpec(QLatin1String(traffic));
     s.duration = duration;
     return s;
 }
@@ -55,7 +55,7 @@ TEST(Simulator, BoundarySpikeShowsTwiceTheLimitForFixedWindowOnlyOnceForSlidingL
 TEST(Simulator, SteadyTrafficBelowTheLimitIsFullyAdmittedByEveryAlgorithm)
 {
     const Policy p = policyWith("{ algorithm: token_bucket, capacity: 20, refill: 10/s }");
-    const auto config = std::get<limiter::AlgorithmConfig>(toAlgorithmConfig(p.routes[0].limit));
+    const auto config = *toAlgorithmConfig(p.routes[0].limit);
     const auto s = settings("steady:8/s,clients=3", 2 * kMicrosPerMinute);
     const auto configs = comparableConfigs(config);
     ASSERT_EQ(configs.size(), 6u);
@@ -147,10 +147,10 @@ TEST(TrafficSpec, ExplainsBadSpecs)
     for (const char *bad : {"steady", "steady:fast", "bursts:10/s", "spike:10", "ramp:1/s",
              "zipf:10/s", "warp:10/s", "steady:10/s,clients=0", "poisson:10/s,on=1s",
              "steady:1/s,keyless=2", "steady:1/s,keyless=x"})
-        EXPECT_TRUE(std::holds_alternative<QString>(parseTrafficSpec(QLatin1String(bad)))) << bad;
+        EXPECT_FALSE(parseTrafficSpec(QLatin1String(bad)).hasValue()) << bad;
     const auto ok = parseTrafficSpec(QStringLiteral("ramp:10/s..1000/s,clients=4"));
-    ASSERT_TRUE(std::holds_alternative<TrafficSpec>(ok));
-    EXPECT_EQ(std::get<TrafficSpec>(ok).rateTo.count, 1000);
+    ASSERT_TRUE(ok.hasValue());
+    EXPECT_EQ(ok->rateTo.count, 1000);
 }
 
 TEST(Simulator, KeylessRequestsFollowTheRoutesMissingKey)
