@@ -1,19 +1,11 @@
 #include "limiter/algorithm.h"
 
-#include <array>
-
 namespace qs::limiter {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kNames = {
-    "token_bucket",
-    "leaky_bucket",
-    "fixed_window",
-    "sliding_window_log",
-    "sliding_window_counter",
-    "gcra",
-};
+constexpr auto kNames = traitTable(
+    [](auto config) { return AlgorithmTraits<typename decltype(config)::type>::name; });
 
 // Calls f(config, state) with both typed; `mismatch` when the state is of another algorithm.
 template <class State, class F, class R>

@@ -8,9 +8,12 @@
 #include "limiter/slidingwindowlog.h"
 #include "limiter/tokenbucket.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <variant>
 
 namespace qs::limiter {
@@ -24,50 +27,104 @@ enum class Algorithm : std::uint8_t {
     Gcra,
 };
 
-// Index order matches Algorithm.
+// What the rest of the code knows about each algorithm, stated once (as Tiled's property
+// traits): its id, its name in policy files, Redis keys and the CLI, its state type, and how
+// many parameters its Redis script (and QS.DECIDE) takes after the cost. The name list, the
+// state variant, the script table (EmbedLua.cmake reads the names from the Lua files) and the
+// editor's choices are all derived from these.
+template <class Config>
+struct AlgorithmTraits;
+template <>
+struct AlgorithmTraits<TokenBucketConfig> {
+    static constexpr Algorithm id = Algorithm::TokenBucket;
+    static constexpr std::string_view name = "token_bucket";
+    static constexpr int redisParameterCount = 3; // capacity, refill count, refill period
+    using State = TokenBucketState;
+};
+template <>
+struct AlgorithmTraits<LeakyBucketConfig> {
+    static constexpr Algorithm id = Algorithm::LeakyBucket;
+    static constexpr std::string_view name = "leaky_bucket";
+    static constexpr int redisParameterCount = 3; // interval, queue, shape
+    using State = LeakyBucketState;
+};
+template <>
+struct AlgorithmTraits<FixedWindowConfig> {
+    static constexpr Algorithm id = Algorithm::FixedWindow;
+    static constexpr std::string_view name = "fixed_window";
+    static constexpr int redisParameterCount = 2; // limit, window
+    using State = FixedWindowState;
+};
+template <>
+struct AlgorithmTraits<SlidingWindowLogConfig> {
+    static constexpr Algorithm id = Algorithm::SlidingWindowLog;
+    static constexpr std::string_view name = "sliding_window_log";
+    static constexpr int redisParameterCount = 2; // limit, window
+    using State = SlidingWindowLogState;
+};
+template <>
+struct AlgorithmTraits<SlidingWindowCounterConfig> {
+    static constexpr Algorithm id = Algorithm::SlidingWindowCounter;
+    static constexpr std::string_view name = "sliding_window_counter";
+    static constexpr int redisParameterCount = 2; // limit, window
+    using State = SlidingWindowCounterState;
+};
+template <>
+struct AlgorithmTraits<GcraConfig> {
+    static constexpr Algorithm id = Algorithm::Gcra;
+    static constexpr std::string_view name = "gcra";
+    static constexpr int redisParameterCount = 2; // interval, burst
+    using State = GcraState;
+};
+
+// The configs in Algorithm's order: a config's index in the variant is its Algorithm.
 using AlgorithmConfig = std::variant<TokenBucketConfig, LeakyBucketConfig, FixedWindowConfig,
     SlidingWindowLogConfig, SlidingWindowCounterConfig, GcraConfig>;
-using AlgorithmState = std::variant<TokenBucketState, LeakyBucketState, FixedWindowState,
-    SlidingWindowLogState, SlidingWindowCounterState, GcraState>;
 
-// The state type that goes with each config type.
 template <class Config>
-struct StateFor;
-template <>
-struct StateFor<TokenBucketConfig> {
-    using type = TokenBucketState;
-};
-template <>
-struct StateFor<LeakyBucketConfig> {
-    using type = LeakyBucketState;
-};
-template <>
-struct StateFor<FixedWindowConfig> {
-    using type = FixedWindowState;
-};
-template <>
-struct StateFor<SlidingWindowLogConfig> {
-    using type = SlidingWindowLogState;
-};
-template <>
-struct StateFor<SlidingWindowCounterConfig> {
-    using type = SlidingWindowCounterState;
-};
-template <>
-struct StateFor<GcraConfig> {
-    using type = GcraState;
-};
-template <class Config>
-using StateFor_t = typename StateFor<Config>::type;
+using StateFor_t = typename AlgorithmTraits<Config>::State;
 
-inline constexpr Algorithm kAllAlgorithms[] = {
-    Algorithm::TokenBucket,
-    Algorithm::LeakyBucket,
-    Algorithm::FixedWindow,
-    Algorithm::SlidingWindowLog,
-    Algorithm::SlidingWindowCounter,
-    Algorithm::Gcra,
+namespace detail {
+template <class Variant>
+struct StatesOf;
+template <class... Configs>
+struct StatesOf<std::variant<Configs...>> {
+    using type = std::variant<StateFor_t<Configs>...>;
 };
+template <std::size_t... I>
+constexpr bool idsMatchIndices(std::index_sequence<I...>)
+{
+    return ((std::size_t(AlgorithmTraits<std::variant_alternative_t<I, AlgorithmConfig>>::id) == I)
+        && ...);
+}
+template <std::size_t... I>
+constexpr auto allAlgorithms(std::index_sequence<I...>)
+{
+    return std::array<Algorithm, sizeof...(I)>{Algorithm(I)...};
+}
+} // namespace detail
+
+// The state that goes with each config, index for index.
+using AlgorithmState = detail::StatesOf<AlgorithmConfig>::type;
+
+inline constexpr std::size_t kAlgorithmCount = std::variant_size_v<AlgorithmConfig>;
+static_assert(detail::idsMatchIndices(std::make_index_sequence<kAlgorithmCount>()),
+    "AlgorithmConfig lists the configs in Algorithm's order");
+inline constexpr std::array<Algorithm, kAlgorithmCount> kAllAlgorithms
+    = detail::allAlgorithms(std::make_index_sequence<kAlgorithmCount>());
+
+// One trait of every algorithm, indexed by Algorithm:
+//   traitTable([](auto config) { return AlgorithmTraits<typename decltype(config)::type>::name; })
+template <class F>
+constexpr auto traitTable(F f)
+{
+    return [&]<std::size_t... I>(std::index_sequence<I...>)
+    {
+        return std::array{
+            f(std::type_identity<std::variant_alternative_t<I, AlgorithmConfig>>{})...};
+    }
+    (std::make_index_sequence<kAlgorithmCount>());
+}
 
 // The names used in policy files, Redis key names and the CLI: "token_bucket", "gcra", …
 std::string_view algorithmName(Algorithm algorithm);

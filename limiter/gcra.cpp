@@ -17,8 +17,9 @@ std::optional<std::string> GcraConfig::validate() const
         return "rate: " + *problem;
     if (burst <= 0)
         return "burst must be at least 1 (got " + std::to_string(burst) + ")";
-    if (burst > 1'000'000'000)
-        return "burst " + std::to_string(burst) + " is absurd; use at most 1000000000";
+    if (burst > kMaxCount)
+        return "burst " + std::to_string(burst) + " is absurd; use at most "
+            + std::to_string(kMaxCount);
     if (double(burst) * double(rate.intervalCeil()) > double(100 * 366 * kMicrosPerDay))
         return "burst / rate spans more than a century; lower the burst or raise the rate";
     return std::nullopt;

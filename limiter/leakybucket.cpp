@@ -19,8 +19,9 @@ std::optional<std::string> LeakyBucketConfig::validate() const
         return "rate: " + *problem;
     if (queue < 0)
         return "queue must be 0 or more (got " + std::to_string(queue) + ")";
-    if (queue > 1'000'000'000)
-        return "queue " + std::to_string(queue) + " is absurd; use at most 1000000000";
+    if (queue > kMaxCount)
+        return "queue " + std::to_string(queue) + " is absurd; use at most "
+            + std::to_string(kMaxCount);
     if (double(queue + 1) * double(rate.intervalCeil()) > double(100 * 366 * kMicrosPerDay))
         return "queue / rate spans more than a century; shorten the queue or raise the rate";
     return std::nullopt;

@@ -3,8 +3,6 @@
 namespace qs::limiter {
 
 namespace {
-// Beyond a billion per second a limit protects nothing and products with µs times overflow.
-constexpr std::int64_t kMaxCount = 1'000'000'000;
 constexpr Micros kMaxPeriod = 366 * kMicrosPerDay;
 } // namespace
 

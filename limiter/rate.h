@@ -7,6 +7,10 @@
 
 namespace qs::limiter {
 
+// The largest count any limit takes (capacity, burst, queue, window limit, a rate's count):
+// beyond a billion a limit protects nothing, and products with µs times would overflow.
+inline constexpr std::int64_t kMaxCount = 1'000'000'000;
+
 // "count per period", kept as two integers so that 100/min is exact (no 1.666… per second).
 struct Rate {
     std::int64_t count = 0;

@@ -26,6 +26,7 @@
 #include "limiter/redisaddress.h"
 #include "limiter/respwriter.h"
 #include "limiter/routemetrics.h"
+#include "limiter/storeerror.h"
 
 #include <array>
 #include <chrono>
@@ -67,8 +68,6 @@ struct RedisEndpoint {
     std::vector<RedisAddress> seeds() const; // host:port, then moreSeeds
     void setSeeds(const std::vector<RedisAddress> &seeds); // the first becomes host:port
 };
-
-enum class StoreErrorPolicy : std::uint8_t { Allow, Deny };
 
 struct RedisRule {
     std::string keyPrefix; // "<prefix>:<route>"; state keys are "<keyPrefix>:<client key>"

@@ -59,7 +59,7 @@ private:
     RedisAddress m_address;
     const RedisEndpoint &m_settings;
     redisContext *m_context = nullptr;
-    std::array<std::string, 6> m_sha; // by Algorithm
+    std::array<std::string, kAlgorithmCount> m_sha; // by Algorithm
     bool m_usesModule = false;
     std::string m_lastError;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{};

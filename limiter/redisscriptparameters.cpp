@@ -7,23 +7,27 @@ ScriptParameters redisScriptParameterValues(const AlgorithmConfig &config)
     return std::visit(
         [](const auto &c) -> ScriptParameters {
             using C = std::decay_t<decltype(c)>;
+            constexpr int count = AlgorithmTraits<C>::redisParameterCount;
             if constexpr (std::is_same_v<C, TokenBucketConfig>)
-                return {{c.capacity, c.refill.count, c.refill.period}, 3};
+                return {{c.capacity, c.refill.count, c.refill.period}, count};
             else if constexpr (std::is_same_v<C, GcraConfig>)
-                return {{c.rate.count > 0 ? c.rate.intervalCeil() : -1, c.burst, 0}, 2};
+                return {{c.rate.count > 0 ? c.rate.intervalCeil() : -1, c.burst, 0}, count};
             else if constexpr (std::is_same_v<C, LeakyBucketConfig>)
                 return {{c.rate.count > 0 ? c.rate.intervalCeil() : -1, c.queue,
                             c.mode == LeakMode::Shape ? 1 : 0},
-                    3};
+                    count};
             else
-                return {{c.limit, c.window, 0}, 2};
+                return {{c.limit, c.window, 0}, count};
         },
         config);
 }
 
 int redisScriptParameterCount(Algorithm algorithm)
 {
-    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::LeakyBucket ? 3 : 2;
+    static constexpr auto kCounts = traitTable([](auto config) {
+        return AlgorithmTraits<typename decltype(config)::type>::redisParameterCount;
+    });
+    return kCounts[std::size_t(algorithm)];
 }
 
 namespace {

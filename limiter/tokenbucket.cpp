@@ -51,8 +51,9 @@ std::optional<std::string> TokenBucketConfig::validate() const
 {
     if (capacity <= 0)
         return "capacity must be at least 1 (got " + std::to_string(capacity) + ")";
-    if (capacity > 1'000'000'000)
-        return "capacity " + std::to_string(capacity) + " is absurd; use at most 1000000000";
+    if (capacity > kMaxCount)
+        return "capacity " + std::to_string(capacity) + " is absurd; use at most "
+            + std::to_string(kMaxCount);
     if (auto problem = refill.validate())
         return "refill: " + *problem;
     return std::nullopt;

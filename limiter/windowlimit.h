@@ -1,5 +1,6 @@
 #pragma once
 // "limit requests per window": the parameters shared by the three window algorithms.
+#include "limiter/rate.h"
 #include "limiter/time.h"
 
 #include <cstdint>
@@ -12,7 +13,7 @@ struct WindowLimit {
     std::int64_t limit = 0;
     Micros window = kMicrosPerMinute;
     // maxLimit differs: a sliding log stores one entry per admitted unit.
-    std::optional<std::string> validate(std::int64_t maxLimit = 1'000'000'000) const;
+    std::optional<std::string> validate(std::int64_t maxLimit = kMaxCount) const;
 };
 
 } // namespace qs::limiter

@@ -222,7 +222,7 @@ int runDiscover(const MonitorArgs &m, const std::optional<Policy> &policy)
     o.maxKeys = m.maxKeys;
     o.budgetPerSecond = m.options.budgetPerSecond;
     if (policy)
-        o.qsPrefix = policy->redis.prefix.value_or(QStringLiteral("qs")).toUtf8();
+        o.qsPrefix = policy->redis.effectivePrefix().toUtf8();
     QObject::connect(&survey, &KeyspaceSurvey::finished, qApp, [&](const SurveyReport &r) {
         QTextStream out(stdout);
         if (!r.error.isEmpty()) {

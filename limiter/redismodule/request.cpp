@@ -56,9 +56,10 @@ std::optional<Request> parseRequest(
     const std::string_view name = text(argv[2]);
     const auto algorithm = limiter::algorithmFromName(name);
     if (!algorithm) {
-        error = "QS bad parameter: unknown algorithm '" + std::string(name.substr(0, 64))
-            + "' (token_bucket, leaky_bucket, fixed_window, sliding_window_log, "
-              "sliding_window_counter, gcra)";
+        error = "QS bad parameter: unknown algorithm '" + std::string(name.substr(0, 64)) + "' (";
+        for (const limiter::Algorithm a : limiter::kAllAlgorithms)
+            error += std::string(limiter::algorithmName(a))
+                + (a == limiter::kAllAlgorithms.back() ? ")" : ", ");
         return std::nullopt;
     }
     r.algorithm = *algorithm;

@@ -309,7 +309,7 @@ private:
         emitPercent(
             out, "filter_enforced", r.name + QStringLiteral("_enforced"), r.shadow ? 0 : 100);
         out << YAML::Key << "status" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-            << "code" << YAML::Value << m_policy.defaults.status.value_or(429) << YAML::EndMap;
+            << "code" << YAML::Value << m_policy.defaults.effectiveStatus() << YAML::EndMap;
         out << YAML::EndMap << YAML::EndMap;
     }
 

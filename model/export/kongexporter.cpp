@@ -181,9 +181,8 @@ private:
         // Counters in each Kong node's memory; switch to `redis` for one quota per cluster.
         out << YAML::Key << "policy" << YAML::Value << "local";
         out << YAML::Key << "fault_tolerant" << YAML::Value
-            << (m_policy.defaults.onStoreError.value_or(StoreErrorMode::Allow)
-                   == StoreErrorMode::Allow);
-        out << YAML::Key << "error_code" << YAML::Value << m_policy.defaults.status.value_or(429);
+            << (m_policy.defaults.effectiveOnStoreError() == limiter::StoreErrorPolicy::Allow);
+        out << YAML::Key << "error_code" << YAML::Value << m_policy.defaults.effectiveStatus();
         out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
     }
 

@@ -243,8 +243,8 @@ private:
         const std::string_view lua = limiter::redisScript(algorithm);
         m_scripts.emplace(script, QByteArray(lua.data(), qsizetype(lua.size())));
 
-        const QString keyPrefix = QStringLiteral("%1:%2:").arg(
-            m_policy.redis.prefix.value_or(QStringLiteral("qs")), r.id);
+        const QString keyPrefix
+            = QStringLiteral("%1:%2:").arg(m_policy.redis.effectivePrefix(), r.id);
         const QList<KeySelector> keys = m_policy.keyOf(r);
         QJsonArray keyParts, parameters, names;
         for (const KeySelector &k : keys)
@@ -294,9 +294,9 @@ private:
         const QJsonObject root{
             {QStringLiteral("format"), QStringLiteral("quota-studio-redis-bundle/3")},
             {QStringLiteral("policy"), m_policy.name},
-            {QStringLiteral("status"), m_policy.defaults.status.value_or(429)},
+            {QStringLiteral("status"), m_policy.defaults.effectiveStatus()},
             {QStringLiteral("on_store_error"),
-                storeErrorModeName(m_policy.defaults.onStoreError.value_or(StoreErrorMode::Allow))},
+                storeErrorPolicyName(m_policy.defaults.effectiveOnStoreError())},
             {QStringLiteral("headers"),
                 headerStyleName(m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft))},
             {QStringLiteral("call"),

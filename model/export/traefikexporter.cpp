@@ -106,7 +106,7 @@ private:
         if (!config)
             return;
         mapLimit(out, *config);
-        if (m_policy.defaults.status.value_or(429) != 429)
+        if (m_policy.defaults.effectiveStatus() != Defaults::kDefaultStatus)
             m_report.note(Diagnostic::Severity::Warning, i, QString(),
                 QStringLiteral("Traefik always answers 429; status %1 is not exported")
                     .arg(*m_policy.defaults.status));

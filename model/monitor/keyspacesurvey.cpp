@@ -50,7 +50,8 @@ std::optional<QByteArray> envoyPattern(const QByteArray &key)
         return std::nullopt;
     bool ok = false;
     const qint64 start = parts.last().toLongLong(&ok);
-    if (!ok || parts.last().size() != 10 || start < 1'000'000'000)
+    constexpr qint64 kFirstTenDigitSecond = 1'000'000'000; // 2001-09-09
+    if (!ok || parts.last().size() != 10 || start < kFirstTenDigitSecond)
         return std::nullopt;
     QByteArray head;
     for (qsizetype i = 0; i + 2 < parts.size(); ++i)

@@ -68,8 +68,7 @@ Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(const Policy &policy,
         if (l.routeId == route.id)
             layout = &l;
     if (!layout)
-        return layouts::quotaStudio(
-            policy.redis.prefix.value_or(QStringLiteral("qs")), route.id, limit);
+        return layouts::quotaStudio(policy.redis.effectivePrefix(), route.id, limit);
 
     const QString name = layout->preset.value_or(QString::fromLatin1(kDefaultLayoutPreset));
     const LayoutPreset *preset = layoutPreset(name);

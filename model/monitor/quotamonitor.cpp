@@ -38,8 +38,8 @@ void QuotaMonitor::watch(const Policy &policy, const Route &route)
     const bool ownKeys = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
         [&](const RedisLayout &l) { return l.routeId == route.id; });
     if (policy.redis.metrics.value_or(false) && ownKeys) {
-        w.metricsPrefix = policy.redis.prefix.value_or(QStringLiteral("qs")).toUtf8() + ':'
-            + route.id.toUtf8() + ":~metrics:";
+        w.metricsPrefix
+            = policy.redis.effectivePrefix().toUtf8() + ':' + route.id.toUtf8() + ":~metrics:";
         ++m_metricsRoutes;
     }
     if (w.decoder) {

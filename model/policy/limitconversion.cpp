@@ -1,5 +1,6 @@
 #include "model/policy/limitconversion.h"
 
+#include "model/policy/limitfields.h"
 #include "model/policy/ratesyntax.h"
 
 namespace qs {
@@ -30,47 +31,28 @@ QString fieldOfMessage(const std::string &message, const QStringList &fields)
 
 } // namespace
 
-QStringList limitFields(limiter::Algorithm algorithm)
-{
-    using limiter::Algorithm;
-    switch (algorithm) {
-    case Algorithm::TokenBucket:
-        return {QStringLiteral("capacity"), QStringLiteral("refill")};
-    case Algorithm::LeakyBucket:
-        return {QStringLiteral("rate"), QStringLiteral("queue"), QStringLiteral("mode")};
-    case Algorithm::FixedWindow:
-    case Algorithm::SlidingWindowLog:
-    case Algorithm::SlidingWindowCounter:
-        return {QStringLiteral("limit"), QStringLiteral("window")};
-    case Algorithm::Gcra:
-        return {QStringLiteral("rate"), QStringLiteral("burst")};
-    }
-    return {};
-}
-
 QString describeLimit(const LimitSpec &spec)
 {
     QStringList parts;
-    for (const QString &field : limitFields(spec.algorithm)) {
+    for (const LimitField &field : limitFieldTable()) {
+        if (!field.appliesTo(spec.algorithm) || !hasLimitValue(spec, field))
+            continue;
         QString value;
-        if (field == QLatin1String("capacity") && spec.capacity)
-            value = QString::number(*spec.capacity);
-        else if (field == QLatin1String("limit") && spec.limit)
-            value = QString::number(*spec.limit);
-        else if (field == QLatin1String("burst") && spec.burst)
-            value = QString::number(*spec.burst);
-        else if (field == QLatin1String("queue") && spec.queue)
-            value = QString::number(*spec.queue);
-        else if (field == QLatin1String("refill") && spec.refill)
-            value = spec.refill->text;
-        else if (field == QLatin1String("rate") && spec.rate)
-            value = spec.rate->text;
-        else if (field == QLatin1String("window") && spec.window)
-            value = spec.window->text;
-        else if (field == QLatin1String("mode") && spec.mode)
+        switch (field.kind) {
+        case LimitField::Kind::Count:
+            value = QString::number(*(spec.*field.count));
+            break;
+        case LimitField::Kind::Rate:
+            value = (spec.*field.rate)->text;
+            break;
+        case LimitField::Kind::Duration:
+            value = (spec.*field.duration)->text;
+            break;
+        case LimitField::Kind::LeakMode:
             value = leakModeName(*spec.mode);
-        if (!value.isEmpty())
-            parts << field + QLatin1Char(' ') + value;
+            break;
+        }
+        parts << field.name + QLatin1Char(' ') + value;
     }
     return QString::fromLatin1(limiter::algorithmName(spec.algorithm).data()) + QLatin1Char(' ')
         + parts.join(QStringLiteral(", "));

@@ -31,9 +31,6 @@ LimitSpec switchAlgorithm(const LimitSpec &from, limiter::Algorithm to);
 // long-run rate and the same burst (docs/simulation.md says how).
 std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::AlgorithmConfig &config);
 
-// The fields each algorithm takes, in the order the writer emits them.
-QStringList limitFields(limiter::Algorithm algorithm);
-
 // One line in the policy's own words, for reports: "gcra rate 50/s, burst 25".
 QString describeLimit(const LimitSpec &spec);
 

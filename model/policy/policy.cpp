@@ -58,9 +58,10 @@ QString routeModeName(RouteMode mode)
     return mode == RouteMode::Shadow ? QStringLiteral("shadow") : QStringLiteral("enforce");
 }
 
-QString storeErrorModeName(StoreErrorMode mode)
+QString storeErrorPolicyName(limiter::StoreErrorPolicy mode)
 {
-    return mode == StoreErrorMode::Deny ? QStringLiteral("deny") : QStringLiteral("allow");
+    return mode == limiter::StoreErrorPolicy::Deny ? QStringLiteral("deny")
+                                                   : QStringLiteral("allow");
 }
 
 const QStringList &missingKeyModeNames()

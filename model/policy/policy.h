@@ -5,6 +5,7 @@
 // shape. Field locations (line, column) are kept per field path for diagnostics.
 #include "limiter/algorithm.h"
 #include "limiter/headers.h"
+#include "limiter/storeerror.h"
 
 #include <QHash>
 #include <QList>
@@ -60,7 +61,6 @@ struct LimitSpec {
 };
 
 enum class RouteMode { Enforce, Shadow };
-enum class StoreErrorMode { Allow, Deny };
 
 // What a route does with a request that lacks a header or query part of its key (absent or
 // empty). `shared` is the default: all such requests count as one client, so leaving the key
@@ -97,6 +97,7 @@ struct Route {
     QStringList fieldOrder, matchFieldOrder;
     friend bool operator==(const Route &, const Route &) = default;
 
+    static constexpr qint64 kMaxCost = 1'000'000; // units one request may take
     qint64 effectiveCost() const { return cost.value_or(1); }
     RouteMode effectiveMode() const { return mode.value_or(RouteMode::Enforce); }
 };
@@ -105,10 +106,18 @@ struct Defaults {
     std::optional<QList<KeySelector>> key; // unset: ip
     std::optional<MissingKeyMode> missingKey; // unset: shared
     std::optional<int> status; // unset: 429
-    std::optional<StoreErrorMode> onStoreError; // unset: allow
+    std::optional<limiter::StoreErrorPolicy> onStoreError; // unset: allow
     std::optional<limiter::HeaderStyle> headers; // unset: draft
     QStringList fieldOrder;
     friend bool operator==(const Defaults &, const Defaults &) = default;
+
+    // The status a denied request gets: the file's, or the HTTP standard's 429.
+    static constexpr int kDefaultStatus = 429;
+    int effectiveStatus() const { return status.value_or(kDefaultStatus); }
+    limiter::StoreErrorPolicy effectiveOnStoreError() const
+    {
+        return onStoreError.value_or(limiter::StoreErrorPolicy::Allow);
+    }
 };
 
 // How a route's state is laid out in a Redis deployment that Quota Studio did not write (a
@@ -130,6 +139,9 @@ struct RedisSettings {
     QStringList fieldOrder;
     bool present = false; // the file has a `redis:` section
     friend bool operator==(const RedisSettings &, const RedisSettings &) = default;
+
+    static QString defaultPrefix() { return QStringLiteral("qs"); }
+    QString effectivePrefix() const { return prefix.value_or(defaultPrefix()); }
 };
 
 struct Policy {
@@ -159,7 +171,7 @@ void rememberField(QStringList &order, const QString &field, qsizetype at = -1);
 
 // Text forms used in files, shared by the reader, the writer and the UI.
 QString routeModeName(RouteMode mode);
-QString storeErrorModeName(StoreErrorMode mode);
+QString storeErrorPolicyName(limiter::StoreErrorPolicy mode);
 QString missingKeyModeName(MissingKeyMode mode);
 const QStringList &missingKeyModeNames(); // in enum order
 // Whether a key has a part a request can lack (a header or a query parameter).

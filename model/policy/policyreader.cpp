@@ -3,6 +3,7 @@
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/limitfields.h"
 #include "model/policy/policyvalidator.h"
 #include "model/policy/ratesyntax.h"
 
@@ -365,7 +366,8 @@ void Reader::readDefaults(const YAML::Node &node)
                 d.status = int(*v);
         } else if (key == QLatin1String("on_store_error")) {
             if (auto v = choice(value, p, {QStringLiteral("allow"), QStringLiteral("deny")}))
-                d.onStoreError = *v == 0 ? StoreErrorMode::Allow : StoreErrorMode::Deny;
+                d.onStoreError
+                    = *v == 0 ? limiter::StoreErrorPolicy::Allow : limiter::StoreErrorPolicy::Deny;
         } else if (key == QLatin1String("headers")) {
             const QStringList styles = {QStringLiteral("none"), QStringLiteral("draft"),
                 QStringLiteral("x-ratelimit"), QStringLiteral("both")};
@@ -473,7 +475,7 @@ void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route
         } else if (key == QLatin1String("limit"))
             readLimit(value, p, route.limit);
         else if (key == QLatin1String("cost"))
-            route.cost = integer(value, p, 1, 1'000'000);
+            route.cost = integer(value, p, 1, Route::kMaxCost);
         else if (key == QLatin1String("mode")) {
             if (auto v = choice(value, p, {QStringLiteral("enforce"), QStringLiteral("shadow")}))
                 route.mode = *v == 0 ? RouteMode::Enforce : RouteMode::Shadow;
@@ -527,20 +529,18 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
 {
     if (!expectMap(node, path, QStringLiteral("limit")))
         return;
-    QStringList all
-        = {QStringLiteral("algorithm"), QStringLiteral("capacity"), QStringLiteral("refill"),
-            QStringLiteral("rate"), QStringLiteral("queue"), QStringLiteral("mode"),
-            QStringLiteral("limit"), QStringLiteral("window"), QStringLiteral("burst")};
+    QStringList all = {QStringLiteral("algorithm")};
+    for (const LimitField &f : limitFieldTable())
+        all << f.name;
     limit.fieldOrder = keysOf(node, path, all, QStringLiteral("limit"));
-    if (!limit.fieldOrder.contains(QStringLiteral("algorithm"))) {
-        error(node, child(path, QStringLiteral("algorithm")),
-            QStringLiteral("missing `algorithm`: one of token_bucket, leaky_bucket, "
-                           "fixed_window, sliding_window_log, sliding_window_counter, gcra"));
-        return;
-    }
     QStringList names;
     for (limiter::Algorithm a : limiter::kAllAlgorithms)
         names << QString::fromLatin1(limiter::algorithmName(a).data());
+    if (!limit.fieldOrder.contains(QStringLiteral("algorithm"))) {
+        error(node, child(path, QStringLiteral("algorithm")),
+            QStringLiteral("missing `algorithm`: one of %1").arg(names.join(QStringLiteral(", "))));
+        return;
+    }
     const YAML::Node algorithmNode = node["algorithm"];
     std::optional<int> algorithm;
     if (algorithmNode.IsScalar()
@@ -560,11 +560,12 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
         return;
     limit.algorithm = limiter::Algorithm(*algorithm);
     const QStringList applicable = limitFields(limit.algorithm);
-    for (const QString &field : applicable)
-        if (field != QLatin1String("mode") && !limit.fieldOrder.contains(field))
-            error(node, child(path, field),
+    for (const LimitField &field : limitFieldTable())
+        if (field.appliesTo(limit.algorithm) && field.required
+            && !limit.fieldOrder.contains(field.name))
+            error(node, child(path, field.name),
                 QStringLiteral("missing `%1`: %2 takes %3")
-                    .arg(field, names[*algorithm], applicable.join(QStringLiteral(" and "))));
+                    .arg(field.name, names[*algorithm], applicable.join(QStringLiteral(" and "))));
     for (const QString &key : limit.fieldOrder) {
         if (key == QLatin1String("algorithm"))
             continue;
@@ -576,23 +577,21 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
                     .arg(key, names[*algorithm], applicable.join(QStringLiteral(" and "))));
             continue;
         }
-        if (key == QLatin1String("capacity"))
-            limit.capacity = integer(value, p, 1, 1'000'000'000);
-        else if (key == QLatin1String("limit"))
-            limit.limit = integer(value, p, 1, 1'000'000'000);
-        else if (key == QLatin1String("burst"))
-            limit.burst = integer(value, p, 1, 1'000'000'000);
-        else if (key == QLatin1String("queue"))
-            limit.queue = integer(value, p, 0, 1'000'000'000);
-        else if (key == QLatin1String("refill"))
-            limit.refill = rate(value, p);
-        else if (key == QLatin1String("rate"))
-            limit.rate = rate(value, p);
-        else if (key == QLatin1String("window"))
-            limit.window = duration(value, p);
-        else if (key == QLatin1String("mode")) {
+        const LimitField &field = *limitField(key);
+        switch (field.kind) {
+        case LimitField::Kind::Count:
+            limit.*field.count = integer(value, p, field.min, field.max);
+            break;
+        case LimitField::Kind::Rate:
+            limit.*field.rate = rate(value, p);
+            break;
+        case LimitField::Kind::Duration:
+            limit.*field.duration = duration(value, p);
+            break;
+        case LimitField::Kind::LeakMode:
             if (auto v = choice(value, p, {QStringLiteral("police"), QStringLiteral("shape")}))
                 limit.mode = *v == 0 ? limiter::LeakMode::Police : limiter::LeakMode::Shape;
+            break;
         }
     }
 }

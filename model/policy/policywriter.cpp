@@ -2,6 +2,7 @@
 #include "model/policy/policytree.h"
 
 #include "model/policy/limitconversion.h"
+#include "model/policy/limitfields.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QSaveFile>
@@ -49,22 +50,24 @@ Tree limitTree(const LimitSpec &l)
     Fields f;
     f.add(QStringLiteral("algorithm"),
         Tree::text(QString::fromLatin1(limiter::algorithmName(l.algorithm).data())));
-    if (l.capacity)
-        f.add(QStringLiteral("capacity"), Tree::number(*l.capacity));
-    if (l.refill)
-        f.add(QStringLiteral("refill"), Tree::text(l.refill->text));
-    if (l.rate)
-        f.add(QStringLiteral("rate"), Tree::text(l.rate->text));
-    if (l.queue)
-        f.add(QStringLiteral("queue"), Tree::number(*l.queue));
-    if (l.mode)
-        f.add(QStringLiteral("mode"), Tree::text(leakModeName(*l.mode)));
-    if (l.limit)
-        f.add(QStringLiteral("limit"), Tree::number(*l.limit));
-    if (l.window)
-        f.add(QStringLiteral("window"), Tree::text(l.window->text));
-    if (l.burst)
-        f.add(QStringLiteral("burst"), Tree::number(*l.burst));
+    for (const LimitField &field : limitFieldTable()) {
+        if (!hasLimitValue(l, field))
+            continue;
+        switch (field.kind) {
+        case LimitField::Kind::Count:
+            f.add(field.name, Tree::number(*(l.*field.count)));
+            break;
+        case LimitField::Kind::Rate:
+            f.add(field.name, Tree::text((l.*field.rate)->text));
+            break;
+        case LimitField::Kind::Duration:
+            f.add(field.name, Tree::text((l.*field.duration)->text));
+            break;
+        case LimitField::Kind::LeakMode:
+            f.add(field.name, Tree::text(leakModeName(*l.mode)));
+            break;
+        }
+    }
     return f.build(l.fieldOrder, true);
 }
 
@@ -106,7 +109,7 @@ Tree defaultsTree(const Defaults &d)
     if (d.status)
         f.add(QStringLiteral("status"), Tree::number(*d.status));
     if (d.onStoreError)
-        f.add(QStringLiteral("on_store_error"), Tree::text(storeErrorModeName(*d.onStoreError)));
+        f.add(QStringLiteral("on_store_error"), Tree::text(storeErrorPolicyName(*d.onStoreError)));
     if (d.headers)
         f.add(QStringLiteral("headers"), Tree::text(headerStyleName(*d.headers)));
     return f.build(d.fieldOrder, true);

@@ -40,7 +40,7 @@ ProbeComparator::ProbeComparator(
     m_key = policy.keyOf(route);
     m_missing = policy.missingKeyOf(route);
     m_shadow = route.effectiveMode() == RouteMode::Shadow;
-    m_denyStatus = policy.defaults.status.value_or(429);
+    m_denyStatus = policy.defaults.effectiveStatus();
     if (m_gateway)
         m_gatewayPredictor.emplace(
             m_gateway->config, m_gateway->countsRequests ? 1 : route.effectiveCost());

@@ -101,7 +101,7 @@ private:
     QList<KeySelector> m_key;
     MissingKeyMode m_missing;
     bool m_shadow = false;
-    int m_denyStatus = 429;
+    int m_denyStatus = Defaults::kDefaultStatus;
     FlightPredictor m_design;
     std::optional<FlightPredictor> m_gatewayPredictor;
     std::optional<EnforcedLimit> m_gateway;

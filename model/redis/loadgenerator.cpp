@@ -185,7 +185,7 @@ Expected<std::vector<limiter::RedisRule>> redisRulesFor(
     const Policy &policy, const QString &routeId)
 {
     std::vector<limiter::RedisRule> rules;
-    const QString prefix = policy.redis.prefix.value_or(QStringLiteral("qs"));
+    const QString prefix = policy.redis.effectivePrefix();
     for (const Route &r : policy.routes) {
         if (!routeId.isEmpty() && r.id != routeId)
             continue;
@@ -195,10 +195,7 @@ Expected<std::vector<limiter::RedisRule>> redisRulesFor(
         limiter::RedisRule rule;
         rule.keyPrefix = (prefix + QLatin1Char(':') + r.id).toStdString();
         rule.config = *config;
-        rule.onStoreError
-            = policy.defaults.onStoreError.value_or(StoreErrorMode::Allow) == StoreErrorMode::Deny
-            ? limiter::StoreErrorPolicy::Deny
-            : limiter::StoreErrorPolicy::Allow;
+        rule.onStoreError = policy.defaults.effectiveOnStoreError();
         rule.metrics = policy.redis.metrics.value_or(false);
         rules.push_back(rule);
     }

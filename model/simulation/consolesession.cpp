@@ -45,7 +45,7 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
         return out;
     }
     const bool enforce = route.effectiveMode() == RouteMode::Enforce;
-    const int denyStatus = m_policy.defaults.status.value_or(429);
+    const int denyStatus = m_policy.defaults.effectiveStatus();
     out.missingKey = m_policy.missingKeyOf(route);
     const RequestKey key = requestKey(
         m_policy.keyOf(route), out.missingKey, {request.client, request.headers, request.target});

@@ -391,7 +391,7 @@ TEST(Workbench, PolicySettingsEditTheDefaultsInOneUndoStep)
     ASSERT_TRUE(after.defaults.key);
     EXPECT_EQ(after.defaults.key->size(), 2);
     EXPECT_EQ(after.defaults.status, 503);
-    EXPECT_EQ(after.defaults.onStoreError, StoreErrorMode::Deny);
+    EXPECT_EQ(after.defaults.onStoreError, limiter::StoreErrorPolicy::Deny);
     EXPECT_FALSE(after.defaults.headers) << "an untouched default stays implicit";
     EXPECT_EQ(after.routes, before.routes);
 

@@ -1,5 +1,7 @@
 #include "ui/common/charts.h"
 
+#include "limiter/algorithm.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
@@ -9,6 +11,8 @@
 #include <QPen>
 #include <QToolTip>
 #include <QValueAxis>
+
+#include <array>
 
 namespace qs {
 
@@ -43,13 +47,14 @@ QValueAxis *axis(const QString &title)
 // per algorithm, so that a comparison reads the same as the explanation beside the editor.
 QColor colorOf(const QString &seriesName)
 {
+    // By Algorithm: token bucket, leaky bucket, fixed window, sliding log, sliding counter, GCRA.
+    static const std::array<QColor, limiter::kAlgorithmCount> kAlgorithmColors
+        = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00), QColor(0xd5, 0x5e, 0x00),
+            QColor(0xcc, 0x79, 0xa7), QColor(0x00, 0x9e, 0x73), QColor(0x56, 0xb4, 0xe9)};
+    for (const limiter::Algorithm a : limiter::kAllAlgorithms)
+        if (seriesName.startsWith(QLatin1String(limiter::algorithmName(a).data())))
+            return kAlgorithmColors[std::size_t(a)];
     static const QList<QPair<QString, QColor>> byPrefix = {
-        {QStringLiteral("token_bucket"), QColor(0x00, 0x72, 0xb2)},
-        {QStringLiteral("leaky_bucket"), QColor(0xe6, 0x9f, 0x00)},
-        {QStringLiteral("fixed_window"), QColor(0xd5, 0x5e, 0x00)},
-        {QStringLiteral("sliding_window_log"), QColor(0xcc, 0x79, 0xa7)},
-        {QStringLiteral("sliding_window_counter"), QColor(0x00, 0x9e, 0x73)},
-        {QStringLiteral("gcra"), QColor(0x56, 0xb4, 0xe9)},
         {QStringLiteral("offered"), QColor(0x56, 0xb4, 0xe9)},
         {QStringLiteral("allowed"), QColor(0x00, 0x9e, 0x73)},
         {QStringLiteral("admitted"), QColor(0x00, 0x9e, 0x73)},

@@ -45,14 +45,16 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
            "deny (refuse), allow (do not limit). Routes may choose their own."));
     form->addRow(tr("&Without key:"), m_missingKey);
     m_status->setRange(400, 599);
-    m_status->setValue(policy.defaults.status.value_or(429));
+    m_status->setValue(policy.defaults.effectiveStatus());
     m_status->setToolTip(tr("The status of a rejected request. 429 Too Many Requests is what "
                             "clients and their retry logic expect."));
     form->addRow(tr("Rejection &status:"), m_status);
-    m_storeError->addItem(tr("allow: fail open, availability first"), int(StoreErrorMode::Allow));
-    m_storeError->addItem(tr("deny: fail closed, protection first"), int(StoreErrorMode::Deny));
+    m_storeError->addItem(
+        tr("allow: fail open, availability first"), int(limiter::StoreErrorPolicy::Allow));
+    m_storeError->addItem(
+        tr("deny: fail closed, protection first"), int(limiter::StoreErrorPolicy::Deny));
     m_storeError->setCurrentIndex(
-        policy.defaults.onStoreError.value_or(StoreErrorMode::Allow) == StoreErrorMode::Deny);
+        policy.defaults.effectiveOnStoreError() == limiter::StoreErrorPolicy::Deny);
     m_storeError->setToolTip(
         tr("When Redis cannot answer: allowing keeps the API up but "
            "unlimited; denying protects the upstream but fails every request."));
@@ -65,7 +67,7 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     m_headers->setToolTip(tr("draft: IETF RateLimit-Policy / RateLimit; x-ratelimit: the older "
                              "X-RateLimit-*; Retry-After is sent on every rejection anyway."));
     form->addRow(tr("&Headers:"), m_headers);
-    m_prefix->setPlaceholderText(QStringLiteral("qs"));
+    m_prefix->setPlaceholderText(RedisSettings::defaultPrefix());
     m_prefix->setToolTip(tr("Redis keys are <prefix>:<route id>:<client key>."));
     form->addRow(tr("Redis &prefix:"), m_prefix);
     m_metrics->setChecked(policy.redis.metrics.value_or(false));
@@ -105,10 +107,10 @@ void PolicySettingsDialog::accept()
     Defaults &d = p.defaults;
     d.key = keys.isEmpty() ? std::nullopt : std::optional(keys);
     // Defaults the file did not have stay implicit unless changed.
-    if (m_status->value() != 429 || d.status)
+    if (m_status->value() != Defaults::kDefaultStatus || d.status)
         d.status = m_status->value();
-    const auto storeError = StoreErrorMode(m_storeError->currentData().toInt());
-    if (storeError != StoreErrorMode::Allow || d.onStoreError)
+    const auto storeError = limiter::StoreErrorPolicy(m_storeError->currentData().toInt());
+    if (storeError != limiter::StoreErrorPolicy::Allow || d.onStoreError)
         d.onStoreError = storeError;
     const auto missingKey = MissingKeyMode(m_missingKey->currentIndex());
     if (missingKey != MissingKeyMode::Shared || d.missingKey)

@@ -1,5 +1,6 @@
 #include "ui/design/quantityedit.h"
 
+#include "limiter/rate.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QComboBox>
@@ -19,7 +20,7 @@ QuantityEdit::QuantityEdit(QWidget *parent)
 {
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_count->setRange(0, 1'000'000'000);
+    m_count->setRange(0, int(limiter::kMaxCount));
     m_count->setAccelerated(true);
     m_count->setMinimumWidth(
         m_count->fontMetrics().horizontalAdvance(QStringLiteral("0000000000")));

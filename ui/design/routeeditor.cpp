@@ -2,6 +2,7 @@
 
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/limitfields.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/routeresolver.h"
 #include "ui/design/limitvalueedit.h"
@@ -25,13 +26,45 @@ const QStringList kMethods{QStringLiteral("GET"), QStringLiteral("POST"), QStrin
     QStringLiteral("PATCH"), QStringLiteral("DELETE"), QStringLiteral("HEAD"),
     QStringLiteral("OPTIONS")};
 
-// The limit fields each algorithm shows, as field paths below the route.
-QStringList limitFieldPaths(limiter::Algorithm algorithm)
+// The label and the trade-off each limit field's editor shows; which fields exist, their
+// bounds and their order come from limitfields.h.
+struct LimitFieldText {
+    const char *name, *label, *tooltip;
+};
+const LimitFieldText kLimitFieldTexts[] = {
+    {"capacity", QT_TRANSLATE_NOOP("qs::RouteEditor", "Ca&pacity:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "The most requests a client can send at once after being idle. Larger: kinder to "
+            "bursty clients, weaker protection against a sudden flood.")},
+    {"refill", QT_TRANSLATE_NOOP("qs::RouteEditor", "&Refill:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "Tokens added back over time: the long-run rate a client can sustain.")},
+    {"rate", QT_TRANSLATE_NOOP("qs::RouteEditor", "Ra&te:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor", "The sustained rate: one request per 1/rate.")},
+    {"queue", QT_TRANSLATE_NOOP("qs::RouteEditor", "&Queue:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "How many requests may wait (shape) or be absorbed (police) beyond the one in "
+            "service. Larger queues mean longer delays in shape mode.")},
+    {"mode", QT_TRANSLATE_NOOP("qs::RouteEditor", "Leak &mode:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "Shape smooths traffic for the upstream but holds connections open; police "
+            "answers at once. Most gateways can only police.")},
+    {"limit", QT_TRANSLATE_NOOP("qs::RouteEditor", "&Limit:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor", "Requests allowed per window.")},
+    {"window", QT_TRANSLATE_NOOP("qs::RouteEditor", "&Window:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "The window length. Long windows make quotas people can read on an invoice; "
+            "short ones react faster.")},
+    {"burst", QT_TRANSLATE_NOOP("qs::RouteEditor", "&Burst:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor", "How many requests may arrive back to back.")},
+};
+
+const LimitFieldText &textOf(const LimitField &field)
 {
-    QStringList out;
-    for (const QString &f : limitFields(algorithm))
-        out << QStringLiteral("limit.") + f;
-    return out;
+    for (const LimitFieldText &t : kLimitFieldTexts)
+        if (field.name == QLatin1String(t.name))
+            return t;
+    Q_UNREACHABLE();
 }
 
 void setTextKeepingCursor(QLineEdit *edit, const QString &text)
@@ -81,6 +114,44 @@ QWidget *RouteEditor::withMessage(const QString &field, QWidget *editor, const Q
     m_rows.insert(field, row);
     m_messages.insert(field, message);
     return row;
+}
+
+QWidget *RouteEditor::makeLimitEditor(const LimitField &field)
+{
+    const QString name = field.name;
+    const auto edited = [this, name] { onLimitEdited(name); };
+    switch (field.kind) {
+    case LimitField::Kind::Count: {
+        // 0 is below every bound: the spin box shows an invalid or missing value there.
+        QSpinBox *spin = makeSpin(0, int(field.max));
+        connect(spin, &QSpinBox::valueChanged, this, edited);
+        return spin;
+    }
+    case LimitField::Kind::Rate:
+    case LimitField::Kind::Duration: {
+        auto *edit = new LimitValueEdit(field.kind == LimitField::Kind::Rate
+                ? LimitValueEdit::Kind::Rate
+                : LimitValueEdit::Kind::Duration);
+        connect(edit, &LimitValueEdit::edited, this, edited);
+        return edit;
+    }
+    case LimitField::Kind::LeakMode:
+        m_leakMode = new QComboBox;
+        m_leakMode->addItem(tr("police: reject what does not fit"), int(limiter::LeakMode::Police));
+        m_leakMode->addItem(tr("shape: delay until its turn"), int(limiter::LeakMode::Shape));
+        connect(m_leakMode, &QComboBox::activated, this, edited);
+        return m_leakMode;
+    }
+    return nullptr;
+}
+
+void RouteEditor::buildLimitRows()
+{
+    for (const LimitField &field : limitFieldTable()) {
+        const LimitFieldText &text = textOf(field);
+        m_form->addRow(
+            tr(text.label), withMessage(field.path(), makeLimitEditor(field), tr(text.tooltip)));
+    }
 }
 
 void RouteEditor::build()
@@ -170,45 +241,9 @@ void RouteEditor::build()
             tr("Switching keeps the long-run rate and the burst where it can. The panel on the "
                "right explains the trade-offs.")));
 
-    m_capacity = makeSpin(0, 1'000'000'000);
-    m_form->addRow(tr("Ca&pacity:"),
-        withMessage(QStringLiteral("limit.capacity"), m_capacity,
-            tr("The most requests a client can send at once after being idle. Larger: kinder to "
-               "bursty clients, weaker protection against a sudden flood.")));
-    m_refill = new LimitValueEdit(LimitValueEdit::Kind::Rate);
-    m_form->addRow(tr("&Refill:"),
-        withMessage(QStringLiteral("limit.refill"), m_refill,
-            tr("Tokens added back over time: the long-run rate a client can sustain.")));
-    m_rate = new LimitValueEdit(LimitValueEdit::Kind::Rate);
-    m_form->addRow(tr("Ra&te:"),
-        withMessage(QStringLiteral("limit.rate"), m_rate,
-            tr("The sustained rate: one request per 1/rate.")));
-    m_queue = makeSpin(0, 1'000'000'000);
-    m_form->addRow(tr("&Queue:"),
-        withMessage(QStringLiteral("limit.queue"), m_queue,
-            tr("How many requests may wait (shape) or be absorbed (police) beyond the one in "
-               "service. Larger queues mean longer delays in shape mode.")));
-    m_leakMode = new QComboBox;
-    m_leakMode->addItem(tr("police: reject what does not fit"), int(limiter::LeakMode::Police));
-    m_leakMode->addItem(tr("shape: delay until its turn"), int(limiter::LeakMode::Shape));
-    m_form->addRow(tr("Leak &mode:"),
-        withMessage(QStringLiteral("limit.mode"), m_leakMode,
-            tr("Shape smooths traffic for the upstream but holds connections open; police "
-               "answers at once. Most gateways can only police.")));
-    m_limit = makeSpin(0, 1'000'000'000);
-    m_form->addRow(tr("&Limit:"),
-        withMessage(QStringLiteral("limit.limit"), m_limit, tr("Requests allowed per window.")));
-    m_window = new LimitValueEdit(LimitValueEdit::Kind::Duration);
-    m_form->addRow(tr("&Window:"),
-        withMessage(QStringLiteral("limit.window"), m_window,
-            tr("The window length. Long windows make quotas people can read on an invoice; "
-               "short ones react faster.")));
-    m_burst = makeSpin(0, 1'000'000'000);
-    m_form->addRow(tr("&Burst:"),
-        withMessage(QStringLiteral("limit.burst"), m_burst,
-            tr("How many requests may arrive back to back.")));
+    buildLimitRows();
 
-    m_cost = makeSpin(1, 1'000'000);
+    m_cost = makeSpin(1, int(Route::kMaxCost));
     m_form->addRow(tr("&Cost:"),
         withMessage(QStringLiteral("cost"), m_cost,
             tr("Units one request takes from the quota: weigh expensive endpoints higher. "
@@ -225,22 +260,6 @@ void RouteEditor::build()
     connect(m_path, &QLineEdit::textEdited, this, &RouteEditor::onPathEdited);
     connect(m_key, &QLineEdit::textEdited, this, &RouteEditor::onKeyEdited);
     connect(m_algorithm, &QComboBox::activated, this, &RouteEditor::onAlgorithmChosen);
-    connect(m_capacity, &QSpinBox::valueChanged, this,
-        [this] { onLimitEdited(QStringLiteral("capacity")); });
-    connect(m_refill, &LimitValueEdit::edited, this,
-        [this] { onLimitEdited(QStringLiteral("refill")); });
-    connect(
-        m_rate, &LimitValueEdit::edited, this, [this] { onLimitEdited(QStringLiteral("rate")); });
-    connect(
-        m_queue, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("queue")); });
-    connect(
-        m_leakMode, &QComboBox::activated, this, [this] { onLimitEdited(QStringLiteral("mode")); });
-    connect(
-        m_limit, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("limit")); });
-    connect(m_window, &LimitValueEdit::edited, this,
-        [this] { onLimitEdited(QStringLiteral("window")); });
-    connect(
-        m_burst, &QSpinBox::valueChanged, this, [this] { onLimitEdited(QStringLiteral("burst")); });
     connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
     connect(m_mode, &QComboBox::activated, this, &RouteEditor::onModeChosen);
     connect(m_missingKey, &QComboBox::activated, this, &RouteEditor::onMissingKeyChosen);
@@ -297,23 +316,26 @@ void RouteEditor::load()
         }
     }
     const LimitSpec &l = r->limit;
-    const auto setSpin = [&](QSpinBox *spin, const std::optional<qint64> &v, const char *field) {
+    const auto setSpin = [&](QSpinBox *spin, const std::optional<qint64> &v, const QString &field) {
         const QSignalBlocker block(spin);
         // A spin box cannot hold "-5" or "ten": its special text, shown at the minimum, can.
-        const QString raw = v ? QString() : invalid.value(QLatin1String(field));
+        const QString raw = v ? QString() : invalid.value(field);
         spin->setSpecialValueText(raw.isEmpty() ? QString() : tr("%1 (invalid)").arg(raw));
         spin->setValue(v ? int(*v) : spin->minimum());
     };
-    setSpin(m_capacity, l.capacity, "limit.capacity");
-    setSpin(m_queue, l.queue, "limit.queue");
-    setSpin(m_limit, l.limit, "limit.limit");
-    setSpin(m_burst, l.burst, "limit.burst");
-    const auto written = [&](const auto &value, const char *field) {
-        return value ? value->text : invalid.value(QLatin1String(field));
+    const auto written = [&](const auto &value, const QString &field) {
+        return value ? value->text : invalid.value(field);
     };
-    m_refill->setText(written(l.refill, "limit.refill"));
-    m_rate->setText(written(l.rate, "limit.rate"));
-    m_window->setText(written(l.window, "limit.window"));
+    for (const LimitField &field : limitFieldTable()) {
+        QWidget *editor = m_fields.value(field.path());
+        if (field.kind == LimitField::Kind::Count)
+            setSpin(static_cast<QSpinBox *>(editor), l.*field.count, field.path());
+        else if (field.kind == LimitField::Kind::Rate)
+            static_cast<LimitValueEdit *>(editor)->setText(written(l.*field.rate, field.path()));
+        else if (field.kind == LimitField::Kind::Duration)
+            static_cast<LimitValueEdit *>(editor)->setText(
+                written(l.*field.duration, field.path()));
+    }
     {
         const QSignalBlocker block(m_leakMode);
         m_leakMode->setCurrentIndex(
@@ -322,7 +344,7 @@ void RouteEditor::load()
     setSpin(m_cost,
         r->cost || !invalid.contains(QStringLiteral("cost")) ? std::optional(r->effectiveCost())
                                                              : std::nullopt,
-        "cost");
+        QStringLiteral("cost"));
     {
         const QSignalBlocker block(m_mode);
         m_mode->setCurrentIndex(r->effectiveMode() == RouteMode::Shadow);
@@ -345,12 +367,8 @@ void RouteEditor::load()
 void RouteEditor::updateParameterRows()
 {
     const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
-    const QStringList shown = limitFieldPaths(algorithm);
-    for (const QString &f : {QStringLiteral("limit.capacity"), QStringLiteral("limit.refill"),
-             QStringLiteral("limit.rate"), QStringLiteral("limit.queue"),
-             QStringLiteral("limit.mode"), QStringLiteral("limit.limit"),
-             QStringLiteral("limit.window"), QStringLiteral("limit.burst")})
-        m_form->setRowVisible(m_rows.value(f), shown.contains(f));
+    for (const LimitField &field : limitFieldTable())
+        m_form->setRowVisible(m_rows.value(field.path()), field.appliesTo(algorithm));
 }
 
 void RouteEditor::showMessages()
@@ -515,22 +533,26 @@ void RouteEditor::onLimitEdited(const QString &field)
     edit(tr("Edit %1").arg(field), QStringLiteral("limit.") + field, [&](Route &r) {
         r.origin.invalidText.remove(QStringLiteral("limit.") + field);
         LimitSpec &l = r.limit;
-        if (field == QLatin1String("capacity"))
-            l.capacity = m_capacity->value();
-        else if (field == QLatin1String("queue"))
-            l.queue = m_queue->value();
-        else if (field == QLatin1String("limit"))
-            l.limit = m_limit->value();
-        else if (field == QLatin1String("burst"))
-            l.burst = m_burst->value();
-        else if (field == QLatin1String("mode"))
+        const LimitField &f = *limitField(field);
+        QWidget *editor = m_fields.value(f.path());
+        switch (f.kind) {
+        case LimitField::Kind::Count:
+            l.*f.count = static_cast<QSpinBox *>(editor)->value();
+            break;
+        case LimitField::Kind::Rate: {
+            const auto *edit = static_cast<LimitValueEdit *>(editor);
+            l.*f.rate = RateValue{edit->text(), *edit->rate()};
+            break;
+        }
+        case LimitField::Kind::Duration: {
+            const auto *edit = static_cast<LimitValueEdit *>(editor);
+            l.*f.duration = DurationValue{edit->text(), *edit->duration()};
+            break;
+        }
+        case LimitField::Kind::LeakMode:
             l.mode = limiter::LeakMode(m_leakMode->currentData().toInt());
-        else if (field == QLatin1String("refill"))
-            l.refill = RateValue{m_refill->text(), *m_refill->rate()};
-        else if (field == QLatin1String("rate"))
-            l.rate = RateValue{m_rate->text(), *m_rate->rate()};
-        else if (field == QLatin1String("window"))
-            l.window = DurationValue{m_window->text(), *m_window->duration()};
+            break;
+        }
         rememberField(l.fieldOrder, field);
     });
 }

@@ -16,6 +16,8 @@ class QSpinBox;
 
 namespace qs {
 
+struct LimitField;
+
 class PolicyDocument;
 class LimitValueEdit;
 
@@ -38,6 +40,8 @@ signals:
 
 private:
     void build();
+    void buildLimitRows(); // one row per field of limitfields.h, in its order
+    QWidget *makeLimitEditor(const LimitField &field);
     QWidget *withMessage(const QString &field, QWidget *editor, const QString &tooltip);
     void load(); // route → widgets
     void showMessages();
@@ -77,9 +81,7 @@ private:
     QLabel *m_pathTestResult = nullptr;
     QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr,
               *m_missingKey = nullptr;
-    QSpinBox *m_capacity = nullptr, *m_queue = nullptr, *m_limit = nullptr, *m_burst = nullptr,
-             *m_cost = nullptr;
-    LimitValueEdit *m_refill = nullptr, *m_rate = nullptr, *m_window = nullptr;
+    QSpinBox *m_cost = nullptr;
     QHash<QString, QWidget *> m_fields; // field path below the route ("limit.capacity") → editor
     QHash<QString, QWidget *> m_rows; // field → the row widget (editor + message)
     QHash<QString, QLabel *> m_messages;

@@ -143,7 +143,7 @@ const std::vector<Scenario> &scenarios()
             24, 40, 2},
         {"policy_settings",
             [](Policy &p) {
-                p.defaults.status = p.defaults.status.value_or(429) == 503 ? 502 : 503;
+                p.defaults.status = p.defaults.effectiveStatus() == 503 ? 502 : 503;
                 rememberField(p.defaults.fieldOrder, QStringLiteral("status"));
                 if (!p.defaultsPresent) {
                     p.defaultsPresent = true;
