@@ -1,10 +1,13 @@
 #include "limiter/engine.h"
 
-#include "limiter/ruletable.h"
+#include "limiter/engine/ruletable.h"
 
 #include <algorithm>
 
 namespace qs::limiter {
+
+// The tables store a key's length in 16 bits: the published bound must fit.
+static_assert(Engine::kMaxKeyLength <= detail::KeyTable<GcraState>::kMaxKeyLength);
 
 namespace detail {
 
@@ -62,7 +65,7 @@ const AlgorithmConfig &Engine::config(RuleId id) const
 Decision Engine::acquire(RuleId id, std::string_view key, Micros now, std::int64_t cost)
 {
     detail::RuleTableBase *r = rule(id);
-    if (!r || cost < 0 || key.size() > detail::KeyTable<GcraState>::kMaxKeyLength) {
+    if (!r || cost < 0 || key.size() > kMaxKeyLength) {
         Decision d;
         d.reason = !r ? Reason::InvalidRule : cost < 0 ? Reason::InvalidCost : Reason::InvalidKey;
         return d;
@@ -76,7 +79,7 @@ void Engine::acquire(RuleId id, std::span<const std::string_view> keys, Micros n
     detail::RuleTableBase *r = rule(id);
     const std::size_t n = std::min(keys.size(), out.size());
     const bool keysFit = std::all_of(keys.begin(), keys.begin() + std::ptrdiff_t(n),
-        [](std::string_view k) { return k.size() <= detail::KeyTable<GcraState>::kMaxKeyLength; });
+        [](std::string_view k) { return k.size() <= kMaxKeyLength; });
     if (r && cost >= 0 && keysFit) {
         r->acquireBatch(keys.first(n), now, cost, out.first(n));
         return;

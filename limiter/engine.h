@@ -20,7 +20,6 @@
 #include "limiter/algorithm.h"
 #include "limiter/clock.h"
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -48,21 +47,7 @@ namespace detail {
 class RuleTableBase;
 class ReaderRegistry;
 
-// The shared bound on keys across all rules.
-class KeyBudget {
-public:
-    explicit KeyBudget(std::size_t maxKeys) : m_max(maxKeys) { }
-    bool tryTake();
-    void release(std::size_t n) { m_used.fetch_sub(n, std::memory_order_relaxed); }
-    std::size_t used() const { return m_used.load(std::memory_order_relaxed); }
-    void countDenial() { m_denials.fetch_add(1, std::memory_order_relaxed); }
-    std::uint64_t denials() const { return m_denials.load(std::memory_order_relaxed); }
-
-private:
-    const std::size_t m_max; // 0: unbounded
-    std::atomic<std::size_t> m_used{0};
-    std::atomic<std::uint64_t> m_denials{0};
-};
+class KeyBudget;
 } // namespace detail
 
 class Engine {
@@ -70,6 +55,8 @@ public:
     struct Options {
         std::size_t maxKeys = 0; // 0: no bound
     };
+    // The longest key a decision takes; a longer one is denied with Reason::InvalidKey.
+    static constexpr std::size_t kMaxKeyLength = 0xffff;
 
     Engine();
     explicit Engine(Options options);

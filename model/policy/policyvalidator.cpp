@@ -108,7 +108,8 @@ private:
             else
                 pattern = *parsed;
         }
-        if (!hasErrorAt(routePath(i, QStringLiteral("limit"))) && r.fieldOrder.contains("limit"))
+        if (!hasErrorAt(routePath(i, QStringLiteral("limit")))
+            && r.fieldOrder.contains(QLatin1String("limit")))
             checkLimit(i);
         if (r.missingKey && !keyCanBeMissing(m_policy.keyOf(r)))
             warn(i, QStringLiteral("missing_key"),

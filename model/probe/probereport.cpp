@@ -26,8 +26,10 @@ QJsonValue toJson(const std::optional<Divergence> &d)
     return QJsonObject{
         {QStringLiteral("request"), d->request},
         {QStringLiteral("time_s"), double(d->offset) / 1e6},
-        {QStringLiteral("predicted"), d->predictedAllowed ? "admit" : "deny"},
-        {QStringLiteral("observed"), d->observedAllowed ? "admit" : "deny"},
+        {QStringLiteral("predicted"),
+            d->predictedAllowed ? QStringLiteral("admit") : QStringLiteral("deny")},
+        {QStringLiteral("observed"),
+            d->observedAllowed ? QStringLiteral("admit") : QStringLiteral("deny")},
         {QStringLiteral("status"), d->status},
         {QStringLiteral("explained"), d->explained},
         {QStringLiteral("headers"), d->headers},

@@ -173,7 +173,8 @@ void DiagnosticsView::show()
     const bool none = m_tree->topLevelItemCount() == 0;
     m_empty->setText(m_source->currentData().toString().isEmpty()
             ? tr("No problems")
-            : tr("No problems exporting to %1").arg(m_source->currentText().section(' ', -1)));
+            : tr("No problems exporting to %1")
+                  .arg(m_source->currentText().section(QLatin1Char(' '), -1)));
     m_stack->setCurrentWidget(none ? static_cast<QWidget *>(m_empty) : m_tree);
 }
 

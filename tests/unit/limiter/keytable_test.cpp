@@ -1,8 +1,8 @@
 // The engine's key table below the engine: its two slot layouts and the thread numbers its
 // lock-free readers use.
+#include "limiter/engine/keytable.h"
+#include "limiter/engine/readerregistry.h"
 #include "limiter/keyhash.h"
-#include "limiter/keytable.h"
-#include "limiter/readerregistry.h"
 #include "limiter/tokenbucket.h"
 
 #include "trace.h"

@@ -21,9 +21,10 @@
 // shard (ReaderRegistry).
 #include "limiter/algorithm.h"
 #include "limiter/engine.h"
+#include "limiter/engine/keybudget.h"
+#include "limiter/engine/keytable.h"
+#include "limiter/engine/readerregistry.h"
 #include "limiter/keyhash.h"
-#include "limiter/keytable.h"
-#include "limiter/readerregistry.h"
 #include "limiter/spinlock.h"
 
 #include <mutex>

@@ -27,13 +27,14 @@
 //  - a slot's state is read or written only while its lock is held.
 // prefetch() may run without any guarantee: it reads the published slot pointer and count
 // (atomics) and issues a cache hint, which never faults, even on memory since freed.
-#include "limiter/slotarray.h"
+#include "limiter/engine/slotarray.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <thread>
@@ -46,7 +47,8 @@ __extension__ typedef unsigned __int128 Uint128; // GCC/Clang; -Wpedantic knows 
 template <class State>
 class KeyTable {
 public:
-    static constexpr std::size_t kMaxKeyLength = 0xffff;
+    // What a slot's 16-bit key length can say (Engine::kMaxKeyLength is the promise).
+    static constexpr std::size_t kMaxKeyLength = std::numeric_limits<std::uint16_t>::max();
     static constexpr std::size_t kInlineKey = 19;
     // Tables up to this many slot bytes (per shard) give each slot a 128-byte pair of cache
     // lines (slotarray.h says why) and keep their load between 0.25 and 0.375, so that a probe
