@@ -408,6 +408,36 @@ TEST(Workbench, PolicySettingsEditTheDefaultsInOneUndoStep)
     EXPECT_FALSE(doc.policy().defaults.status);
 }
 
+// Typing into one field is one undo step, and typing it back to what it was is none: the
+// merged command marks itself obsolete, so the document is unmodified again.
+TEST(Workbench, TypingAFieldBackToItsValueLeavesNoStep)
+{
+    PolicyDocument doc;
+    ASSERT_TRUE(doc.load(kTokenBucket));
+    const Route original = doc.policy().routes[0];
+    const int steps = doc.undoStack()->count();
+    Route edited = original;
+    edited.limit.capacity = *original.limit.capacity + 1;
+    doc.replaceRoute(0, edited, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
+    edited.limit.capacity = *original.limit.capacity + 2;
+    doc.replaceRoute(0, edited, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
+    EXPECT_EQ(doc.undoStack()->count(), steps + 1) << "consecutive edits of one field merge";
+    EXPECT_TRUE(doc.isModified());
+    doc.replaceRoute(
+        0, original, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
+    EXPECT_EQ(doc.undoStack()->count(), steps) << "back to the original: no step left";
+    EXPECT_FALSE(doc.isModified());
+    EXPECT_EQ(doc.policy().routes[0], original);
+    // Another field is another step, even right after.
+    edited = original;
+    edited.limit.capacity = *original.limit.capacity + 1;
+    doc.replaceRoute(0, edited, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
+    Route other = edited;
+    other.description = QStringLiteral("changed");
+    doc.replaceRoute(0, other, QStringLiteral("Edit description"), QStringLiteral("description"));
+    EXPECT_EQ(doc.undoStack()->count(), steps + 2);
+}
+
 // Unsaved changes outlive a crash: the copy the window wrote is offered by the next window
 // (as the next start would), comes back modified and belonging to the original file, and is
 // gone once saved. A window closed without changes leaves nothing behind.

@@ -1,57 +1,84 @@
 #pragma once
-// Undo commands for policy edits. Each stores the whole before and after value of what it
-// touches (a route, the route list, the policy's own fields): small, and impossible to get
-// out of step with the document.
+// Undo commands for policy edits: one template, as Tiled's ChangeValue<Object, Value>. Each
+// command stores the whole before and after value of what it touches (a route, the route list,
+// the policy's own fields): small, and impossible to get out of step with the document. A
+// change kind (the traits below) says what it replaces, where, and how to put a value back.
 #include "model/policy/policy.h"
 
 #include <QUndoCommand>
+
+#include <variant>
 
 namespace qs {
 
 class PolicyDocument;
 
-class ReplaceRouteCommand : public QUndoCommand {
+// QUndoCommand::id() of the commands that merge (consecutive edits of one field: one step).
+enum class MergeId { None = -1, RouteField = 1, PolicyField = 2 };
+
+// One route, by index.
+struct RouteChange {
+    using Value = Route;
+    using Where = qsizetype;
+    static constexpr MergeId kMergeId = MergeId::RouteField;
+    static void apply(PolicyDocument *doc, Where index, const Value &route);
+};
+
+// The whole route list (add, remove, move, duplicate).
+struct RouteListChange {
+    using Value = QList<Route>;
+    using Where = std::monostate;
+    static constexpr MergeId kMergeId = MergeId::None;
+    static void apply(PolicyDocument *doc, Where, const Value &routes);
+};
+
+// The policy's own fields (name, defaults, redis); its routes have commands of their own.
+struct PolicyFieldsChange {
+    using Value = Policy;
+    using Where = std::monostate;
+    static constexpr MergeId kMergeId = MergeId::PolicyField;
+    static void apply(PolicyDocument *doc, Where, const Value &policy);
+};
+
+template <class Change>
+class ReplaceCommand : public QUndoCommand {
 public:
-    ReplaceRouteCommand(PolicyDocument *doc, qsizetype index, Route before, Route after,
-        const QString &text, const QString &mergeKey);
-    void undo() override;
-    void redo() override;
-    int id() const override { return m_mergeKey.isEmpty() ? -1 : 1; }
-    // Consecutive edits of the same field of the same route become one step.
-    bool mergeWith(const QUndoCommand *other) override;
+    using Value = typename Change::Value;
+    using Where = typename Change::Where;
+
+    // An empty mergeKey never merges; equal keys at the same place merge into one step.
+    ReplaceCommand(PolicyDocument *doc, Where where, Value before, Value after, const QString &text,
+        const QString &mergeKey = {})
+        : QUndoCommand(text), m_doc(doc), m_where(where), m_before(std::move(before)),
+          m_after(std::move(after)), m_mergeKey(mergeKey)
+    {
+    }
+
+    void undo() override { Change::apply(m_doc, m_where, m_before); }
+    void redo() override { Change::apply(m_doc, m_where, m_after); }
+    int id() const override { return m_mergeKey.isEmpty() ? -1 : int(Change::kMergeId); }
+
+    bool mergeWith(const QUndoCommand *other) override
+    {
+        const auto *o = static_cast<const ReplaceCommand *>(other);
+        if (o->m_where != m_where || o->m_mergeKey != m_mergeKey)
+            return false;
+        m_after = o->m_after;
+        // Typed back to what it was: no step at all (QUndoStack drops an obsolete command,
+        // and the document is unmodified again if it was before).
+        setObsolete(m_after == m_before);
+        return true;
+    }
 
 private:
     PolicyDocument *m_doc;
-    qsizetype m_index;
-    Route m_before, m_after;
+    Where m_where;
+    Value m_before, m_after;
     QString m_mergeKey;
 };
 
-class ReplaceRoutesCommand : public QUndoCommand {
-public:
-    ReplaceRoutesCommand(
-        PolicyDocument *doc, QList<Route> before, QList<Route> after, const QString &text);
-    void undo() override;
-    void redo() override;
-
-private:
-    PolicyDocument *m_doc;
-    QList<Route> m_before, m_after;
-};
-
-class ReplacePolicyFieldsCommand : public QUndoCommand {
-public:
-    ReplacePolicyFieldsCommand(PolicyDocument *doc, Policy before, Policy after,
-        const QString &text, const QString &mergeKey);
-    void undo() override;
-    void redo() override;
-    int id() const override { return m_mergeKey.isEmpty() ? -1 : 2; }
-    bool mergeWith(const QUndoCommand *other) override;
-
-private:
-    PolicyDocument *m_doc;
-    Policy m_before, m_after;
-    QString m_mergeKey;
-};
+using ReplaceRouteCommand = ReplaceCommand<RouteChange>;
+using ReplaceRoutesCommand = ReplaceCommand<RouteListChange>;
+using ReplacePolicyFieldsCommand = ReplaceCommand<PolicyFieldsChange>;
 
 } // namespace qs

@@ -195,7 +195,7 @@ void PolicyDocument::replaceRoutes(const QList<Route> &routes, const QString &te
 {
     if (routes == m_policy.routes)
         return;
-    m_undo.push(new ReplaceRoutesCommand(this, m_policy.routes, routes, text));
+    m_undo.push(new ReplaceRoutesCommand(this, {}, m_policy.routes, routes, text));
 }
 
 void PolicyDocument::setPolicyField(
@@ -203,7 +203,7 @@ void PolicyDocument::setPolicyField(
 {
     if (after == m_policy)
         return;
-    m_undo.push(new ReplacePolicyFieldsCommand(this, m_policy, after, text, mergeKey));
+    m_undo.push(new ReplacePolicyFieldsCommand(this, {}, m_policy, after, text, mergeKey));
 }
 
 void PolicyDocument::applyRoute(qsizetype index, const Route &route)
