@@ -3,8 +3,8 @@
 // themselves on every acquire, a shard rebuild happens once in a while. With Linux's
 // membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), the rare side makes every running thread of
 // the process execute a full memory barrier, so the hot side needs only a compiler barrier
-// instead of a locked instruction (~10 ns per acquire on the project's VM). The same technique
-// as liburcu and folly's asymmetric barriers.
+// instead of a locked instruction (the saving is measured in docs/benchmarks.md, "Limiter
+// engine"). The same technique as liburcu and folly's asymmetric barriers.
 //
 //   hot:  store A (kHandshakeOrder); light(); load B (kHandshakeOrder)
 //   rare: store B (seq_cst);         heavy(); load A (kHandshakeOrder)

@@ -1,8 +1,9 @@
 #pragma once
 // Writes one Redis command in RESP (an array of bulk strings) into a reusable buffer, for
 // hiredis' redisAppendFormattedCommand. hiredis' own argv formatting goes through sdscatfmt and
-// a new buffer per command; with the server's side of a decision down to ~4 µs that was ~10% of
-// a pipelining client's CPU. Knows nothing about sockets (like hiredis' reader).
+// a new buffer per command, a visible share of a pipelining client's CPU once the server's side
+// of a decision got cheap (docs/benchmarks.md, "Redis scripts"). Knows nothing about sockets
+// (like hiredis' reader).
 #include <charconv>
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,8 @@
 // Per-route admitted/denied counts per second, counted where the decisions come back and added
 // to Redis once a second (HINCRBY <prefix>:<route>:~metrics:<epoch s> a n / d n, EXPIRE 120).
 // The scripts used to count inside Redis, touching a second key they did not declare: wrong on
-// a cluster (the key is in another slot) and 20–39% of a decision's server CPU on one node.
+// a cluster (the key is in another slot) and costly in server CPU on one node (docs/benchmarks.md,
+// "Redis scripts").
 // Several backends (one per thread) each add their own counts; HINCRBY sums them.
 #include <cstdint>
 #include <limits>

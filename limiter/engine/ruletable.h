@@ -75,9 +75,9 @@ public:
     const AlgorithmConfig &config() const override { return m_variant; }
 
     // Flattened: the hot path as one function, without the register saves of five call levels
-    // (427 -> 382 instructions per decision, callgrind). With tables larger than the cache, a
-    // decision waits for one cache miss, and the fewer instructions follow it, the sooner the
-    // next call's miss starts while this one is still under way (docs/benchmarks.md).
+    // (instructions per decision before and after: docs/benchmarks.md). With tables larger than the
+    // cache, a decision waits for one cache miss, and the fewer instructions follow it, the sooner
+    // the next call's miss starts while this one is still under way (docs/benchmarks.md).
     [[gnu::flatten]] Decision acquire(std::string_view key, Micros now, std::int64_t cost) override
     {
         const std::uint64_t hash = hashKey(key, m_seed);
