@@ -110,6 +110,15 @@ void MainWindow::showMonitorDemo(int clusterMasters)
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildEditMenu();
+    buildViewMenu();
+    buildMonitorMenu();
+    buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu()
+{
     QMenu *file = menuBar()->addMenu(tr("&File"));
     const auto add = [this](QMenu *menu, const char *iconName, const QString &text,
                          const QKeySequence &keys, auto slot) {
@@ -135,7 +144,10 @@ void MainWindow::buildMenus()
     // One policy per window: closing the policy closes its window (asking first).
     add(file, "cancel", tr("&Close"), QKeySequence(Qt::CTRL | Qt::Key_W), [this] { close(); });
     add(file, "quit", tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+}
 
+void MainWindow::buildEditMenu()
+{
     QMenu *edit = menuBar()->addMenu(tr("&Edit"));
     QAction *undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
@@ -157,7 +169,10 @@ void MainWindow::buildMenus()
         if (dialog.exec() == QDialog::Accepted)
             m_doc->setPolicyField(dialog.result(), tr("Edit policy settings"), QString());
     });
+}
 
+void MainWindow::buildViewMenu()
+{
     QMenu *view = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < m_tabs->count(); ++i) {
         QAction *a
@@ -165,8 +180,11 @@ void MainWindow::buildMenus()
         a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
         connect(a, &QAction::triggered, this, [this, i] { m_tabs->setCurrentIndex(i); });
     }
+}
 
-    // Monitor: what its tab's buttons do, reachable from the keyboard anywhere.
+// Monitor: what its tab's buttons do, reachable from the keyboard anywhere.
+void MainWindow::buildMonitorMenu()
+{
     QMenu *monitor = menuBar()->addMenu(tr("&Monitor"));
     QAction *demo = monitor->addAction(icon(QStringLiteral("run")), tr("Start local &demo"));
     connect(demo, &QAction::triggered, this, [this] {
@@ -189,7 +207,10 @@ void MainWindow::buildMenus()
         m_tabs->setCurrentWidget(m_monitor);
         m_monitor->discover();
     });
+}
 
+void MainWindow::buildHelpMenu()
+{
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *docs = help->addAction(tr("&Documentation"), this, [this] { openDocs(); });
     docs->setShortcut(QKeySequence::HelpContents);

@@ -78,6 +78,11 @@ private:
     void openDocs();
     void showKeyboardReference();
     void buildMenus();
+    void buildFileMenu();
+    void buildEditMenu();
+    void buildViewMenu();
+    void buildMonitorMenu();
+    void buildHelpMenu();
     void updateTitle();
     void updateValidation();
     void updateRecentMenu();

@@ -169,6 +169,22 @@ void RouteEditor::build()
     m_form->addRow(routeMessage);
     m_messages.insert(QStringLiteral("route"), routeMessage);
 
+    addMatchRows();
+    addKeyRows();
+    addLimitRows();
+    connect(m_id, &QLineEdit::textEdited, this, &RouteEditor::onIdEdited);
+    connect(m_description, &QLineEdit::textEdited, this, &RouteEditor::onDescriptionEdited);
+    connect(m_path, &QLineEdit::textEdited, this, &RouteEditor::onPathEdited);
+    connect(m_key, &QLineEdit::textEdited, this, &RouteEditor::onKeyEdited);
+    connect(m_algorithm, &QComboBox::activated, this, &RouteEditor::onAlgorithmChosen);
+    connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
+    connect(m_mode, &QComboBox::activated, this, &RouteEditor::onModeChosen);
+    connect(m_missingKey, &QComboBox::activated, this, &RouteEditor::onMissingKeyChosen);
+}
+
+// Id, description, methods, path and its tester.
+void RouteEditor::addMatchRows()
+{
     m_id = new QLineEdit;
     m_form->addRow(tr("&Id:"),
         withMessage(QStringLiteral("id"), m_id,
@@ -212,7 +228,11 @@ void RouteEditor::build()
     testerLayout->addWidget(m_pathTestResult, 2);
     m_form->addRow(tr("Does &this match?"), tester);
     connect(m_pathTest, &QLineEdit::textChanged, this, &RouteEditor::updatePathTest);
+}
 
+// The key and what a request without it gets.
+void RouteEditor::addKeyRows()
+{
     m_key = new QLineEdit;
     m_form->addRow(tr("&Key:"),
         withMessage(QStringLiteral("key"), m_key,
@@ -232,7 +252,11 @@ void RouteEditor::build()
                "sends it empty). shared can never be escaped by leaving the key out; ip trusts "
                "the client address; deny suits keys every client must send; allow leaves such "
                "requests unlimited.")));
+}
 
+// The algorithm, its fields, the cost and the mode.
+void RouteEditor::addLimitRows()
+{
     m_algorithm = new QComboBox;
     for (const limiter::Algorithm a : limiter::kAllAlgorithms)
         m_algorithm->addItem(algorithmDisplayName(a), int(a));
@@ -254,15 +278,6 @@ void RouteEditor::build()
     m_form->addRow(tr("M&ode:"),
         withMessage(QStringLiteral("mode"), m_mode,
             tr("Shadow mode lets you watch a new limit in production before it bites.")));
-
-    connect(m_id, &QLineEdit::textEdited, this, &RouteEditor::onIdEdited);
-    connect(m_description, &QLineEdit::textEdited, this, &RouteEditor::onDescriptionEdited);
-    connect(m_path, &QLineEdit::textEdited, this, &RouteEditor::onPathEdited);
-    connect(m_key, &QLineEdit::textEdited, this, &RouteEditor::onKeyEdited);
-    connect(m_algorithm, &QComboBox::activated, this, &RouteEditor::onAlgorithmChosen);
-    connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
-    connect(m_mode, &QComboBox::activated, this, &RouteEditor::onModeChosen);
-    connect(m_missingKey, &QComboBox::activated, this, &RouteEditor::onMissingKeyChosen);
 }
 
 const Route *RouteEditor::route() const

@@ -40,6 +40,9 @@ signals:
 
 private:
     void build();
+    void addMatchRows();
+    void addKeyRows();
+    void addLimitRows();
     void buildLimitRows(); // one row per field of limitfields.h, in its order
     QWidget *makeLimitEditor(const LimitField &field);
     QWidget *withMessage(const QString &field, QWidget *editor, const QString &tooltip);

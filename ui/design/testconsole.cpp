@@ -51,7 +51,18 @@ void TestConsole::build()
     layout->setContentsMargins(4, 4, 4, 4);
     auto *controls = new QGridLayout;
     controls->setContentsMargins(0, 0, 0, 0);
+    controls->addLayout(buildRequestRow(), 0, 0, 1, 2);
+    controls->addLayout(buildHeadersRow(), 1, 0, 1, 2);
+    controls->addLayout(buildClockRow(), 2, 0, 1, 2);
+    layout->addLayout(controls);
+    layout->addWidget(buildOutput(), 1);
+    clearDecision();
+    connectControls();
+}
 
+// Method, target, client address, cost and Send.
+QHBoxLayout *TestConsole::buildRequestRow()
+{
     m_method = new QComboBox;
     m_method->setEditable(true);
     m_method->addItems({QStringLiteral("GET"), QStringLiteral("POST"), QStringLiteral("PUT"),
@@ -66,7 +77,7 @@ void TestConsole::build()
                             "and of a missing part under `missing_key: ip`. Change it to act as "
                             "another client."));
     m_cost = new QSpinBox;
-    m_cost->setRange(0, 1'000'000);
+    m_cost->setRange(0, int(Route::kMaxCost));
     m_cost->setSpecialValueText(tr("route's cost"));
     m_cost->setToolTip(tr("Units the request takes; 0 uses the route's own cost."));
     m_send = new QPushButton(icon(QStringLiteral("send")), tr("Se&nd"));
@@ -91,8 +102,12 @@ void TestConsole::build()
     row1->addWidget(costLabel);
     row1->addWidget(m_cost);
     row1->addWidget(m_send);
-    controls->addLayout(row1, 0, 0, 1, 2);
+    return row1;
+}
 
+// The request's headers, and Send many.
+QHBoxLayout *TestConsole::buildHeadersRow()
+{
     m_headers = new QPlainTextEdit;
     m_headers->setTabChangesFocus(true);
     m_headers->setPlaceholderText(QStringLiteral("X-Api-Key: k-123"));
@@ -131,8 +146,12 @@ void TestConsole::build()
     row2->addWidget(m_burstRate);
     row2->addWidget(m_sendMany);
     row2->addWidget(m_counters, 2);
-    controls->addLayout(row2, 1, 0, 1, 2);
+    return row2;
+}
 
+// Real or manual clock, its steps, and Reset.
+QHBoxLayout *TestConsole::buildClockRow()
+{
     m_realTime = new QRadioButton(tr("&Real time"));
     m_manual = new QRadioButton(tr("&Manual clock"));
     m_realTime->setChecked(true);
@@ -161,9 +180,12 @@ void TestConsole::build()
         clearDecision();
     });
     row3->addWidget(resetButton);
-    controls->addLayout(row3, 2, 0, 1, 2);
-    layout->addLayout(controls);
+    return row3;
+}
 
+// The decision (summary and response) beside the request log.
+QSplitter *TestConsole::buildOutput()
+{
     auto *output = new QSplitter(Qt::Horizontal);
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
@@ -187,9 +209,11 @@ void TestConsole::build()
     output->addWidget(m_log);
     output->setStretchFactor(0, 2);
     output->setStretchFactor(1, 3);
-    layout->addWidget(output, 1);
-    clearDecision();
+    return output;
+}
 
+void TestConsole::connectControls()
+{
     connect(m_send, &QPushButton::clicked, this, [this] { sendOnce(); });
     connect(m_path, &QLineEdit::returnPressed, this, [this] { sendOnce(); });
     connect(m_client, &QLineEdit::returnPressed, this, [this] { sendOnce(); });

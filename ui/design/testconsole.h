@@ -16,6 +16,8 @@ class QDoubleSpinBox;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
+class QHBoxLayout;
+class QSplitter;
 
 namespace qs {
 
@@ -47,6 +49,11 @@ public:
 
 private:
     void build();
+    QHBoxLayout *buildRequestRow();
+    QHBoxLayout *buildHeadersRow();
+    QHBoxLayout *buildClockRow();
+    QSplitter *buildOutput();
+    void connectControls();
     void restart(); // new policy or edits: fresh engine and states
     limiter::Micros now() const;
     void showResponse(const ConsoleRequest &request, const ConsoleResponse &r);

@@ -154,8 +154,71 @@ QList<QSplitter *> ProbePage::splitters() const
 
 void ProbePage::build()
 {
+    QWidget *left = buildLeftPane(); // first: the focus follows the order widgets are made
+    m_chart = new QChartView;
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    showEmptyChart(m_chart, kLabels, tr("press Run"));
+
+    m_split = new QSplitter(Qt::Horizontal);
+    m_split->setObjectName(QStringLiteral("probeSplit"));
+    m_split->addWidget(left);
+    m_split->addWidget(m_chart);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 5);
+    m_split->setSizes({3000, 7000});
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_split);
+
+    m_chartTimer = new QTimer(this);
+    m_chartTimer->setInterval(250);
+    connect(m_chartTimer, &QTimer::timeout, this, &ProbePage::updateChart);
+    connect(m_run, &QPushButton::clicked, this, &ProbePage::run);
+    connect(m_cancel, &QPushButton::clicked, this, &ProbePage::cancel);
+    connect(m_route, &QComboBox::activated, this, &ProbePage::suggestTraffic);
+    connect(m_saveReport, &QPushButton::clicked, this, &ProbePage::chooseReportFile);
+    connect(m_saveChart, &QPushButton::clicked, this, &ProbePage::chooseChartFile);
+    showTrafficProblems(m_traffic, m_trafficProblem);
+}
+
+// The settings and the run controls over the report table and its save buttons.
+QWidget *ProbePage::buildLeftPane()
+{
+    m_table = newMeasureTable(tr("Probe report"));
+    m_table->setWordWrap(true);
+
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(buildSettings());
+    leftLayout->addWidget(m_table, 1);
+    m_saveReport = new QPushButton(icon(QStringLiteral("table")), tr("Save r&eport…"));
+    m_saveReport->setToolTip(tr("The report as JSON (as quotactl probe --json) or one row per "
+                                "request as CSV"));
+    m_saveChart = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
+    m_saveChart->setToolTip(tr("The chart as PNG or SVG"));
+    for (QPushButton *b : {m_saveReport, m_saveChart})
+        b->setEnabled(false);
+    auto *saveRow = new QHBoxLayout;
+    saveRow->addWidget(m_saveReport);
+    saveRow->addWidget(m_saveChart);
+    leftLayout->addLayout(saveRow);
+    return left;
+}
+
+QWidget *ProbePage::buildSettings()
+{
     auto *settings = new QWidget;
     auto *form = new QFormLayout(settings);
+    addTargetRows(form);
+    addAmountRows(form);
+    addRunRows(form);
+    return settings;
+}
+
+// What is probed: the route, the gateway's address and export, the traffic.
+void ProbePage::addTargetRows(QFormLayout *form)
+{
     m_route = new QComboBox;
     m_route->setToolTip(tr("The route to probe: the request goes to a path the policy gives to "
                            "this route, with its first method."));
@@ -185,6 +248,11 @@ void ProbePage::build()
     m_trafficProblem->setWordWrap(true);
     m_trafficProblem->setVisible(false);
     form->addRow(QString(), m_trafficProblem);
+}
+
+// How much: duration, clients, the request cap, the tolerance, the host allowed.
+void ProbePage::addAmountRows(QFormLayout *form)
+{
     m_duration = new QuantityEdit;
     m_duration->setValue(10, limiter::kMicrosPerSecond);
     m_duration->setToolTip(tr("Wall-clock time: the probe sends for this long."));
@@ -214,7 +282,10 @@ void ProbePage::build()
     m_allowHost->setToolTip(tr("A non-loopback host you own (staging). The probe sends real "
                                "traffic: never production."));
     form->addRow(tr("Allowed &host:"), m_allowHost);
+}
 
+void ProbePage::addRunRows(QFormLayout *form)
+{
     m_run = new QPushButton(icon(QStringLiteral("run")), tr("&Run"));
     m_run->setShortcut(QKeySequence(Qt::Key_F5));
     m_run->setToolTip(tr("Send the traffic and compare (F5)"));
@@ -234,51 +305,6 @@ void ProbePage::build()
     m_status = new QLabel(tr("Start the gateway, then press Run."));
     m_status->setWordWrap(true);
     form->addRow(m_status);
-
-    m_table = newMeasureTable(tr("Probe report"));
-    m_table->setWordWrap(true);
-
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(settings);
-    leftLayout->addWidget(m_table, 1);
-    m_saveReport = new QPushButton(icon(QStringLiteral("table")), tr("Save r&eport…"));
-    m_saveReport->setToolTip(tr("The report as JSON (as quotactl probe --json) or one row per "
-                                "request as CSV"));
-    m_saveChart = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
-    m_saveChart->setToolTip(tr("The chart as PNG or SVG"));
-    for (QPushButton *b : {m_saveReport, m_saveChart})
-        b->setEnabled(false);
-    auto *saveRow = new QHBoxLayout;
-    saveRow->addWidget(m_saveReport);
-    saveRow->addWidget(m_saveChart);
-    leftLayout->addLayout(saveRow);
-
-    m_chart = new QChartView;
-    m_chart->setRenderHint(QPainter::Antialiasing);
-    showEmptyChart(m_chart, kLabels, tr("press Run"));
-
-    m_split = new QSplitter(Qt::Horizontal);
-    m_split->setObjectName(QStringLiteral("probeSplit"));
-    m_split->addWidget(left);
-    m_split->addWidget(m_chart);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 5);
-    m_split->setSizes({3000, 7000});
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_split);
-
-    m_chartTimer = new QTimer(this);
-    m_chartTimer->setInterval(250);
-    connect(m_chartTimer, &QTimer::timeout, this, &ProbePage::updateChart);
-    connect(m_run, &QPushButton::clicked, this, &ProbePage::run);
-    connect(m_cancel, &QPushButton::clicked, this, &ProbePage::cancel);
-    connect(m_route, &QComboBox::activated, this, &ProbePage::suggestTraffic);
-    connect(m_saveReport, &QPushButton::clicked, this, &ProbePage::chooseReportFile);
-    connect(m_saveChart, &QPushButton::clicked, this, &ProbePage::chooseChartFile);
-    showTrafficProblems(m_traffic, m_trafficProblem);
 }
 
 void ProbePage::refreshRoutes()

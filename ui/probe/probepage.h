@@ -14,6 +14,7 @@
 
 class QChartView;
 class QComboBox;
+class QFormLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -62,6 +63,11 @@ signals:
 
 private:
     void build();
+    QWidget *buildLeftPane();
+    QWidget *buildSettings();
+    void addTargetRows(QFormLayout *form);
+    void addAmountRows(QFormLayout *form);
+    void addRunRows(QFormLayout *form);
     void refreshRoutes();
     void suggestTraffic();
     void onDone(const ProbeReport &report);

@@ -102,8 +102,55 @@ QList<QSplitter *> SimulatePage::splitters() const
 
 void SimulatePage::build()
 {
+    QWidget *left = buildLeftPane(); // first: the focus follows the order widgets are made
+    QWidget *charts = buildCharts();
+    m_split = new QSplitter(Qt::Horizontal);
+    m_split->setObjectName(QStringLiteral("simulateSplit"));
+    m_split->addWidget(left);
+    m_split->addWidget(charts);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 5);
+    m_split->setSizes({3000, 7000}); // proportions
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_split);
+
+    connectControls();
+}
+
+// The settings and the run controls over the summary table and its save buttons.
+QWidget *SimulatePage::buildLeftPane()
+{
+    m_summary = newMeasureTable(tr("Simulation summary"));
+
+    auto *left = new QWidget;
+    auto *leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(buildSettings());
+    leftLayout->addWidget(m_summary, 1);
+    m_savePng = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
+    m_savePng->setToolTip(tr("Save the visible chart as PNG or SVG"));
+    m_saveCsv = new QPushButton(icon(QStringLiteral("table")), tr("Save C&SV…"));
+    m_saveCsv->setToolTip(tr("Save the series (per point: mean, min and max) as CSV"));
+    auto *saveRow = new QHBoxLayout;
+    saveRow->addWidget(m_savePng);
+    saveRow->addWidget(m_saveCsv);
+    leftLayout->addLayout(saveRow);
+    return left;
+}
+
+QWidget *SimulatePage::buildSettings()
+{
     auto *settings = new QWidget;
     auto *form = new QFormLayout(settings);
+    addTrafficRows(form);
+    addRunRows(form);
+    return settings;
+}
+
+// Which route, what traffic, for how long, from which seed.
+void SimulatePage::addTrafficRows(QFormLayout *form)
+{
     m_route = new QComboBox;
     m_route->setToolTip(tr("The route whose limit the traffic goes through."));
     form->addRow(tr("&Route:"), m_route);
@@ -132,7 +179,10 @@ void SimulatePage::build()
     m_seed->setRange(1, 1'000'000);
     m_seed->setToolTip(tr("Same seed, same traffic: change it to see another random draw."));
     form->addRow(tr("S&eed:"), m_seed);
+}
 
+void SimulatePage::addRunRows(QFormLayout *form)
+{
     m_run = new QPushButton(icon(QStringLiteral("run")), tr("&Run"));
     m_run->setShortcut(QKeySequence(Qt::Key_F5));
     m_run->setToolTip(tr("Run the simulation (F5)"));
@@ -157,23 +207,11 @@ void SimulatePage::build()
     m_status = new QLabel;
     m_status->setWordWrap(true);
     form->addRow(m_status);
+}
 
-    m_summary = newMeasureTable(tr("Simulation summary"));
-
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(settings);
-    leftLayout->addWidget(m_summary, 1);
-    m_savePng = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
-    m_savePng->setToolTip(tr("Save the visible chart as PNG or SVG"));
-    m_saveCsv = new QPushButton(icon(QStringLiteral("table")), tr("Save C&SV…"));
-    m_saveCsv->setToolTip(tr("Save the series (per point: mean, min and max) as CSV"));
-    auto *saveRow = new QHBoxLayout;
-    saveRow->addWidget(m_savePng);
-    saveRow->addWidget(m_saveCsv);
-    leftLayout->addLayout(saveRow);
-
+// Traffic, the hottest key and the comparison, one tab each.
+QTabWidget *SimulatePage::buildCharts()
+{
     m_charts = new QTabWidget;
     const auto makeView = [](const ChartLabels &labels, const QString &hint) {
         auto *view = new QChartView;
@@ -187,18 +225,11 @@ void SimulatePage::build()
     m_charts->addTab(m_trafficChart, icon(QStringLiteral("simulate")), tr("Traffic"));
     m_charts->addTab(m_keyChart, icon(QStringLiteral("clock")), tr("Hottest key"));
     m_charts->addTab(m_compareChart, icon(QStringLiteral("compare")), tr("Comparison"));
+    return m_charts;
+}
 
-    m_split = new QSplitter(Qt::Horizontal);
-    m_split->setObjectName(QStringLiteral("simulateSplit"));
-    m_split->addWidget(left);
-    m_split->addWidget(m_charts);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 5);
-    m_split->setSizes({3000, 7000}); // proportions
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_split);
-
+void SimulatePage::connectControls()
+{
     connect(m_run, &QPushButton::clicked, this, [this] { run(false); });
     connect(m_compare, &QPushButton::clicked, this, [this] { run(true); });
     connect(m_cancel, &QPushButton::clicked, this, &SimulatePage::cancel);

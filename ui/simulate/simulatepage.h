@@ -13,6 +13,7 @@
 
 class QChartView;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -62,6 +63,12 @@ signals:
 
 private:
     void build();
+    QWidget *buildLeftPane();
+    QWidget *buildSettings();
+    void addTrafficRows(QFormLayout *form);
+    void addRunRows(QFormLayout *form);
+    QTabWidget *buildCharts();
+    void connectControls();
     void refreshRoutes();
     void suggestTraffic();
     void onFinished();
