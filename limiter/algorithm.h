@@ -27,54 +27,15 @@ enum class Algorithm : std::uint8_t {
     Gcra,
 };
 
-// What the rest of the code knows about each algorithm, stated once (as Tiled's property
-// traits): its id, its name in policy files, Redis keys and the CLI, its state type, and how
-// many parameters its Redis script (and QS.DECIDE) takes after the cost. The name list, the
-// state variant, the script table (EmbedLua.cmake reads the names from the Lua files) and the
-// editor's choices are all derived from these.
+// What the rest of the code knows about each algorithm is stated once, on its config (as
+// Tiled's property traits): kName, kRedisParameterCount and State. The name table, the state
+// variant, kAllAlgorithms, the script table (EmbedLua.cmake embeds lua/<kName>.lua) and the
+// editor's choices are all derived from the variant below.
 template <class Config>
-struct AlgorithmTraits;
-template <>
-struct AlgorithmTraits<TokenBucketConfig> {
-    static constexpr Algorithm id = Algorithm::TokenBucket;
-    static constexpr std::string_view name = "token_bucket";
-    static constexpr int redisParameterCount = 3; // capacity, refill count, refill period
-    using State = TokenBucketState;
-};
-template <>
-struct AlgorithmTraits<LeakyBucketConfig> {
-    static constexpr Algorithm id = Algorithm::LeakyBucket;
-    static constexpr std::string_view name = "leaky_bucket";
-    static constexpr int redisParameterCount = 3; // interval, queue, shape
-    using State = LeakyBucketState;
-};
-template <>
-struct AlgorithmTraits<FixedWindowConfig> {
-    static constexpr Algorithm id = Algorithm::FixedWindow;
-    static constexpr std::string_view name = "fixed_window";
-    static constexpr int redisParameterCount = 2; // limit, window
-    using State = FixedWindowState;
-};
-template <>
-struct AlgorithmTraits<SlidingWindowLogConfig> {
-    static constexpr Algorithm id = Algorithm::SlidingWindowLog;
-    static constexpr std::string_view name = "sliding_window_log";
-    static constexpr int redisParameterCount = 2; // limit, window
-    using State = SlidingWindowLogState;
-};
-template <>
-struct AlgorithmTraits<SlidingWindowCounterConfig> {
-    static constexpr Algorithm id = Algorithm::SlidingWindowCounter;
-    static constexpr std::string_view name = "sliding_window_counter";
-    static constexpr int redisParameterCount = 2; // limit, window
-    using State = SlidingWindowCounterState;
-};
-template <>
-struct AlgorithmTraits<GcraConfig> {
-    static constexpr Algorithm id = Algorithm::Gcra;
-    static constexpr std::string_view name = "gcra";
-    static constexpr int redisParameterCount = 2; // interval, burst
-    using State = GcraState;
+struct AlgorithmTraits {
+    static constexpr std::string_view name = Config::kName;
+    static constexpr int redisParameterCount = Config::kRedisParameterCount;
+    using State = typename Config::State;
 };
 
 // The configs in Algorithm's order: a config's index in the variant is its Algorithm.
@@ -92,12 +53,6 @@ struct StatesOf<std::variant<Configs...>> {
     using type = std::variant<StateFor_t<Configs>...>;
 };
 template <std::size_t... I>
-constexpr bool idsMatchIndices(std::index_sequence<I...>)
-{
-    return ((std::size_t(AlgorithmTraits<std::variant_alternative_t<I, AlgorithmConfig>>::id) == I)
-        && ...);
-}
-template <std::size_t... I>
 constexpr auto allAlgorithms(std::index_sequence<I...>)
 {
     return std::array<Algorithm, sizeof...(I)>{Algorithm(I)...};
@@ -108,8 +63,6 @@ constexpr auto allAlgorithms(std::index_sequence<I...>)
 using AlgorithmState = detail::StatesOf<AlgorithmConfig>::type;
 
 inline constexpr std::size_t kAlgorithmCount = std::variant_size_v<AlgorithmConfig>;
-static_assert(detail::idsMatchIndices(std::make_index_sequence<kAlgorithmCount>()),
-    "AlgorithmConfig lists the configs in Algorithm's order");
 inline constexpr std::array<Algorithm, kAlgorithmCount> kAllAlgorithms
     = detail::allAlgorithms(std::make_index_sequence<kAlgorithmCount>());
 

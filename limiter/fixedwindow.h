@@ -7,8 +7,14 @@
 
 namespace qs::limiter {
 
+struct FixedWindowState;
+
 struct FixedWindowConfig : WindowLimit {
     std::optional<std::string> validate() const { return WindowLimit::validate(); }
+
+    static constexpr std::string_view kName = "fixed_window"; // traits: limiter/algorithm.h
+    static constexpr int kRedisParameterCount = 2; // limit, window
+    using State = FixedWindowState;
 };
 
 struct FixedWindowState {

@@ -7,13 +7,20 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace qs::limiter {
+
+struct GcraState;
 
 struct GcraConfig {
     Rate rate;
     std::int64_t burst = 1;
     std::optional<std::string> validate() const;
+
+    static constexpr std::string_view kName = "gcra"; // traits: limiter/algorithm.h
+    static constexpr int kRedisParameterCount = 2; // interval, burst
+    using State = GcraState;
 };
 
 struct GcraState {

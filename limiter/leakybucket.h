@@ -8,16 +8,23 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace qs::limiter {
 
 enum class LeakMode : std::uint8_t { Police, Shape };
+
+struct LeakyBucketState;
 
 struct LeakyBucketConfig {
     Rate rate;
     std::int64_t queue = 0;
     LeakMode mode = LeakMode::Police;
     std::optional<std::string> validate() const;
+
+    static constexpr std::string_view kName = "leaky_bucket"; // traits: limiter/algorithm.h
+    static constexpr int kRedisParameterCount = 3; // interval, queue, shape
+    using State = LeakyBucketState;
 };
 
 struct LeakyBucketState {

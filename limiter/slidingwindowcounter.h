@@ -8,8 +8,15 @@
 
 namespace qs::limiter {
 
+struct SlidingWindowCounterState;
+
 struct SlidingWindowCounterConfig : WindowLimit {
     std::optional<std::string> validate() const { return WindowLimit::validate(); }
+
+    static constexpr std::string_view kName
+        = "sliding_window_counter"; // traits: limiter/algorithm.h
+    static constexpr int kRedisParameterCount = 2; // limit, window
+    using State = SlidingWindowCounterState;
 };
 
 struct SlidingWindowCounterState {

@@ -6,14 +6,21 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 namespace qs::limiter {
+
+struct SlidingWindowLogState;
 
 struct SlidingWindowLogConfig : WindowLimit {
     // Every admitted unit is an entry in memory and in Redis: cap it where a key stays cheap.
     static constexpr std::int64_t kMaxLimit = 1'000'000;
     std::optional<std::string> validate() const { return WindowLimit::validate(kMaxLimit); }
+
+    static constexpr std::string_view kName = "sliding_window_log"; // traits: limiter/algorithm.h
+    static constexpr int kRedisParameterCount = 2; // limit, window
+    using State = SlidingWindowLogState;
 };
 
 struct SlidingWindowLogState {

@@ -7,13 +7,20 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace qs::limiter {
+
+struct TokenBucketState;
 
 struct TokenBucketConfig {
     std::int64_t capacity = 0;
     Rate refill;
     std::optional<std::string> validate() const;
+
+    static constexpr std::string_view kName = "token_bucket"; // traits: limiter/algorithm.h
+    static constexpr int kRedisParameterCount = 3; // capacity, refill count, refill period
+    using State = TokenBucketState;
 };
 
 struct TokenBucketState {
