@@ -2,6 +2,7 @@
 
 #include "model/policy/limitconversion.h"
 #include "ui/common/icons.h"
+#include "ui/common/panes.h"
 #include "ui/design/algorithmpanel.h"
 #include "ui/design/diagnosticsview.h"
 #include "ui/design/routeeditor.h"
@@ -94,16 +95,8 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     panelScroll->setWidgetResizable(true);
     panelScroll->setFrameShape(QFrame::NoFrame);
 
-    m_columns = new QSplitter(Qt::Horizontal);
-    m_columns->setObjectName(QStringLiteral("designColumns"));
-    m_columns->addWidget(left);
-    m_columns->addWidget(scroll);
-    m_columns->addWidget(panelScroll);
-    m_columns->setStretchFactor(0, 2);
-    m_columns->setStretchFactor(1, 5);
-    m_columns->setStretchFactor(2, 3);
-    // Proportions: QSplitter scales them to the space it gets.
-    m_columns->setSizes({2600, 5600, 3800});
+    m_columns = splitPanes(Qt::Horizontal, QStringLiteral("designColumns"),
+        {{left, 2, 2600}, {scroll, 5, 5600}, {panelScroll, 3, 3800}});
 
     m_diagnostics = new DiagnosticsView(doc);
     m_console = new TestConsole(doc);
@@ -116,16 +109,9 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     consoleScroll->setFrameShape(QFrame::NoFrame);
     m_bottom->addTab(consoleScroll, icon(QStringLiteral("send")), tr("&Test console"));
 
-    m_rows = new QSplitter(Qt::Vertical);
-    m_rows->setObjectName(QStringLiteral("designRows"));
-    m_rows->addWidget(m_columns);
-    m_rows->addWidget(m_bottom);
-    m_rows->setStretchFactor(0, 3);
-    m_rows->setStretchFactor(1, 1);
-    m_rows->setSizes({7000, 3000});
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_rows);
+    m_rows = splitPanes(
+        Qt::Vertical, QStringLiteral("designRows"), {{m_columns, 3, 7000}, {m_bottom, 1, 3000}});
+    fillPage(this, m_rows);
 
     connect(m_filterEdit, &QLineEdit::textChanged, m_filter,
         &QSortFilterProxyModel::setFilterFixedString);

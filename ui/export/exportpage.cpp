@@ -4,6 +4,7 @@
 
 #include "ui/common/confighighlighter.h"
 #include "ui/common/icons.h"
+#include "ui/common/panes.h"
 #include "ui/document/policydocument.h"
 
 #include <QDir>
@@ -90,23 +91,12 @@ ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
     m_warnings->setAlternatingRowColors(true);
     m_warnings->setAccessibleName(tr("Export warnings per route"));
 
-    m_rows = new QSplitter(Qt::Vertical);
-    m_rows->setObjectName(QStringLiteral("exportRows"));
-    m_rows->addWidget(m_previews);
-    m_rows->addWidget(m_warnings);
-    m_rows->setStretchFactor(0, 3);
-    m_rows->setStretchFactor(1, 1);
-    m_rows->setSizes({7000, 3000}); // proportions: previews get most of the height
-    m_columns = new QSplitter(Qt::Horizontal);
-    m_columns->setObjectName(QStringLiteral("exportColumns"));
-    m_columns->addWidget(left);
-    m_columns->addWidget(m_rows);
-    m_columns->setStretchFactor(0, 1);
-    m_columns->setStretchFactor(1, 5);
-    m_columns->setSizes({2000, 8000});
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_columns);
+    // The previews get most of the height.
+    m_rows = splitPanes(
+        Qt::Vertical, QStringLiteral("exportRows"), {{m_previews, 3, 7000}, {m_warnings, 1, 3000}});
+    m_columns = splitPanes(
+        Qt::Horizontal, QStringLiteral("exportColumns"), {{left, 1, 2000}, {m_rows, 5, 8000}});
+    fillPage(this, m_columns);
 
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(150); // typing in the editor re-exports once it pauses

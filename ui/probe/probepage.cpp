@@ -8,7 +8,9 @@
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
 #include "ui/common/measuretable.h"
+#include "ui/common/panes.h"
 #include "ui/common/routetrafficinputs.h"
+#include "ui/common/runcontrols.h"
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
 
@@ -159,16 +161,9 @@ void ProbePage::build()
     m_chart->setRenderHint(QPainter::Antialiasing);
     showEmptyChart(m_chart, kLabels, tr("press Run"));
 
-    m_split = new QSplitter(Qt::Horizontal);
-    m_split->setObjectName(QStringLiteral("probeSplit"));
-    m_split->addWidget(left);
-    m_split->addWidget(m_chart);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 5);
-    m_split->setSizes({3000, 7000});
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_split);
+    m_split = splitPanes(
+        Qt::Horizontal, QStringLiteral("probeSplit"), {{left, 2, 3000}, {m_chart, 5, 7000}});
+    fillPage(this, m_split);
 
     m_chartTimer = new QTimer(this);
     m_chartTimer->setInterval(250);
@@ -187,11 +182,7 @@ QWidget *ProbePage::buildLeftPane()
     m_table = newMeasureTable(tr("Probe report"));
     m_table->setWordWrap(true);
 
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(buildSettings());
-    leftLayout->addWidget(m_table, 1);
+    QWidget *settings = buildSettings();
     m_saveReport = new QPushButton(icon(QStringLiteral("table")), tr("Save r&eport…"));
     m_saveReport->setToolTip(tr("The report as JSON (as quotactl probe --json) or one row per "
                                 "request as CSV"));
@@ -199,11 +190,7 @@ QWidget *ProbePage::buildLeftPane()
     m_saveChart->setToolTip(tr("The chart as PNG or SVG"));
     for (QPushButton *b : {m_saveReport, m_saveChart})
         b->setEnabled(false);
-    auto *saveRow = new QHBoxLayout;
-    saveRow->addWidget(m_saveReport);
-    saveRow->addWidget(m_saveChart);
-    leftLayout->addLayout(saveRow);
-    return left;
+    return settingsOverTable(settings, m_table, {m_saveReport, m_saveChart});
 }
 
 QWidget *ProbePage::buildSettings()
@@ -286,25 +273,15 @@ void ProbePage::addAmountRows(QFormLayout *form)
 
 void ProbePage::addRunRows(QFormLayout *form)
 {
-    m_run = new QPushButton(icon(QStringLiteral("run")), tr("&Run"));
-    m_run->setShortcut(QKeySequence(Qt::Key_F5));
-    m_run->setToolTip(tr("Send the traffic and compare (F5)"));
-    m_cancel = new QPushButton(icon(QStringLiteral("cancel")), tr("Cancel"));
-    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_cancel->setToolTip(tr("Stop sending and report what was answered (Esc)"));
-    m_cancel->setEnabled(false);
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_run);
-    buttons->addWidget(m_cancel);
-    form->addRow(buttons);
-    m_progress = new QProgressBar;
-    m_progress->setTextVisible(true);
+    const RunControls c = addRunControls(
+        form, tr("Send the traffic and compare"), tr("Stop sending and report what was answered"));
+    m_run = c.run;
+    m_cancel = c.cancel;
+    m_progress = c.progress;
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
-    form->addRow(tr("Progress:"), m_progress);
-    m_status = new QLabel(tr("Start the gateway, then press Run."));
-    m_status->setWordWrap(true);
-    form->addRow(m_status);
+    m_status = c.status;
+    m_status->setText(tr("Start the gateway, then press Run."));
 }
 
 void ProbePage::refreshRoutes()

@@ -6,7 +6,9 @@
 #include "ui/common/charts.h"
 #include "ui/common/icons.h"
 #include "ui/common/measuretable.h"
+#include "ui/common/panes.h"
 #include "ui/common/routetrafficinputs.h"
+#include "ui/common/runcontrols.h"
 #include "ui/design/quantityedit.h"
 #include "ui/document/policydocument.h"
 
@@ -104,16 +106,9 @@ void SimulatePage::build()
 {
     QWidget *left = buildLeftPane(); // first: the focus follows the order widgets are made
     QWidget *charts = buildCharts();
-    m_split = new QSplitter(Qt::Horizontal);
-    m_split->setObjectName(QStringLiteral("simulateSplit"));
-    m_split->addWidget(left);
-    m_split->addWidget(charts);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 5);
-    m_split->setSizes({3000, 7000}); // proportions
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_split);
+    m_split = splitPanes(
+        Qt::Horizontal, QStringLiteral("simulateSplit"), {{left, 2, 3000}, {charts, 5, 7000}});
+    fillPage(this, m_split);
 
     connectControls();
 }
@@ -123,20 +118,12 @@ QWidget *SimulatePage::buildLeftPane()
 {
     m_summary = newMeasureTable(tr("Simulation summary"));
 
-    auto *left = new QWidget;
-    auto *leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addWidget(buildSettings());
-    leftLayout->addWidget(m_summary, 1);
+    QWidget *settings = buildSettings();
     m_savePng = new QPushButton(icon(QStringLiteral("image")), tr("Save &chart…"));
     m_savePng->setToolTip(tr("Save the visible chart as PNG or SVG"));
     m_saveCsv = new QPushButton(icon(QStringLiteral("table")), tr("Save C&SV…"));
     m_saveCsv->setToolTip(tr("Save the series (per point: mean, min and max) as CSV"));
-    auto *saveRow = new QHBoxLayout;
-    saveRow->addWidget(m_savePng);
-    saveRow->addWidget(m_saveCsv);
-    leftLayout->addLayout(saveRow);
-    return left;
+    return settingsOverTable(settings, m_summary, {m_savePng, m_saveCsv});
 }
 
 QWidget *SimulatePage::buildSettings()
@@ -183,30 +170,18 @@ void SimulatePage::addTrafficRows(QFormLayout *form)
 
 void SimulatePage::addRunRows(QFormLayout *form)
 {
-    m_run = new QPushButton(icon(QStringLiteral("run")), tr("&Run"));
-    m_run->setShortcut(QKeySequence(Qt::Key_F5));
-    m_run->setToolTip(tr("Run the simulation (F5)"));
     m_compare = new QPushButton(icon(QStringLiteral("compare")), tr("&Compare algorithms"));
     m_compare->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     m_compare->setToolTip(
         tr("Run the same traffic through all six algorithms with the same long-run "
            "rate and burst (Shift+F5)"));
-    m_cancel = new QPushButton(icon(QStringLiteral("cancel")), tr("Cancel"));
-    m_cancel->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_cancel->setEnabled(false);
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_run);
-    buttons->addWidget(m_compare);
-    buttons->addWidget(m_cancel);
-    form->addRow(buttons);
-    m_progress = new QProgressBar;
+    const RunControls c = addRunControls(form, tr("Run the simulation"),
+        tr("Stop the simulation; the previous results stay on screen"), {m_compare});
+    m_run = c.run;
+    m_cancel = c.cancel;
+    m_progress = c.progress;
     m_progress->setRange(0, 1000);
-    m_progress->setTextVisible(true);
-    m_progress->setFormat(QStringLiteral("%p%"));
-    form->addRow(tr("Progress:"), m_progress);
-    m_status = new QLabel;
-    m_status->setWordWrap(true);
-    form->addRow(m_status);
+    m_status = c.status;
 }
 
 // Traffic, the hottest key and the comparison, one tab each.
