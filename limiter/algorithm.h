@@ -18,17 +18,8 @@
 
 namespace qs::limiter {
 
-enum class Algorithm : std::uint8_t {
-    TokenBucket,
-    LeakyBucket,
-    FixedWindow,
-    SlidingWindowLog,
-    SlidingWindowCounter,
-    Gcra,
-};
-
 // What the rest of the code knows about each algorithm is stated once, on its config (as
-// Tiled's property traits): kName, kRedisParameterCount and State. The name table, the state
+// Tiled's property traits): kId, kName, kRedisParameterCount and State. The name table, the state
 // variant, kAllAlgorithms, the script table (EmbedLua.cmake embeds lua/<kName>.lua) and the
 // editor's choices are all derived from the variant below.
 template <class Config>
@@ -53,6 +44,11 @@ struct StatesOf<std::variant<Configs...>> {
     using type = std::variant<StateFor_t<Configs>...>;
 };
 template <std::size_t... I>
+constexpr bool idsMatchIndices(std::index_sequence<I...>)
+{
+    return ((std::size_t(std::variant_alternative_t<I, AlgorithmConfig>::kId) == I) && ...);
+}
+template <std::size_t... I>
 constexpr auto allAlgorithms(std::index_sequence<I...>)
 {
     return std::array<Algorithm, sizeof...(I)>{Algorithm(I)...};
@@ -63,6 +59,8 @@ constexpr auto allAlgorithms(std::index_sequence<I...>)
 using AlgorithmState = detail::StatesOf<AlgorithmConfig>::type;
 
 inline constexpr std::size_t kAlgorithmCount = std::variant_size_v<AlgorithmConfig>;
+static_assert(detail::idsMatchIndices(std::make_index_sequence<kAlgorithmCount>()),
+    "AlgorithmConfig must list the configs in the order of their kId");
 inline constexpr std::array<Algorithm, kAlgorithmCount> kAllAlgorithms
     = detail::allAlgorithms(std::make_index_sequence<kAlgorithmCount>());
 

@@ -2,6 +2,7 @@
 // Fixed window: a counter per window aligned to the Unix epoch. Cheap, but a client can spend
 // the whole limit at the end of one window and again at the start of the next: 2x the limit
 // within a moment. Bound: admitted cost per aligned window <= limit.
+#include "limiter/algorithmid.h"
 #include "limiter/decision.h"
 #include "limiter/windowlimit.h"
 
@@ -12,6 +13,7 @@ struct FixedWindowState;
 struct FixedWindowConfig : WindowLimit {
     std::optional<std::string> validate() const { return WindowLimit::validate(); }
 
+    static constexpr Algorithm kId = Algorithm::FixedWindow;
     static constexpr std::string_view kName = "fixed_window"; // traits: limiter/algorithm.h
     static constexpr int kRedisParameterCount = 2; // limit, window
     using State = FixedWindowState;

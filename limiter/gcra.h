@@ -2,6 +2,7 @@
 // GCRA (generic cell rate algorithm): the leaky bucket as one integer per key, the theoretical
 // arrival time. Admits `burst` requests at once, then one every 1/rate.
 // Bound: admitted cost in any interval of length d <= burst + rate * d.
+#include "limiter/algorithmid.h"
 #include "limiter/decision.h"
 #include "limiter/rate.h"
 
@@ -18,6 +19,7 @@ struct GcraConfig {
     std::int64_t burst = 1;
     std::optional<std::string> validate() const;
 
+    static constexpr Algorithm kId = Algorithm::Gcra;
     static constexpr std::string_view kName = "gcra"; // traits: limiter/algorithm.h
     static constexpr int kRedisParameterCount = 2; // interval, burst
     using State = GcraState;

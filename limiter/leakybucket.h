@@ -3,6 +3,7 @@
 // mode Shape admits with a delay until the request's departure time (NGINX limit_req without
 // nodelay); mode Police admits the same requests at once and rejects the overflow (with nodelay).
 // Bound: departures are spaced >= 1/rate per unit of cost and never more than `queue` units wait.
+#include "limiter/algorithmid.h"
 #include "limiter/decision.h"
 #include "limiter/rate.h"
 
@@ -22,6 +23,7 @@ struct LeakyBucketConfig {
     LeakMode mode = LeakMode::Police;
     std::optional<std::string> validate() const;
 
+    static constexpr Algorithm kId = Algorithm::LeakyBucket;
     static constexpr std::string_view kName = "leaky_bucket"; // traits: limiter/algorithm.h
     static constexpr int kRedisParameterCount = 3; // interval, queue, shape
     using State = LeakyBucketState;

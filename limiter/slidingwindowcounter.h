@@ -3,6 +3,7 @@
 // still overlaps the sliding window: estimate = current + previous * (1 - elapsed / window).
 // Two integers per key; close to a true sliding window when traffic is even, and at a window
 // boundary it admits a little more than the limit at most (see docs/algorithms.md).
+#include "limiter/algorithmid.h"
 #include "limiter/decision.h"
 #include "limiter/windowlimit.h"
 
@@ -13,6 +14,7 @@ struct SlidingWindowCounterState;
 struct SlidingWindowCounterConfig : WindowLimit {
     std::optional<std::string> validate() const { return WindowLimit::validate(); }
 
+    static constexpr Algorithm kId = Algorithm::SlidingWindowCounter;
     static constexpr std::string_view kName
         = "sliding_window_counter"; // traits: limiter/algorithm.h
     static constexpr int kRedisParameterCount = 2; // limit, window

@@ -1,6 +1,7 @@
 #pragma once
 // Sliding window log: the time of every admitted unit within the last window. Exact: at most
 // `limit` in ANY window of that length. Memory grows with the limit (one entry per unit).
+#include "limiter/algorithmid.h"
 #include "limiter/decision.h"
 #include "limiter/windowlimit.h"
 
@@ -18,6 +19,7 @@ struct SlidingWindowLogConfig : WindowLimit {
     static constexpr std::int64_t kMaxLimit = 1'000'000;
     std::optional<std::string> validate() const { return WindowLimit::validate(kMaxLimit); }
 
+    static constexpr Algorithm kId = Algorithm::SlidingWindowLog;
     static constexpr std::string_view kName = "sliding_window_log"; // traits: limiter/algorithm.h
     static constexpr int kRedisParameterCount = 2; // limit, window
     using State = SlidingWindowLogState;

@@ -2,6 +2,7 @@
 // Token bucket: a bucket of `capacity` tokens refilled continuously at `refill`; a request takes
 // `cost` tokens. Admits bursts up to capacity, then the refill rate.
 // Bound: admitted cost in any interval of length d <= capacity + rate * d.
+#include "limiter/algorithmid.h"
 #include "limiter/decision.h"
 #include "limiter/rate.h"
 
@@ -18,6 +19,7 @@ struct TokenBucketConfig {
     Rate refill;
     std::optional<std::string> validate() const;
 
+    static constexpr Algorithm kId = Algorithm::TokenBucket;
     static constexpr std::string_view kName = "token_bucket"; // traits: limiter/algorithm.h
     static constexpr int kRedisParameterCount = 3; // capacity, refill count, refill period
     using State = TokenBucketState;
