@@ -354,10 +354,11 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     result.summary.algorithm = algorithmLabel(config);
     result.skippedLines = source->skippedLines();
     result.problems = source->problems();
+    if (result.cancelled)
+        return result;
     // The tracked client's curve replays the same arrivals from a second source (a replay file
     // that vanished in between leaves the curve out, not the result).
-    auto again = makeTrafficSource(settings.traffic, settings.seed, settings.duration);
-    if (!result.cancelled && again) {
+    if (auto again = makeTrafficSource(settings.traffic, settings.seed, settings.duration)) {
         result.series.push_back(std::visit(
             [&](const auto &c) {
                 return trackedRemaining(c, **again, lineMatches, effective,
