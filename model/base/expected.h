@@ -34,10 +34,16 @@ public:
 
     // Implicit both ways, so that `return value;` and `return tr("…");` read naturally. When
     // the value and the error have one type, a plain one is the value: say Unexpected(…).
-    template <class U = T>
-    requires std::is_constructible_v<T, U &&> &&(!std::is_same_v<std::decay_t<U>, Expected>)&&(
-        std::is_same_v<T, E> || !std::is_same_v<std::decay_t<U>, E>)Expected(U &&value)
-        : m_v(std::in_place_index<0>, std::forward<U>(value))
+    template <class U>
+    static constexpr bool kConverts = std::is_constructible_v<T, U &&>;
+    template <class U>
+    static constexpr bool kIsExpected = std::is_same_v<std::decay_t<U>, Expected>;
+    template <class U>
+    static constexpr bool kIsError = !std::is_same_v<T, E> && std::is_same_v<std::decay_t<U>, E>;
+
+    template <class U = T,
+        std::enable_if_t<kConverts<U> && !kIsExpected<U> && !kIsError<U>, int> = 0>
+    Expected(U &&value) : m_v(std::in_place_index<0>, std::forward<U>(value))
     {
     }
     Expected(E error) requires(!std::is_same_v<T, E>)
