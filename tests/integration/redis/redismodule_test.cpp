@@ -164,10 +164,16 @@ TEST_F(RedisModule, LuaAndModuleTakingTurnsOnTheSameKeysDecideAsEitherAlone)
     ASSERT_TRUE(module.connect()) << module.lastError();
     ASSERT_EQ(lua.engineInUse(), RedisEngine::Lua);
     std::mt19937 turns(7);
+    // The traces run on their own clock, Redis expires keys on the real one: each key is made
+    // persistent right after its write, so that a CI machine stalling longer than a key's TTL
+    // (1 s at least) between two steps cannot expire a state the engine still holds.
     const test::RedisDecider takingTurns
         = [&](std::size_t, const RedisRule &rule, const std::string &key, std::int64_t cost,
               Micros at) {
-              return test::decideOrSayWhy(turns() % 2 ? lua : module, rule, key, cost, at);
+              RedisBackend &backend = turns() % 2 ? lua : module;
+              const Decision d = test::decideOrSayWhy(backend, rule, key, cost, at);
+              command(admin.get(), {"PERSIST", backend.stateKey(rule, key)});
+              return d;
           };
     test::checkParityOnRandomTraces(takingTurns, "turns-random");
     test::checkParityAtTheEdges(takingTurns, "turns-edges");
