@@ -12,8 +12,7 @@ constexpr unsigned bit(Algorithm a)
     return 1u << unsigned(a);
 }
 
-constexpr unsigned kWindows
-    = bit(Algorithm::FixedWindow) | bit(Algorithm::SlidingWindowLog)
+constexpr unsigned kWindows = bit(Algorithm::FixedWindow) | bit(Algorithm::SlidingWindowLog)
     | bit(Algorithm::SlidingWindowCounter);
 
 // A capacity, limit or burst of 0 admits nothing; a queue of 0 is a bucket that only serves.
@@ -30,8 +29,7 @@ const LimitField kFields[] = {
         bit(Algorithm::LeakyBucket), false},
     {QLatin1String("limit"), Kind::Count, 1, limiter::kMaxCount, &LimitSpec::limit, nullptr,
         nullptr, kWindows},
-    {QLatin1String("window"), Kind::Duration, 0, 0, nullptr, nullptr, &LimitSpec::window,
-        kWindows},
+    {QLatin1String("window"), Kind::Duration, 0, 0, nullptr, nullptr, &LimitSpec::window, kWindows},
     {QLatin1String("burst"), Kind::Count, 1, limiter::kMaxCount, &LimitSpec::burst, nullptr,
         nullptr, bit(Algorithm::Gcra)},
 };

@@ -58,8 +58,7 @@ TEST(LimitFields, TheReaderTakesEachCountUpToItsBoundsAndNoFurther)
         for (const LimitField &f : limitFieldTable()) {
             if (!f.appliesTo(a) || f.kind != LimitField::Kind::Count)
                 continue;
-            const std::string what
-                = std::string(limiter::algorithmName(a)) + "." + f.name.data();
+            const std::string what = std::string(limiter::algorithmName(a)) + "." + f.name.data();
             // The log keeps an entry per admitted unit: the algorithm caps its limit lower
             // than the field's bound (and the validator says so at the same field).
             const qint64 top = a == limiter::Algorithm::SlidingWindowLog
@@ -80,8 +79,7 @@ TEST(LimitFields, TheReaderTakesEachCountUpToItsBoundsAndNoFurther)
                 for (const Diagnostic &d : r.diagnostics)
                     found = found
                         || (d.severity == Diagnostic::Severity::Error
-                            && d.path == QStringLiteral("routes[0].") + f.path()
-                            && d.line == 6);
+                            && d.path == QStringLiteral("routes[0].") + f.path() && d.line == 6);
                 EXPECT_TRUE(found) << what << " = " << bad << " is refused at its field";
             }
         }
