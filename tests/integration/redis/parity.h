@@ -6,6 +6,8 @@
 
 #include "tests/unit/limiter/trace.h"
 
+#include <hiredis/hiredis.h>
+
 #include <functional>
 #include <string>
 #include <utility>
@@ -25,10 +27,19 @@ void expectSameDecision(const Decision &remote, const Decision &local, const std
 // millisecond and one of a day.
 std::vector<NamedConfig> extremeConfigs();
 
-// Decides request number `index` of a trace in Redis (one backend, or several taking turns).
+// Decides request number `index` of a trace in Redis (one backend, or several taking turns),
+// and leaves its state key persistent. The traces run on their own clock while Redis expires keys
+// on the real one, with a TTL of at least a second (the scripts' margin for an explicit `now`):
+// a key made persistent in the same breath as its write cannot expire between two steps, however
+// long the machine pauses there. Only a pause within the call itself can, which the checks below
+// notice (see kStall in parity.cpp).
 using RedisDecider = std::function<Decision(std::size_t index, const RedisRule &rule,
     const std::string &key, std::int64_t cost, Micros at)>;
-RedisDecider through(RedisBackend &backend);
+// backend.acquire(), then PERSIST of its state key over `admin` (a connection to the same server).
+RedisDecider through(RedisBackend &backend, redisContext *admin);
+// The same, for a decider of a test's own (backends taking turns).
+Decision decideAndKeep(RedisBackend &backend, redisContext *admin, const RedisRule &rule,
+    const std::string &key, std::int64_t cost, Micros at);
 // backend.acquire(), and a test failure that quotes lastError() when Redis could not decide.
 Decision decideOrSayWhy(RedisBackend &backend, const RedisRule &rule, const std::string &key,
     std::int64_t cost, Micros at);

@@ -92,7 +92,8 @@ TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
 {
     RedisBackend backend(luaOnly());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    test::checkParityOnRandomTraces(test::through(backend), "lua-random");
+    const Context admin = rawConnection(fixtureRedisPort());
+    test::checkParityOnRandomTraces(test::through(backend, admin.get()), "lua-random");
 }
 
 // The same parity on traces aimed at the edges (tests/unit/limiter/trace.h, edgeTrace): costs
@@ -102,7 +103,8 @@ TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineAtTheEdges)
 {
     RedisBackend backend(luaOnly());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    test::checkParityAtTheEdges(test::through(backend), "lua-edges");
+    const Context admin = rawConnection(fixtureRedisPort());
+    test::checkParityAtTheEdges(test::through(backend, admin.get()), "lua-edges");
 }
 
 TEST_F(RedisBackendTest, BatchGivesTheSameDecisionsAsOneByOne)

@@ -145,14 +145,14 @@ TEST_F(RedisModule, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
     RedisBackend backend(moduleServer());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     ASSERT_EQ(backend.engineInUse(), RedisEngine::Module);
-    test::checkParityOnRandomTraces(test::through(backend), "module-random");
+    test::checkParityOnRandomTraces(test::through(backend, admin.get()), "module-random");
 }
 
 TEST_F(RedisModule, DecidesExactlyAsTheEmbeddedEngineAtTheEdges)
 {
     RedisBackend backend(moduleServer());
     ASSERT_TRUE(backend.connect()) << backend.lastError();
-    test::checkParityAtTheEdges(test::through(backend), "module-edges");
+    test::checkParityAtTheEdges(test::through(backend, admin.get()), "module-edges");
 }
 
 // Lua and the module taking turns on the same keys (a fleet mid-upgrade) decide request by
@@ -164,17 +164,11 @@ TEST_F(RedisModule, LuaAndModuleTakingTurnsOnTheSameKeysDecideAsEitherAlone)
     ASSERT_TRUE(module.connect()) << module.lastError();
     ASSERT_EQ(lua.engineInUse(), RedisEngine::Lua);
     std::mt19937 turns(7);
-    // The traces run on their own clock, Redis expires keys on the real one: each key is made
-    // persistent right after its write, so that a CI machine stalling longer than a key's TTL
-    // (1 s at least) between two steps cannot expire a state the engine still holds.
-    const test::RedisDecider takingTurns
-        = [&](std::size_t, const RedisRule &rule, const std::string &key, std::int64_t cost,
-              Micros at) {
-              RedisBackend &backend = turns() % 2 ? lua : module;
-              const Decision d = test::decideOrSayWhy(backend, rule, key, cost, at);
-              command(admin.get(), {"PERSIST", backend.stateKey(rule, key)});
-              return d;
-          };
+    const test::RedisDecider takingTurns = [&](std::size_t, const RedisRule &rule,
+                                               const std::string &key, std::int64_t cost,
+                                               Micros at) {
+        return test::decideAndKeep(turns() % 2 ? lua : module, admin.get(), rule, key, cost, at);
+    };
     test::checkParityOnRandomTraces(takingTurns, "turns-random");
     test::checkParityAtTheEdges(takingTurns, "turns-edges");
 }
