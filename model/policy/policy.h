@@ -6,6 +6,7 @@
 #include "limiter/algorithm.h"
 #include "limiter/headers.h"
 #include "limiter/storeerror.h"
+#include "model/policy/sourcelocations.h"
 
 #include <QHash>
 #include <QList>
@@ -15,12 +16,6 @@
 #include <optional>
 
 namespace qs {
-
-struct SourceLocation {
-    int line = 0; // 1-based; 0 unknown
-    int column = 0;
-    friend bool operator==(const SourceLocation &, const SourceLocation &) = default;
-};
 
 // Who a limit counts: `ip`, `header:<Name>`, `query:<name>`, `global`.
 struct KeySelector {
@@ -155,7 +150,7 @@ struct Policy {
     bool defaultsPresent = false;
 
     // Where each field was read, by path (`routes[2].limit.capacity`); empty for new policies.
-    QHash<QString, SourceLocation> locations;
+    SourceLocations locations;
 
     QList<KeySelector> keyOf(const Route &route) const;
     MissingKeyMode missingKeyOf(const Route &route) const;

@@ -6,11 +6,11 @@
 #include "model/policy/limitfields.h"
 #include "model/policy/policyvalidator.h"
 #include "model/policy/ratesyntax.h"
+#include "model/policy/yamldocument.h"
 
 #include <QFile>
 
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
+#include <memory>
 
 namespace qs {
 
@@ -57,17 +57,17 @@ public:
     {
     }
 
-    void readRoot(const YAML::Node &root);
+    void readRoot(const YamlNode &root);
 
 private:
-    void error(const YAML::Node &at, const QString &path, const QString &message)
+    void error(const YamlNode &at, const QString &path, const QString &message)
     {
-        report(Diagnostic::Severity::Error, at.Mark(), path, message);
-        if (m_route && at.IsScalar() && path.startsWith(m_routePrefix))
+        report(Diagnostic::Severity::Error, at.mark(), path, message);
+        if (m_route && at.isScalar() && path.startsWith(m_routePrefix))
             m_route->origin.invalidText.insert(
-                path.mid(m_routePrefix.size()), QString::fromStdString(at.Scalar()));
+                path.mid(m_routePrefix.size()), QString::fromStdString(at.scalar()));
     }
-    void report(Diagnostic::Severity severity, const YAML::Mark &mark, const QString &path,
+    void report(Diagnostic::Severity severity, const YamlMark &mark, const QString &path,
         const QString &message)
     {
         const bool inRoute = m_route
@@ -82,31 +82,26 @@ private:
         return path.isEmpty() ? key : path + QLatin1Char('.') + key;
     }
 
-    void remember(const QString &path, const YAML::Node &node)
-    {
-        m_policy.locations.insert(
-            path, SourceLocation{node.Mark().line + 1, node.Mark().column + 1});
-    }
-
     // The map's keys in file order; unknown keys are errors with a suggestion.
     QStringList keysOf(
-        const YAML::Node &map, const QString &path, const QStringList &allowed, const QString &what)
+        const YamlNode &map, const QString &path, const QStringList &allowed, const QString &what)
     {
         QStringList keys;
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            if (!it->first.IsScalar()) {
-                error(it->first, path, QStringLiteral("field names are plain words"));
+        for (std::size_t i = 0; i < map.size(); ++i) {
+            const YamlNode name = map.key(i);
+            if (!name.isScalar()) {
+                error(name, path, QStringLiteral("field names are plain words"));
                 continue;
             }
-            const QString key = QString::fromStdString(it->first.Scalar());
+            const QString key = QString::fromStdString(name.scalar());
             if (keys.contains(key)) {
-                error(it->first, child(path, key),
+                error(name, child(path, key),
                     QStringLiteral("`%1` appears twice in %2: keep one").arg(key, what));
                 continue;
             }
             if (!allowed.contains(key)) {
                 const QString suggestion = closest(key, allowed);
-                error(it->first, child(path, key),
+                error(name, child(path, key),
                     suggestion.isEmpty()
                         ? QStringLiteral("unknown field `%1` in %2; known fields: %3")
                               .arg(key, what, allowed.join(QStringLiteral(", ")))
@@ -115,20 +110,19 @@ private:
                 continue;
             }
             keys.append(key);
-            remember(child(path, key), it->second);
         }
         return keys;
     }
 
-    bool expectMap(const YAML::Node &node, const QString &path, const QString &what)
+    bool expectMap(const YamlNode &node, const QString &path, const QString &what)
     {
-        if (node.IsMap())
+        if (node.isMap())
             return true;
         error(node, path, QStringLiteral("%1 must be a mapping of `field: value` lines").arg(what));
         return false;
     }
 
-    void requireField(const YAML::Node &map, const QStringList &keys, const QString &path,
+    void requireField(const YamlNode &map, const QStringList &keys, const QString &path,
         const QString &field, const QString &example)
     {
         if (!keys.contains(field))
@@ -136,20 +130,19 @@ private:
                 QStringLiteral("missing `%1`: add it, e.g. `%1: %2`").arg(field, example));
     }
 
-    std::optional<QString> text(const YAML::Node &node, const QString &path)
+    std::optional<QString> text(const YamlNode &node, const QString &path)
     {
-        if (node.IsScalar())
-            return QString::fromStdString(node.Scalar());
+        if (node.isScalar())
+            return QString::fromStdString(node.scalar());
         error(node, path,
             QStringLiteral("expected text here, not a %1")
-                .arg(node.IsMap()           ? QStringLiteral("mapping")
-                        : node.IsSequence() ? QStringLiteral("list")
+                .arg(node.isMap()           ? QStringLiteral("mapping")
+                        : node.isSequence() ? QStringLiteral("list")
                                             : QStringLiteral("blank")));
         return std::nullopt;
     }
 
-    std::optional<qint64> integer(
-        const YAML::Node &node, const QString &path, qint64 min, qint64 max)
+    std::optional<qint64> integer(const YamlNode &node, const QString &path, qint64 min, qint64 max)
     {
         const auto value = text(node, path);
         if (!value)
@@ -173,7 +166,7 @@ private:
         return n;
     }
 
-    std::optional<bool> boolean(const YAML::Node &node, const QString &path)
+    std::optional<bool> boolean(const YamlNode &node, const QString &path)
     {
         const auto value = text(node, path);
         if (!value)
@@ -188,8 +181,7 @@ private:
     }
 
     // One of `choices` (case-insensitive); index into choices.
-    std::optional<int> choice(
-        const YAML::Node &node, const QString &path, const QStringList &choices)
+    std::optional<int> choice(const YamlNode &node, const QString &path, const QStringList &choices)
     {
         const auto value = text(node, path);
         if (!value)
@@ -206,7 +198,7 @@ private:
         return std::nullopt;
     }
 
-    std::optional<RateValue> rate(const YAML::Node &node, const QString &path)
+    std::optional<RateValue> rate(const YamlNode &node, const QString &path)
     {
         const auto value = text(node, path);
         if (!value)
@@ -219,7 +211,7 @@ private:
         return RateValue{*value, *parsed};
     }
 
-    std::optional<DurationValue> duration(const YAML::Node &node, const QString &path)
+    std::optional<DurationValue> duration(const YamlNode &node, const QString &path)
     {
         const auto value = text(node, path);
         if (!value)
@@ -232,10 +224,10 @@ private:
         return DurationValue{*value, *parsed};
     }
 
-    std::optional<QList<KeySelector>> keySelectors(const YAML::Node &node, const QString &path)
+    std::optional<QList<KeySelector>> keySelectors(const YamlNode &node, const QString &path)
     {
         QList<KeySelector> selectors;
-        auto one = [&](const YAML::Node &item, const QString &itemPath) {
+        auto one = [&](const YamlNode &item, const QString &itemPath) {
             const auto value = text(item, itemPath);
             if (!value)
                 return;
@@ -245,7 +237,7 @@ private:
             else
                 selectors.append(*parsed);
         };
-        if (node.IsSequence()) {
+        if (node.isSequence()) {
             if (node.size() == 0) {
                 error(node, path,
                     QStringLiteral("an empty key list counts nobody: name at "
@@ -261,11 +253,11 @@ private:
         return selectors;
     }
 
-    void readDefaults(const YAML::Node &node);
-    void readRedis(const YAML::Node &node);
-    void readRoute(const YAML::Node &node, const QString &path, Route &route);
-    void readMatch(const YAML::Node &node, const QString &path, Route &route);
-    void readLimit(const YAML::Node &node, const QString &path, LimitSpec &limit);
+    void readDefaults(const YamlNode &node);
+    void readRedis(const YamlNode &node);
+    void readRoute(const YamlNode &node, const QString &path, Route &route);
+    void readMatch(const YamlNode &node, const QString &path, Route &route);
+    void readLimit(const YamlNode &node, const QString &path, LimitSpec &limit);
 
     QString m_file;
     // The route being read and its path prefix: refused values are kept in its origin.
@@ -276,9 +268,9 @@ private:
     Diagnostics &m_diagnostics;
 };
 
-void Reader::readRoot(const YAML::Node &root)
+void Reader::readRoot(const YamlNode &root)
 {
-    if (!root.IsMap()) {
+    if (!root.isMap()) {
         error(root, QString(),
             QStringLiteral("a policy is a mapping with at least "
                            "`quota_studio: 1`, `name:` and `routes:`"));
@@ -294,7 +286,7 @@ void Reader::readRoot(const YAML::Node &root)
     requireField(root, keys, QString(), QStringLiteral("routes"),
         QStringLiteral("[ ... ] (a list of routes)"));
     for (const QString &key : keys) {
-        const YAML::Node value = root[key.toStdString()];
+        const YamlNode value = root.find(key.toStdString());
         if (key == QLatin1String("quota_studio")) {
             if (auto v = integer(value, key, 1, 1'000'000)) {
                 m_policy.formatVersion = int(*v);
@@ -314,7 +306,7 @@ void Reader::readRoot(const YAML::Node &root)
         } else if (key == QLatin1String("redis")) {
             readRedis(value);
         } else if (key == QLatin1String("routes")) {
-            if (!value.IsSequence()) {
+            if (!value.isSequence()) {
                 error(value, key,
                     QStringLiteral("routes must be a list: each route starts "
                                    "with `- id: …`"));
@@ -326,9 +318,10 @@ void Reader::readRoot(const YAML::Node &root)
                                    "it into several files (one per gateway or service)")
                         .arg(value.size())
                         .arg(kMaxRoutes));
-            for (std::size_t i = 0; i < std::min(value.size(), std::size_t(kMaxRoutes)); ++i) {
+            const std::size_t count = std::min(value.size(), std::size_t(kMaxRoutes));
+            m_policy.routes.reserve(qsizetype(count));
+            for (std::size_t i = 0; i < count; ++i) {
                 const QString path = routePath(qsizetype(i));
-                remember(path, value[i]);
                 Route route;
                 route.origin.uid = nextRouteUid();
                 m_route = &route;
@@ -336,13 +329,13 @@ void Reader::readRoot(const YAML::Node &root)
                 m_routePrefix = path + QLatin1Char('.');
                 readRoute(value[i], path, route);
                 m_route = nullptr;
-                m_policy.routes.append(route);
+                m_policy.routes.append(std::move(route));
             }
         }
     }
 }
 
-void Reader::readDefaults(const YAML::Node &node)
+void Reader::readDefaults(const YamlNode &node)
 {
     const QString path = QStringLiteral("defaults");
     m_policy.defaultsPresent = true;
@@ -354,7 +347,7 @@ void Reader::readDefaults(const YAML::Node &node)
             QStringLiteral("on_store_error"), QStringLiteral("headers")},
         QStringLiteral("defaults"));
     for (const QString &key : d.fieldOrder) {
-        const YAML::Node value = node[key.toStdString()];
+        const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
         if (key == QLatin1String("key")) {
             d.key = keySelectors(value, p);
@@ -377,7 +370,7 @@ void Reader::readDefaults(const YAML::Node &node)
     }
 }
 
-void Reader::readRedis(const YAML::Node &node)
+void Reader::readRedis(const YamlNode &node)
 {
     const QString path = QStringLiteral("redis");
     RedisSettings &r = m_policy.redis;
@@ -388,14 +381,14 @@ void Reader::readRedis(const YAML::Node &node)
         {QStringLiteral("prefix"), QStringLiteral("metrics"), QStringLiteral("layouts")},
         QStringLiteral("redis"));
     for (const QString &key : r.fieldOrder) {
-        const YAML::Node value = node[key.toStdString()];
+        const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
         if (key == QLatin1String("prefix")) {
             r.prefix = text(value, p);
         } else if (key == QLatin1String("metrics")) {
             r.metrics = boolean(value, p);
         } else if (key == QLatin1String("layouts")) {
-            if (!value.IsSequence()) {
+            if (!value.isSequence()) {
                 error(value, p,
                     QStringLiteral("layouts must be a list of `- route: <id>` "
                                    "entries"));
@@ -403,7 +396,7 @@ void Reader::readRedis(const YAML::Node &node)
             }
             for (std::size_t i = 0; i < value.size(); ++i) {
                 const QString lp = QStringLiteral("%1[%2]").arg(p).arg(i);
-                const YAML::Node entry = value[i];
+                const YamlNode entry = value[i];
                 if (!expectMap(entry, lp, QStringLiteral("a layout")))
                     continue;
                 RedisLayout layout;
@@ -414,7 +407,7 @@ void Reader::readRedis(const YAML::Node &node)
                 requireField(
                     entry, layout.fieldOrder, lp, QStringLiteral("route"), QStringLiteral("login"));
                 for (const QString &k : layout.fieldOrder) {
-                    const YAML::Node v = entry[k.toStdString()];
+                    const YamlNode v = entry.find(k.toStdString());
                     const QString fp = child(lp, k);
                     if (k == QLatin1String("route"))
                         layout.routeId = text(v, fp).value_or(QString());
@@ -432,10 +425,10 @@ void Reader::readRedis(const YAML::Node &node)
                     } else if (k == QLatin1String("fields")) {
                         if (!expectMap(v, fp, QStringLiteral("fields")))
                             continue;
-                        for (auto it = v.begin(); it != v.end(); ++it)
-                            if (auto theirs = text(it->second, fp))
+                        for (std::size_t f = 0; f < v.size(); ++f)
+                            if (auto theirs = text(v.value(f), fp))
                                 layout.fields.append(
-                                    {QString::fromStdString(it->first.Scalar()), *theirs});
+                                    {QString::fromStdString(v.key(f).scalar()), *theirs});
                     }
                 }
                 r.layouts.append(layout);
@@ -444,7 +437,7 @@ void Reader::readRedis(const YAML::Node &node)
     }
 }
 
-void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route)
+void Reader::readRoute(const YamlNode &node, const QString &path, Route &route)
 {
     if (!expectMap(node, path, QStringLiteral("a route")))
         return;
@@ -459,7 +452,7 @@ void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route
     requireField(node, route.fieldOrder, path, QStringLiteral("limit"),
         QStringLiteral("{ algorithm: token_bucket, capacity: 10, refill: 2/s }"));
     for (const QString &key : route.fieldOrder) {
-        const YAML::Node value = node[key.toStdString()];
+        const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
         if (key == QLatin1String("id"))
             route.id = text(value, p).value_or(QString());
@@ -483,7 +476,7 @@ void Reader::readRoute(const YAML::Node &node, const QString &path, Route &route
     }
 }
 
-void Reader::readMatch(const YAML::Node &node, const QString &path, Route &route)
+void Reader::readMatch(const YamlNode &node, const QString &path, Route &route)
 {
     if (!expectMap(node, path, QStringLiteral("match")))
         return;
@@ -496,12 +489,12 @@ void Reader::readMatch(const YAML::Node &node, const QString &path, Route &route
             QStringLiteral("PUT"), QStringLiteral("PATCH"), QStringLiteral("DELETE"),
             QStringLiteral("OPTIONS"), QStringLiteral("CONNECT"), QStringLiteral("TRACE")};
     for (const QString &key : route.matchFieldOrder) {
-        const YAML::Node value = node[key.toStdString()];
+        const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
         if (key == QLatin1String("path")) {
             route.path = text(value, p).value_or(QString());
         } else if (key == QLatin1String("methods")) {
-            auto one = [&](const YAML::Node &item, const QString &itemPath) {
+            auto one = [&](const YamlNode &item, const QString &itemPath) {
                 const auto m = text(item, itemPath);
                 if (!m)
                     return;
@@ -515,7 +508,7 @@ void Reader::readMatch(const YAML::Node &node, const QString &path, Route &route
                 else
                     route.methods.append(upper);
             };
-            if (value.IsSequence()) {
+            if (value.isSequence()) {
                 for (std::size_t i = 0; i < value.size(); ++i)
                     one(value[i], QStringLiteral("%1[%2]").arg(p).arg(i));
             } else {
@@ -525,7 +518,7 @@ void Reader::readMatch(const YAML::Node &node, const QString &path, Route &route
     }
 }
 
-void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &limit)
+void Reader::readLimit(const YamlNode &node, const QString &path, LimitSpec &limit)
 {
     if (!expectMap(node, path, QStringLiteral("limit")))
         return;
@@ -541,11 +534,11 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
             QStringLiteral("missing `algorithm`: one of %1").arg(names.join(QStringLiteral(", "))));
         return;
     }
-    const YAML::Node algorithmNode = node["algorithm"];
+    const YamlNode algorithmNode = node.find("algorithm");
     std::optional<int> algorithm;
-    if (algorithmNode.IsScalar()
-        && !names.contains(QString::fromStdString(algorithmNode.Scalar()).toLower())) {
-        const QString written = QString::fromStdString(algorithmNode.Scalar());
+    if (algorithmNode.isScalar()
+        && !names.contains(QString::fromStdString(algorithmNode.scalar()).toLower())) {
+        const QString written = QString::fromStdString(algorithmNode.scalar());
         const QString suggestion = closest(written, names);
         error(algorithmNode, child(path, QStringLiteral("algorithm")),
             QStringLiteral("unknown algorithm '%1': use one of %2%3")
@@ -569,7 +562,7 @@ void Reader::readLimit(const YAML::Node &node, const QString &path, LimitSpec &l
     for (const QString &key : limit.fieldOrder) {
         if (key == QLatin1String("algorithm"))
             continue;
-        const YAML::Node value = node[key.toStdString()];
+        const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
         if (!applicable.contains(key)) {
             error(value, p,
@@ -615,15 +608,20 @@ int secondDocumentLine(const QByteArray &text)
 {
     bool content = false;
     int line = 0;
-    for (const QByteArray &raw : text.split('\n')) {
+    for (qsizetype start = 0; start < text.size();) {
+        qsizetype end = text.indexOf('\n', start);
+        if (end < 0)
+            end = text.size();
         ++line;
-        const QByteArray trimmed = raw.trimmed();
+        const QByteArrayView raw(text.constData() + start, end - start);
+        const QByteArrayView trimmed = raw.trimmed();
         const bool marker = raw.startsWith("---")
             && (raw.size() == 3 || raw[3] == ' ' || raw[3] == '\t' || raw[3] == '\r');
         if (marker && content)
             return line;
         if (!marker && !trimmed.isEmpty() && !trimmed.startsWith('#') && !trimmed.startsWith('%'))
             content = true;
+        start = end + 1;
     }
     return 0;
 }
@@ -642,31 +640,27 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
     if (text.size() > kMaxPolicyBytes)
         return failure(fileName, 0, 0, tooLarge());
     PolicyReadResult result;
-    YAML::Node root;
     if (const int line = secondDocumentLine(text); line > 0)
         return failure(fileName, line, 1,
             QStringLiteral("a second YAML document starts here (`---`): a policy is one "
                            "document; remove the `---` or put each policy in its own file"));
     try {
-        root = YAML::Load(text.toStdString());
-    } catch (const YAML::DeepRecursion &e) {
-        return failure(fileName, e.mark.line + 1, e.mark.column + 1,
-            QStringLiteral("nesting deeper than %1 levels here: a policy needs at most six; "
-                           "look for an unclosed '[' or '{' or a runaway indentation")
-                .arg(e.depth()));
-    } catch (const YAML::Exception &e) { // syntax errors, bad escapes
-        return failure(fileName, e.mark.line + 1, e.mark.column + 1,
-            QString::fromStdString(e.msg) + QStringLiteral(": fix the syntax here"));
+        auto doc = std::make_shared<const YamlDocument>(YamlDocument::parse(text.toStdString()));
+        if (!doc->ok()) {
+            const YamlSyntaxError &e = doc->error();
+            return failure(fileName, e.mark.line + 1, e.mark.column + 1,
+                e.tooDeep
+                    ? QStringLiteral("nesting deeper than %1 levels here: a policy needs at most "
+                                     "six; look for an unclosed '[' or '{' or a runaway "
+                                     "indentation")
+                          .arg(e.depth)
+                    : QString::fromStdString(e.message) + QStringLiteral(": fix the syntax here"));
+        }
+        Reader(fileName, result).readRoot(doc->root());
+        result.policy.locations = SourceLocations(std::move(doc));
     } catch (const std::bad_alloc &) {
         return failure(
             fileName, 0, 0, QStringLiteral("not enough memory to read this file: is it a policy?"));
-    }
-    try {
-        Reader(fileName, result).readRoot(root);
-    } catch (const YAML::Exception &e) { // defensive: the reader checks types before use
-        result.diagnostics.append(Diagnostic{Diagnostic::Severity::Error, fileName, e.mark.line + 1,
-            e.mark.column + 1, {}, QString::fromStdString(e.msg), -1, {}, {}});
-        return result;
     }
     // Semantic checks run even after reading errors, so that every problem shows at once; they
     // skip what the reader already reported.

@@ -59,8 +59,8 @@ private:
     SourceLocation locate(QString path) const
     {
         while (!path.isEmpty()) {
-            if (const auto it = m_policy.locations.find(path); it != m_policy.locations.end())
-                return *it;
+            if (const auto at = m_policy.locations.find(path))
+                return *at;
             const qsizetype cut
                 = std::max(path.lastIndexOf(QLatin1Char('.')), path.lastIndexOf(QLatin1Char('[')));
             path = cut > 0 ? path.left(cut) : QString();
