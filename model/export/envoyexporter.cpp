@@ -10,7 +10,7 @@
 
 #include <QRegularExpression>
 
-#include <yaml-cpp/yaml.h>
+#include "model/base/yamlemitter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,27 +63,27 @@ std::string protoDuration(limiter::Micros micros)
     return (text + QLatin1Char('s')).toStdString();
 }
 
-void emitPercent(YAML::Emitter &out, const char *field, const QString &runtimeKey, int percent)
+void emitPercent(yaml::Emitter &out, const char *field, const QString &runtimeKey, int percent)
 {
-    out << YAML::Key << field << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "runtime_key" << YAML::Value << runtimeKey.toStdString();
-    out << YAML::Key << "default_value" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-        << "numerator" << YAML::Value << percent << YAML::Key << "denominator" << YAML::Value
-        << "HUNDRED" << YAML::EndMap;
-    out << YAML::EndMap;
+    out << yaml::Key << field << yaml::Value << yaml::BeginMap;
+    out << yaml::Key << "runtime_key" << yaml::Value << runtimeKey.toStdString();
+    out << yaml::Key << "default_value" << yaml::Value << yaml::Flow << yaml::BeginMap << yaml::Key
+        << "numerator" << yaml::Value << percent << yaml::Key << "denominator" << yaml::Value
+        << "HUNDRED" << yaml::EndMap;
+    out << yaml::EndMap;
 }
 
-void emitSocketAddress(YAML::Emitter &out, int port)
+void emitSocketAddress(yaml::Emitter &out, int port)
 {
-    out << YAML::Key << "socket_address" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-        << "address" << YAML::Value << "127.0.0.1" << YAML::Key << "port_value" << YAML::Value
-        << port << YAML::EndMap;
+    out << yaml::Key << "socket_address" << yaml::Value << yaml::Flow << yaml::BeginMap << yaml::Key
+        << "address" << yaml::Value << "127.0.0.1" << yaml::Key << "port_value" << yaml::Value
+        << port << yaml::EndMap;
 }
 
-void emitTypedConfig(YAML::Emitter &out, const char *type)
+void emitTypedConfig(yaml::Emitter &out, const char *type)
 {
-    out << YAML::Key << "typed_config" << YAML::Value << YAML::BeginMap << YAML::Key << "@type"
-        << YAML::Value << type;
+    out << yaml::Key << "typed_config" << yaml::Value << yaml::BeginMap << yaml::Key << "@type"
+        << yaml::Value << type;
 }
 
 class EnvoyWriter final : public GatewayWriter {
@@ -270,165 +270,165 @@ private:
         return d.isEmpty() ? QStringLiteral("quota_studio") : d;
     }
 
-    void emitRateLimitActions(YAML::Emitter &out, const EnvoyRoute &r) const
+    void emitRateLimitActions(yaml::Emitter &out, const EnvoyRoute &r) const
     {
-        out << YAML::Key << "rate_limits" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-        out << YAML::Key << "actions" << YAML::Value << YAML::BeginSeq;
-        out << YAML::BeginMap << YAML::Key << "generic_key" << YAML::Value << YAML::BeginMap
-            << YAML::Key << "descriptor_key" << YAML::Value << "qs_route" << YAML::Key
-            << "descriptor_value" << YAML::Value << YAML::DoubleQuoted << r.routeId.toStdString()
-            << YAML::EndMap << YAML::EndMap;
+        out << yaml::Key << "rate_limits" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
+        out << yaml::Key << "actions" << yaml::Value << yaml::BeginSeq;
+        out << yaml::BeginMap << yaml::Key << "generic_key" << yaml::Value << yaml::BeginMap
+            << yaml::Key << "descriptor_key" << yaml::Value << "qs_route" << yaml::Key
+            << "descriptor_value" << yaml::Value << yaml::DoubleQuoted << r.routeId.toStdString()
+            << yaml::EndMap << yaml::EndMap;
         for (const KeyPart &k : r.keys) {
-            out << YAML::BeginMap;
+            out << yaml::BeginMap;
             if (k.kind == KeySelector::Kind::Ip)
-                out << YAML::Key << "remote_address" << YAML::Value << YAML::Flow << YAML::BeginMap
-                    << YAML::EndMap;
+                out << yaml::Key << "remote_address" << yaml::Value << yaml::Flow << yaml::BeginMap
+                    << yaml::EndMap;
             else
-                out << YAML::Key << "request_headers" << YAML::Value << YAML::BeginMap << YAML::Key
-                    << "header_name" << YAML::Value << k.header.toStdString() << YAML::Key
-                    << "descriptor_key" << YAML::Value << k.descriptorKey.toStdString()
-                    << YAML::EndMap;
-            out << YAML::EndMap;
+                out << yaml::Key << "request_headers" << yaml::Value << yaml::BeginMap << yaml::Key
+                    << "header_name" << yaml::Value << k.header.toStdString() << yaml::Key
+                    << "descriptor_key" << yaml::Value << k.descriptorKey.toStdString()
+                    << yaml::EndMap;
+            out << yaml::EndMap;
         }
-        out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+        out << yaml::EndSeq << yaml::EndMap << yaml::EndSeq;
     }
 
-    void emitLocalLimit(YAML::Emitter &out, const EnvoyRoute &r) const
+    void emitLocalLimit(yaml::Emitter &out, const EnvoyRoute &r) const
     {
-        out << YAML::Key << "typed_per_filter_config" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << kLocalFilter << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "@type" << YAML::Value << kLocalType;
-        out << YAML::Key << "stat_prefix" << YAML::Value << r.name.toStdString();
-        out << YAML::Key << "token_bucket" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "max_tokens" << YAML::Value << r.bucket.maxTokens;
-        out << YAML::Key << "tokens_per_fill" << YAML::Value << r.bucket.tokensPerFill;
-        out << YAML::Key << "fill_interval" << YAML::Value << protoDuration(r.bucket.fillInterval);
-        out << YAML::EndMap;
+        out << yaml::Key << "typed_per_filter_config" << yaml::Value << yaml::BeginMap;
+        out << yaml::Key << kLocalFilter << yaml::Value << yaml::BeginMap;
+        out << yaml::Key << "@type" << yaml::Value << kLocalType;
+        out << yaml::Key << "stat_prefix" << yaml::Value << r.name.toStdString();
+        out << yaml::Key << "token_bucket" << yaml::Value << yaml::BeginMap;
+        out << yaml::Key << "max_tokens" << yaml::Value << r.bucket.maxTokens;
+        out << yaml::Key << "tokens_per_fill" << yaml::Value << r.bucket.tokensPerFill;
+        out << yaml::Key << "fill_interval" << yaml::Value << protoDuration(r.bucket.fillInterval);
+        out << yaml::EndMap;
         // Both default to 0%: without them the filter neither counts nor rejects.
         emitPercent(out, "filter_enabled", r.name + QStringLiteral("_enabled"), 100);
         emitPercent(
             out, "filter_enforced", r.name + QStringLiteral("_enforced"), r.shadow ? 0 : 100);
-        out << YAML::Key << "status" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
-            << "code" << YAML::Value << m_policy.defaults.effectiveStatus() << YAML::EndMap;
-        out << YAML::EndMap << YAML::EndMap;
+        out << yaml::Key << "status" << yaml::Value << yaml::Flow << yaml::BeginMap << yaml::Key
+            << "code" << yaml::Value << m_policy.defaults.effectiveStatus() << yaml::EndMap;
+        out << yaml::EndMap << yaml::EndMap;
     }
 
-    void emitRoute(YAML::Emitter &out, const EnvoyRoute &r) const
+    void emitRoute(yaml::Emitter &out, const EnvoyRoute &r) const
     {
-        out << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << r.name.toStdString();
-        out << YAML::Key << "match" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "safe_regex" << YAML::Value << YAML::BeginMap << YAML::Key << "regex"
-            << YAML::Value << YAML::DoubleQuoted << r.pattern.toRegex().toStdString()
-            << YAML::EndMap;
+        out << yaml::BeginMap;
+        out << yaml::Key << "name" << yaml::Value << r.name.toStdString();
+        out << yaml::Key << "match" << yaml::Value << yaml::BeginMap;
+        out << yaml::Key << "safe_regex" << yaml::Value << yaml::BeginMap << yaml::Key << "regex"
+            << yaml::Value << yaml::DoubleQuoted << r.pattern.toRegex().toStdString()
+            << yaml::EndMap;
         if (!r.methodsRegex.isEmpty())
-            out << YAML::Key << "headers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
-                << YAML::Key << "name" << YAML::Value << YAML::DoubleQuoted << ":method"
-                << YAML::Key << "string_match" << YAML::Value << YAML::BeginMap << YAML::Key
-                << "safe_regex" << YAML::Value << YAML::BeginMap << YAML::Key << "regex"
-                << YAML::Value << YAML::DoubleQuoted << r.methodsRegex.toStdString() << YAML::EndMap
-                << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
-        out << YAML::EndMap;
-        out << YAML::Key << "route" << YAML::Value << YAML::BeginMap << YAML::Key << "cluster"
-            << YAML::Value << "qs_backend";
+            out << yaml::Key << "headers" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
+                << yaml::Key << "name" << yaml::Value << yaml::DoubleQuoted << ":method"
+                << yaml::Key << "string_match" << yaml::Value << yaml::BeginMap << yaml::Key
+                << "safe_regex" << yaml::Value << yaml::BeginMap << yaml::Key << "regex"
+                << yaml::Value << yaml::DoubleQuoted << r.methodsRegex.toStdString() << yaml::EndMap
+                << yaml::EndMap << yaml::EndMap << yaml::EndSeq;
+        out << yaml::EndMap;
+        out << yaml::Key << "route" << yaml::Value << yaml::BeginMap << yaml::Key << "cluster"
+            << yaml::Value << "qs_backend";
         emitRateLimitActions(out, r);
-        out << YAML::EndMap;
+        out << yaml::EndMap;
         emitLocalLimit(out, r);
-        out << YAML::EndMap;
+        out << yaml::EndMap;
     }
 
     QByteArray bootstrap() const
     {
-        YAML::Emitter out;
-        out << YAML::Comment("Generated by Quota Studio: Envoy v3 static bootstrap");
-        out << YAML::BeginMap << YAML::Key << "static_resources" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "listeners" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << "qs_listener";
-        out << YAML::Key << "address" << YAML::Value << YAML::BeginMap;
+        yaml::Emitter out;
+        out << yaml::Comment("Generated by Quota Studio: Envoy v3 static bootstrap");
+        out << yaml::BeginMap << yaml::Key << "static_resources" << yaml::Value << yaml::BeginMap;
+        out << yaml::Key << "listeners" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
+        out << yaml::Key << "name" << yaml::Value << "qs_listener";
+        out << yaml::Key << "address" << yaml::Value << yaml::BeginMap;
         emitSocketAddress(out, 10000);
-        out << YAML::EndMap;
-        out << YAML::Key << "filter_chains" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
-            << YAML::Key << "filters" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value
+        out << yaml::EndMap;
+        out << yaml::Key << "filter_chains" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
+            << yaml::Key << "filters" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
+        out << yaml::Key << "name" << yaml::Value
             << "envoy.filters.network.http_connection_manager";
         emitTypedConfig(out,
             "type.googleapis.com/"
             "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager");
-        out << YAML::Key << "stat_prefix" << YAML::Value << "qs_ingress";
+        out << yaml::Key << "stat_prefix" << yaml::Value << "qs_ingress";
         // Routes match the normalised path, as the policy defines it: without these, //x,
         // /a/../x and %-escapes of letters reach the service past every limit.
-        out << YAML::Key << "normalize_path" << YAML::Value << true;
-        out << YAML::Key << "merge_slashes" << YAML::Value << true;
-        out << YAML::Key << "route_config" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << "qs_routes";
-        out << YAML::Key << "virtual_hosts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << "qs";
-        out << YAML::Key << "domains" << YAML::Value << YAML::Flow << YAML::BeginSeq << "*"
-            << YAML::EndSeq;
-        out << YAML::Key << "routes" << YAML::Value << YAML::BeginSeq;
+        out << yaml::Key << "normalize_path" << yaml::Value << true;
+        out << yaml::Key << "merge_slashes" << yaml::Value << true;
+        out << yaml::Key << "route_config" << yaml::Value << yaml::BeginMap;
+        out << yaml::Key << "name" << yaml::Value << "qs_routes";
+        out << yaml::Key << "virtual_hosts" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
+        out << yaml::Key << "name" << yaml::Value << "qs";
+        out << yaml::Key << "domains" << yaml::Value << yaml::Flow << yaml::BeginSeq << "*"
+            << yaml::EndSeq;
+        out << yaml::Key << "routes" << yaml::Value << yaml::BeginSeq;
         for (const EnvoyRoute &r : m_routes)
             emitRoute(out, r);
         // Paths no route claims pass unlimited, as they would without Quota Studio.
-        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "qs_unlimited" << YAML::Key
-            << "match" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "prefix"
-            << YAML::Value << "/" << YAML::EndMap << YAML::Key << "route" << YAML::Value
-            << YAML::Flow << YAML::BeginMap << YAML::Key << "cluster" << YAML::Value << "qs_backend"
-            << YAML::EndMap << YAML::EndMap;
-        out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap; // route_config
-        out << YAML::Key << "http_filters" << YAML::Value << YAML::BeginSeq;
+        out << yaml::BeginMap << yaml::Key << "name" << yaml::Value << "qs_unlimited" << yaml::Key
+            << "match" << yaml::Value << yaml::Flow << yaml::BeginMap << yaml::Key << "prefix"
+            << yaml::Value << "/" << yaml::EndMap << yaml::Key << "route" << yaml::Value
+            << yaml::Flow << yaml::BeginMap << yaml::Key << "cluster" << yaml::Value << "qs_backend"
+            << yaml::EndMap << yaml::EndMap;
+        out << yaml::EndSeq << yaml::EndMap << yaml::EndSeq << yaml::EndMap; // route_config
+        out << yaml::Key << "http_filters" << yaml::Value << yaml::BeginSeq;
         // Without a token_bucket here the filter limits nothing but the routes that configure it.
-        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << kLocalFilter;
+        out << yaml::BeginMap << yaml::Key << "name" << yaml::Value << kLocalFilter;
         emitTypedConfig(out, kLocalType);
-        out << YAML::Key << "stat_prefix" << YAML::Value << "qs_local_ratelimit" << YAML::EndMap
-            << YAML::EndMap;
-        out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "envoy.filters.http.router";
+        out << yaml::Key << "stat_prefix" << yaml::Value << "qs_local_ratelimit" << yaml::EndMap
+            << yaml::EndMap;
+        out << yaml::BeginMap << yaml::Key << "name" << yaml::Value << "envoy.filters.http.router";
         emitTypedConfig(out, "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router");
-        out << YAML::EndMap << YAML::EndMap;
-        out << YAML::EndSeq; // http_filters
-        out << YAML::EndMap << YAML::EndMap; // typed_config, filter
-        out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq; // filters, chain, filter_chains
-        out << YAML::EndMap << YAML::EndSeq; // listener, listeners
-        out << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << "qs_backend";
-        out << YAML::Key << "type" << YAML::Value << "STATIC";
-        out << YAML::Key << "load_assignment" << YAML::Value << YAML::BeginMap << YAML::Key
-            << "cluster_name" << YAML::Value << "qs_backend" << YAML::Key << "endpoints"
-            << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "lb_endpoints"
-            << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "endpoint"
-            << YAML::Value << YAML::BeginMap << YAML::Key << "address" << YAML::Value
-            << YAML::BeginMap;
+        out << yaml::EndMap << yaml::EndMap;
+        out << yaml::EndSeq; // http_filters
+        out << yaml::EndMap << yaml::EndMap; // typed_config, filter
+        out << yaml::EndSeq << yaml::EndMap << yaml::EndSeq; // filters, chain, filter_chains
+        out << yaml::EndMap << yaml::EndSeq; // listener, listeners
+        out << yaml::Key << "clusters" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
+        out << yaml::Key << "name" << yaml::Value << "qs_backend";
+        out << yaml::Key << "type" << yaml::Value << "STATIC";
+        out << yaml::Key << "load_assignment" << yaml::Value << yaml::BeginMap << yaml::Key
+            << "cluster_name" << yaml::Value << "qs_backend" << yaml::Key << "endpoints"
+            << yaml::Value << yaml::BeginSeq << yaml::BeginMap << yaml::Key << "lb_endpoints"
+            << yaml::Value << yaml::BeginSeq << yaml::BeginMap << yaml::Key << "endpoint"
+            << yaml::Value << yaml::BeginMap << yaml::Key << "address" << yaml::Value
+            << yaml::BeginMap;
         emitSocketAddress(out, 8081);
-        out << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndSeq << YAML::EndMap
-            << YAML::EndSeq << YAML::EndMap;
-        out << YAML::EndMap << YAML::EndSeq; // cluster, clusters
-        out << YAML::EndMap << YAML::EndMap; // static_resources, document
+        out << yaml::EndMap << yaml::EndMap << yaml::EndMap << yaml::EndSeq << yaml::EndMap
+            << yaml::EndSeq << yaml::EndMap;
+        out << yaml::EndMap << yaml::EndSeq; // cluster, clusters
+        out << yaml::EndMap << yaml::EndMap; // static_resources, document
         return QByteArray(out.c_str()) + '\n';
     }
 
     QByteArray serviceConfig() const
     {
-        YAML::Emitter out;
-        out << YAML::Comment("Generated by Quota Studio: envoyproxy/ratelimit service config");
-        out << YAML::BeginMap << YAML::Key << "domain" << YAML::Value << domain().toStdString();
-        out << YAML::Key << "descriptors" << YAML::Value << YAML::BeginSeq;
+        yaml::Emitter out;
+        out << yaml::Comment("Generated by Quota Studio: envoyproxy/ratelimit service config");
+        out << yaml::BeginMap << yaml::Key << "domain" << yaml::Value << domain().toStdString();
+        out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq;
         for (const EnvoyRoute &r : m_routes) {
-            out << YAML::BeginMap << YAML::Key << "key" << YAML::Value << "qs_route" << YAML::Key
-                << "value" << YAML::Value << YAML::DoubleQuoted << r.routeId.toStdString();
+            out << yaml::BeginMap << yaml::Key << "key" << yaml::Value << "qs_route" << yaml::Key
+                << "value" << yaml::Value << yaml::DoubleQuoted << r.routeId.toStdString();
             // One nesting level per key part, in the order of the route's actions; a
             // descriptor without a value counts every value on its own.
             for (const KeyPart &k : r.keys)
-                out << YAML::Key << "descriptors" << YAML::Value << YAML::BeginSeq << YAML::BeginMap
-                    << YAML::Key << "key" << YAML::Value << k.descriptorKey.toStdString();
-            out << YAML::Key << "rate_limit" << YAML::Value << YAML::BeginMap << YAML::Key << "unit"
-                << YAML::Value << r.unitRate.unit.toStdString() << YAML::Key << "requests_per_unit"
-                << YAML::Value << r.unitRate.perUnit << YAML::EndMap;
+                out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
+                    << yaml::Key << "key" << yaml::Value << k.descriptorKey.toStdString();
+            out << yaml::Key << "rate_limit" << yaml::Value << yaml::BeginMap << yaml::Key << "unit"
+                << yaml::Value << r.unitRate.unit.toStdString() << yaml::Key << "requests_per_unit"
+                << yaml::Value << r.unitRate.perUnit << yaml::EndMap;
             if (r.shadow)
-                out << YAML::Key << "shadow_mode" << YAML::Value << true;
+                out << yaml::Key << "shadow_mode" << yaml::Value << true;
             for (qsizetype k = 0; k < r.keys.size(); ++k)
-                out << YAML::EndMap << YAML::EndSeq;
-            out << YAML::EndMap;
+                out << yaml::EndMap << yaml::EndSeq;
+            out << yaml::EndMap;
         }
-        out << YAML::EndSeq << YAML::EndMap;
+        out << yaml::EndSeq << yaml::EndMap;
         return QByteArray(out.c_str()) + '\n';
     }
 

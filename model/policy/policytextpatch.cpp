@@ -1,5 +1,6 @@
 #include "model/policy/policytextpatch.h"
 
+#include "model/base/yamlemitter.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/policytree.h"
 
@@ -69,19 +70,9 @@ QByteArray flowYaml(const Tree &t, bool spaced = true);
 
 QByteArray yamlScalar(const QString &text, bool inFlow)
 {
-    YAML::Emitter e;
-    e << text.toStdString();
-    QByteArray out(e.c_str());
-    const bool plain = !out.isEmpty() && out[0] != '"' && out[0] != '\'' && out[0] != '|'
-        && out[0] != '>' && !out.contains('\n');
-    static const char *const kFlowSyntax = ",[]{}";
-    const bool flowSafe = std::none_of(text.begin(), text.end(), [](QChar c) {
-        const char latin = c.toLatin1(); // 0 for characters outside Latin-1: not syntax
-        return latin != 0 && std::strchr(kFlowSyntax, latin) != nullptr;
-    });
-    if (plain && (!inFlow || flowSafe))
-        return out;
-    return jsonQuoted(text).toUtf8(); // JSON's string form is a valid YAML double-quoted scalar
+    const std::string utf8 = text.toStdString();
+    return QByteArray::fromStdString(yaml::isSafePlainScalar(utf8, inFlow) ? utf8
+                                                                            : yaml::doubleQuoted(utf8));
 }
 
 QByteArray flowYaml(const Tree &t, bool spaced)
@@ -129,8 +120,7 @@ QByteArray jsonText(const Tree &t, int indent)
 // Block YAML of a collection, every line after the first indented by `indent` columns.
 QByteArray blockYaml(const Tree &t, int indent)
 {
-    YAML::Emitter e;
-    e.SetIndent(2);
+    yaml::Emitter e;
     emitTreeYaml(e, t);
     QByteArrayList lines = QByteArray(e.c_str()).split('\n');
     for (qsizetype i = 1; i < lines.size(); ++i)

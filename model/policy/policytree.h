@@ -1,14 +1,14 @@
 #pragma once
 // The policy as a typed, ordered tree of maps, sequences and scalars: what the writer emits as
 // YAML or JSON, and what the text patcher (policytextpatch.h) compares to find the edited
-// values. Internal to model/policy (it speaks yaml-cpp's emitter).
+// values. Internal to model/policy.
 #include "model/policy/policy.h"
 
 #include <QList>
 #include <QPair>
 #include <QString>
 
-namespace YAML {
+namespace qs::yaml {
 class Emitter;
 }
 
@@ -43,7 +43,7 @@ struct Tree {
 
 Tree policyDocumentTree(const Policy &policy);
 Tree routeDocumentTree(const Route &route);
-void emitTreeYaml(YAML::Emitter &out, const Tree &tree);
+void emitTreeYaml(yaml::Emitter &out, const Tree &tree);
 void emitTreeJson(QString &out, const Tree &tree, int indent);
 QString jsonQuoted(const QString &text);
 

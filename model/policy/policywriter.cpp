@@ -7,7 +7,7 @@
 
 #include <QSaveFile>
 
-#include <yaml-cpp/yaml.h>
+#include "model/base/yamlemitter.h"
 
 namespace qs {
 
@@ -164,26 +164,26 @@ Tree policyTree(const Policy &p)
     return f.build(p.fieldOrder);
 }
 
-void emitYaml(YAML::Emitter &out, const Tree &t)
+void emitYaml(yaml::Emitter &out, const Tree &t)
 {
     switch (t.kind) {
     case Tree::Kind::Map:
         if (t.flow)
-            out << YAML::Flow;
-        out << YAML::BeginMap;
+            out << yaml::Flow;
+        out << yaml::BeginMap;
         for (const auto &[key, value] : t.fields) {
-            out << YAML::Key << key.toStdString() << YAML::Value;
+            out << yaml::Key << key.toStdString() << yaml::Value;
             emitYaml(out, value);
         }
-        out << YAML::EndMap;
+        out << yaml::EndMap;
         break;
     case Tree::Kind::Seq:
         if (t.flow)
-            out << YAML::Flow;
-        out << YAML::BeginSeq;
+            out << yaml::Flow;
+        out << yaml::BeginSeq;
         for (const Tree &item : t.items)
             emitYaml(out, item);
-        out << YAML::EndSeq;
+        out << yaml::EndSeq;
         break;
     case Tree::Kind::Text:
     case Tree::Kind::Number:
@@ -268,7 +268,7 @@ Tree routeDocumentTree(const Route &route)
     return routeTree(route);
 }
 
-void emitTreeYaml(YAML::Emitter &out, const Tree &tree)
+void emitTreeYaml(yaml::Emitter &out, const Tree &tree)
 {
     emitYaml(out, tree);
 }
@@ -291,8 +291,7 @@ QByteArray writePolicy(const Policy &policy, PolicyFormat format)
         emitJson(out, tree, 0);
         return (out + QLatin1Char('\n')).toUtf8();
     }
-    YAML::Emitter out;
-    out.SetIndent(2);
+    yaml::Emitter out;
     emitYaml(out, tree);
     return QByteArray(out.c_str()) + '\n';
 }

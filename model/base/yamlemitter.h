@@ -1,0 +1,85 @@
+#pragma once
+// Writes YAML the way the exporters and the policy writer need it: block maps and sequences
+// indented by two, flow `{a: 1}` / `[x, y]` on request, strings plain when that reads back as
+// the same string and double-quoted otherwise. Streamed like yaml-cpp's emitter (whose manipulator
+// names it keeps, so that the writers read the same), but about twenty times faster: yaml-cpp's
+// emitter checked every scalar with its regex engine and was most of an Envoy export's time
+// (see "Route count" in docs/benchmarks.md).
+//
+// Stricter than yaml-cpp where that matters to a gateway: a string that a YAML 1.1 reader (Go's
+// yaml.v2, read by Traefik and Kong) would take for a boolean, a number or null is quoted.
+#include <concepts>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qs::yaml {
+
+enum Manip {
+    BeginMap,
+    EndMap,
+    BeginSeq,
+    EndSeq,
+    Key, // the next node is a key: checked, the position in the map decides
+    Value, // the next node is a value: idem
+    Flow, // the next container is written on one line
+    DoubleQuoted, // the next string is quoted whatever it holds
+};
+
+// A `# text` line; only before the document's first node.
+struct Comment {
+    explicit Comment(std::string_view t) : text(t) { }
+    std::string_view text;
+};
+
+class Emitter {
+public:
+    Emitter &operator<<(Manip manip);
+    Emitter &operator<<(const Comment &comment);
+    Emitter &operator<<(std::string_view text);
+    Emitter &operator<<(const std::string &text) { return *this << std::string_view(text); }
+    Emitter &operator<<(const char *text) { return *this << std::string_view(text); }
+    Emitter &operator<<(bool value);
+    template <std::integral T>
+    requires(!std::same_as<T, bool> && !std::same_as<T, char>) Emitter &operator<<(T value)
+    {
+        m_nextQuoted = false;
+        writeScalar(std::to_string(value), true);
+        return *this;
+    }
+
+    // The document so far, without a final newline.
+    const std::string &str() const { return m_out; }
+    const char *c_str() const { return m_out.c_str(); }
+
+private:
+    struct Frame {
+        bool map = false;
+        bool flow = false;
+        int indent = 0; // column of a block map's keys or a block sequence's dashes
+        int count = 0; // nodes written: a map's keys and values alike
+        bool inlineFirst = false; // the first entry goes on the current line (after "- ")
+    };
+
+    enum class NodeKind { Scalar, FlowContainer, BlockContainer };
+    void placeNode(NodeKind kind);
+    void newLine(int indent);
+    void begin(bool map);
+    void end(bool map);
+    void writeScalar(std::string_view text, bool plainAllowed);
+    bool inFlow() const { return !m_stack.empty() && m_stack.back().flow; }
+
+    std::string m_out;
+    std::vector<Frame> m_stack;
+    bool m_nextFlow = false;
+    bool m_nextQuoted = false;
+};
+
+// Whether `text` can be written as a plain scalar and read back as the same string, in a flow
+// collection or in block context. Exposed for the tests.
+bool isSafePlainScalar(std::string_view text, bool inFlow);
+
+// `text` as a YAML double-quoted scalar (controls, quotes and backslashes escaped).
+std::string doubleQuoted(std::string_view text);
+
+} // namespace qs::yaml
