@@ -17,6 +17,8 @@ bool isOneOf(char c, std::string_view set)
 // Words a YAML 1.1 or 1.2 reader takes for null or a boolean.
 bool isReservedWord(std::string_view s)
 {
+    if (s.size() > 5)
+        return false;
     static constexpr std::array<std::string_view, 27> kWords = {"~", "null", "Null", "NULL", "y",
         "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false",
         "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", ""};
@@ -113,10 +115,33 @@ bool mustEscape(char32_t cp)
         || cp == 0xFEFF || cp == 0xFFFD;
 }
 
+// Letters, digits and `_ . / -` after a letter, `/` or `_`: most of what the writers write
+// (names, types, paths), plain in any context unless it is a reserved word. The quick answer
+// for those; the rules below for the rest.
+bool isPlainWord(std::string_view s)
+{
+    static constexpr auto kWordChar = [] {
+        std::array<bool, 256> table{};
+        for (int c = 0; c < 256; ++c)
+            table[std::size_t(c)] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == '-';
+        return table;
+    }();
+    const char f = s.front();
+    if (!((f >= 'a' && f <= 'z') || (f >= 'A' && f <= 'Z') || f == '/' || f == '_'))
+        return false;
+    for (char c : s)
+        if (!kWordChar[std::uint8_t(c)])
+            return false;
+    return true;
+}
+
 } // namespace
 
 bool isSafePlainScalar(std::string_view s, bool inFlow)
 {
+    if (!s.empty() && isPlainWord(s))
+        return !isReservedWord(s);
     if (isReservedWord(s) || looksNumeric(s))
         return false;
     const char first = s.front();

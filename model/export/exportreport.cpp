@@ -8,8 +8,9 @@ void ExportReport::note(
     Diagnostic::Severity severity, qsizetype route, const QString &field, const QString &message)
 {
     const QString path = routePath(route, field);
-    const SourceLocation at
-        = m_policy.locations.value(path, m_policy.locations.value(routePath(route)));
+    const auto found
+        = m_policy.locations.find(path); // the route's own place when the field has none
+    const SourceLocation at = found ? *found : m_policy.locations.value(routePath(route));
     m_diagnostics.append(Diagnostic{severity, QString(), at.line, at.column, path, message, route,
         m_target, m_policy.routes[route].id});
 }
@@ -25,9 +26,20 @@ std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
     // that could be read as syntax in any target's file (a quote, a space, a control, `;`, `#`,
     // `$` other than the regex anchor, a brace or a backtick).
     const PathPattern pattern = *std::move(parsed);
-    static const QRegularExpression configSafe(
-        QStringLiteral("^\\^[A-Za-z0-9._~:@!+,=/%^\\\\()?|\\[\\]*-]*\\$$"));
-    if (!configSafe.match(pattern.toRegex()).hasMatch()) {
+    const auto configSafe = [](const QString &regex) {
+        if (regex.size() < 2 || !regex.startsWith(QLatin1Char('^'))
+            || !regex.endsWith(QLatin1Char('$')))
+            return false;
+        for (qsizetype i = 1; i + 1 < regex.size(); ++i) {
+            const char16_t u = regex[i].unicode();
+            const bool alnum
+                = (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z') || (u >= u'0' && u <= u'9');
+            if (!alnum && !QStringView(u"._~:@!+,=/%^\\()?|[]*-").contains(regex[i]))
+                return false;
+        }
+        return true;
+    };
+    if (!configSafe(pattern.toRegex())) {
         note(Diagnostic::Severity::Error, route, QStringLiteral(".match.path"),
             QStringLiteral("path '%1' holds characters this target's configuration could read as "
                            "syntax; it is not exported")

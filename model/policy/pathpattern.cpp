@@ -1,6 +1,5 @@
 #include "model/policy/pathpattern.h"
 
-#include <QRegularExpression>
 #include <QUrl>
 
 namespace qs {
@@ -109,42 +108,64 @@ QString printable(const QString &text)
 
 } // namespace
 
+namespace {
+
+// `{name}` with a name of letters, digits and `_`, not starting with a digit: the name, or an
+// empty string.
+QString paramName(const QString &segment)
+{
+    const qsizetype n = segment.size();
+    if (n < 3 || segment[0] != QLatin1Char('{') || segment[n - 1] != QLatin1Char('}'))
+        return {};
+    for (qsizetype i = 1; i < n - 1; ++i) {
+        const char16_t u = segment[i].unicode();
+        const bool letter = (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z') || u == u'_';
+        if (!letter && !(i > 1 && u >= u'0' && u <= u'9'))
+            return {};
+    }
+    return segment.mid(1, n - 2);
+}
+
+} // namespace
+
+// Messages quote the pattern through printable(); it is made only when one is written.
 Expected<PathPattern> PathPattern::parse(const QString &rawText)
 {
-    const QString text = printable(rawText);
-    if (!text.startsWith(QLatin1Char('/')))
-        return QStringLiteral("path '%1' must start with '/': %2").arg(text, kPatternHelp);
-    static const QRegularExpression param(QStringLiteral("^\\{([A-Za-z_][A-Za-z0-9_]*)\\}$"));
+    if (!rawText.startsWith(QLatin1Char('/')))
+        return QStringLiteral("path '%1' must start with '/': %2")
+            .arg(printable(rawText), kPatternHelp);
     PathPattern pattern;
     pattern.m_text = rawText;
     const QStringList rawParts = rawText.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    pattern.m_segments.reserve(rawParts.size());
     for (qsizetype i = 0; i < rawParts.size(); ++i) {
         const QString &rawPart = rawParts[i];
-        const QString part = printable(rawPart);
         Segment s;
         if (rawPart == QLatin1String("**")) {
             if (i + 1 != rawParts.size())
-                return QStringLiteral("'**' may only be the last segment of '%1'").arg(text);
+                return QStringLiteral("'**' may only be the last segment of '%1'")
+                    .arg(printable(rawText));
             s.kind = Kind::DoubleStar;
         } else if (rawPart == QLatin1String("*")) {
             s.kind = Kind::Star;
-        } else if (const auto m = param.match(rawPart); m.hasMatch()) {
+        } else if (QString name = paramName(rawPart); !name.isEmpty()) {
             s.kind = Kind::Param;
-            s.text = m.captured(1);
+            s.text = std::move(name);
         } else if (rawPart.contains(QLatin1Char('*'))) {
             return QStringLiteral("segment '%1' of '%2' mixes '*' with text: %3")
-                .arg(part, text, kPatternHelp);
+                .arg(printable(rawPart), printable(rawText), kPatternHelp);
         } else {
-            const DecodedSegment literal = decodeLiteralSegment(rawPart);
+            DecodedSegment literal = decodeLiteralSegment(rawPart);
             if (!literal.problem.isEmpty())
-                return QStringLiteral("segment '%1' of '%2': %3").arg(part, text, literal.problem);
-            s.text = literal.text;
+                return QStringLiteral("segment '%1' of '%2': %3")
+                    .arg(printable(rawPart), printable(rawText), literal.problem);
+            s.text = std::move(literal.text);
             if (s.text == QLatin1String(".") || s.text == QLatin1String(".."))
                 return QStringLiteral("segment '%1' of '%2' is a dot segment: request paths are "
                                       "normalised, so this pattern could never match")
-                    .arg(part, text);
+                    .arg(printable(rawPart), printable(rawText));
         }
-        pattern.m_segments.append(s);
+        pattern.m_segments.append(std::move(s));
     }
     return pattern;
 }
@@ -159,15 +180,20 @@ bool isPathLiteralChar(QChar c)
 DecodedSegment decodeLiteralSegment(const QString &segment)
 {
     QString out;
+    out.reserve(segment.size());
     for (qsizetype i = 0; i < segment.size(); ++i) {
         QChar c = segment[i];
         if (c == QLatin1Char('%')) {
             const QString hex = segment.mid(i + 1, 2);
-            static const QRegularExpression twoHex(QStringLiteral("^[0-9A-Fa-f]{2}$"));
+            const auto isHex = [](QChar h) {
+                const char16_t u = h.unicode();
+                return (u >= u'0' && u <= u'9') || (u >= u'a' && u <= u'f')
+                    || (u >= u'A' && u <= u'F');
+            };
             // Multi-argument arg() substitutes at once: the escape's own digits ("%01") must
             // not be taken for a place marker.
             const QString at = QString::number(i + 1);
-            if (!twoHex.match(hex).hasMatch())
+            if (hex.size() != 2 || !isHex(hex[0]) || !isHex(hex[1]))
                 return DecodedSegment{QString(),
                     QStringLiteral("'%' at character %1 must start a %XX escape (two hex "
                                    "digits): %2")
@@ -220,8 +246,14 @@ QString PathPattern::toRegex() const
         switch (s.kind) {
         case Kind::Literal:
             re += QLatin1Char('/');
-            for (const QChar c : s.text)
-                re += literalCharRegex(c, special);
+            for (const QChar c : s.text) {
+                const char16_t u = c.unicode();
+                if ((u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z')
+                    || (u >= u'0' && u <= u'9'))
+                    re += c; // the common case, without a string per character
+                else
+                    re += literalCharRegex(c, special);
+            }
             break;
         case Kind::Param:
         case Kind::Star:

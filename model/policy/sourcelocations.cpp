@@ -16,27 +16,26 @@ std::optional<SourceLocation> SourceLocations::find(const QString &path) const
     if (!m_document || path.isEmpty())
         return std::nullopt;
     YamlNode node = m_document->root();
-    const QByteArray p = path.toUtf8();
+    std::string name; // field names are ASCII words: no need to go through UTF-8
     qsizetype i = 0;
-    while (i < p.size() && node.valid()) {
-        if (p[i] == '[') {
-            const qsizetype close = p.indexOf(']', i);
-            if (close < 0)
+    while (i < path.size() && node.valid()) {
+        if (path[i] == QLatin1Char('[')) {
+            std::size_t index = 0;
+            qsizetype k = i + 1;
+            for (; k < path.size() && path[k].isDigit() && index < (std::size_t(1) << 40); ++k)
+                index = index * 10 + std::size_t(path[k].digitValue());
+            if (k == i + 1 || k >= path.size() || path[k] != QLatin1Char(']'))
                 return std::nullopt;
-            bool ok = false;
-            const qulonglong index = p.mid(i + 1, close - i - 1).toULongLong(&ok);
-            if (!ok)
-                return std::nullopt;
-            node = node[std::size_t(index)];
-            i = close + 1;
+            node = node[index];
+            i = k + 1;
         } else {
-            if (p[i] == '.')
+            if (path[i] == QLatin1Char('.'))
                 ++i;
-            qsizetype end = i;
-            while (end < p.size() && p[end] != '.' && p[end] != '[')
-                ++end;
-            node = node.find(std::string_view(p.constData() + i, std::size_t(end - i)));
-            i = end;
+            name.clear();
+            for (; i < path.size() && path[i] != QLatin1Char('.') && path[i] != QLatin1Char('[');
+                 ++i)
+                name += path[i].unicode() < 0x80 ? char(path[i].unicode()) : '\0';
+            node = node.find(name);
         }
     }
     if (!node.valid())

@@ -264,7 +264,8 @@ void PolicyDocument::revalidate()
 {
     const PolicyFormat format
         = m_filePath.isEmpty() ? PolicyFormat::Yaml : formatForPath(m_filePath);
-    // Reading a policy of thousands of routes takes seconds (yaml-cpp: docs/benchmarks.md):
+    // Reading a policy of thousands of routes takes a noticeable part of a second (docs/
+    // benchmarks.md, "Route count"):
     // those are validated on a worker once typing pauses, the rest at once.
     constexpr qsizetype kValidateNowRoutes = 500;
     ++m_validationGeneration;
