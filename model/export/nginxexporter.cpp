@@ -430,11 +430,17 @@ private:
     static QString indent(const QString &text, int spaces)
     {
         const QString pad(spaces, QLatin1Char(' '));
-        QStringList lines = text.split(QLatin1Char('\n'));
-        for (QString &l : lines)
-            if (!l.isEmpty())
-                l.prepend(pad);
-        return lines.join(QLatin1Char('\n'));
+        QString out;
+        out.reserve(text.size() + text.size() / 4);
+        for (qsizetype start = 0; start < text.size();) {
+            qsizetype end = text.indexOf(QLatin1Char('\n'), start);
+            end = end < 0 ? text.size() : end + 1;
+            if (text[start] != QLatin1Char('\n'))
+                out += pad;
+            out += QStringView(text).mid(start, end - start);
+            start = end;
+        }
+        return out;
     }
 
     QString completeConfig(const QString &http, const QString &server) const

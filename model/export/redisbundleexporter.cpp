@@ -241,7 +241,7 @@ private:
         const limiter::Algorithm algorithm = limiter::algorithmOf(config);
         const QString script = QString::fromLatin1(limiter::algorithmName(algorithm).data());
         const std::string_view lua = limiter::redisScript(algorithm);
-        m_scripts.emplace(script, QByteArray(lua.data(), qsizetype(lua.size())));
+        m_scripts.try_emplace(script, lua.data(), qsizetype(lua.size())); // copied once per script
 
         const QString keyPrefix
             = QStringLiteral("%1:%2:").arg(m_policy.redis.effectivePrefix(), r.id);
