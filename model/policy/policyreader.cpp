@@ -441,11 +441,10 @@ void Reader::readRoute(const YamlNode &node, const QString &path, Route &route)
 {
     if (!expectMap(node, path, QStringLiteral("a route")))
         return;
-    route.fieldOrder = keysOf(node, path,
-        {QStringLiteral("id"), QStringLiteral("description"), QStringLiteral("match"),
-            QStringLiteral("key"), QStringLiteral("missing_key"), QStringLiteral("limit"),
-            QStringLiteral("cost"), QStringLiteral("mode")},
-        QStringLiteral("a route"));
+    static const QStringList kRouteFields = {QStringLiteral("id"), QStringLiteral("description"),
+        QStringLiteral("match"), QStringLiteral("key"), QStringLiteral("missing_key"),
+        QStringLiteral("limit"), QStringLiteral("cost"), QStringLiteral("mode")};
+    route.fieldOrder = keysOf(node, path, kRouteFields, QStringLiteral("a route"));
     requireField(node, route.fieldOrder, path, QStringLiteral("id"), QStringLiteral("login"));
     requireField(node, route.fieldOrder, path, QStringLiteral("match"),
         QStringLiteral("{ path: /v1/login }"));
@@ -480,8 +479,8 @@ void Reader::readMatch(const YamlNode &node, const QString &path, Route &route)
 {
     if (!expectMap(node, path, QStringLiteral("match")))
         return;
-    route.matchFieldOrder = keysOf(
-        node, path, {QStringLiteral("methods"), QStringLiteral("path")}, QStringLiteral("match"));
+    static const QStringList kMatchFields = {QStringLiteral("methods"), QStringLiteral("path")};
+    route.matchFieldOrder = keysOf(node, path, kMatchFields, QStringLiteral("match"));
     requireField(
         node, route.matchFieldOrder, path, QStringLiteral("path"), QStringLiteral("/v1/login"));
     static const QStringList kMethods
@@ -522,13 +521,19 @@ void Reader::readLimit(const YamlNode &node, const QString &path, LimitSpec &lim
 {
     if (!expectMap(node, path, QStringLiteral("limit")))
         return;
-    QStringList all = {QStringLiteral("algorithm")};
-    for (const LimitField &f : limitFieldTable())
-        all << f.name;
+    static const QStringList all = [] {
+        QStringList fields = {QStringLiteral("algorithm")};
+        for (const LimitField &f : limitFieldTable())
+            fields << f.name;
+        return fields;
+    }();
     limit.fieldOrder = keysOf(node, path, all, QStringLiteral("limit"));
-    QStringList names;
-    for (limiter::Algorithm a : limiter::kAllAlgorithms)
-        names << QString::fromLatin1(limiter::algorithmName(a).data());
+    static const QStringList names = [] {
+        QStringList algorithms;
+        for (limiter::Algorithm a : limiter::kAllAlgorithms)
+            algorithms << QString::fromLatin1(limiter::algorithmName(a).data());
+        return algorithms;
+    }();
     if (!limit.fieldOrder.contains(QStringLiteral("algorithm"))) {
         error(node, child(path, QStringLiteral("algorithm")),
             QStringLiteral("missing `algorithm`: one of %1").arg(names.join(QStringLiteral(", "))));

@@ -3,6 +3,7 @@
 #include <QLocale>
 #include <QRegularExpression>
 
+#include <algorithm>
 #include <numeric>
 
 namespace qs {
@@ -30,6 +31,41 @@ std::optional<Micros> unitMicros(const QString &unit)
     return std::nullopt;
 }
 
+bool isAsciiSpace(QChar c)
+{
+    return c == u' ' || c == u'\t' || c == u'\n' || c == u'\r' || c == u'\v' || c == u'\f';
+}
+
+bool isAsciiDigit(QChar c)
+{
+    return c >= u'0' && c <= u'9';
+}
+
+// Matches `\s*(\d+)\s*([a-z]+)\s*` over the whole of `text` (written out: this runs for every
+// duration and rate of a policy, where a regular expression was most of the reader's time).
+std::optional<std::pair<QStringView, QStringView>> amountAndUnit(QStringView text)
+{
+    qsizetype i = 0;
+    const auto skipSpaces = [&] {
+        while (i < text.size() && isAsciiSpace(text[i]))
+            ++i;
+    };
+    skipSpaces();
+    const qsizetype digitsStart = i;
+    while (i < text.size() && isAsciiDigit(text[i]))
+        ++i;
+    const QStringView digits = text.mid(digitsStart, i - digitsStart);
+    skipSpaces();
+    const qsizetype unitStart = i;
+    while (i < text.size() && text[i] >= u'a' && text[i] <= u'z')
+        ++i;
+    const QStringView unit = text.mid(unitStart, i - unitStart);
+    skipSpaces();
+    if (digits.isEmpty() || unit.isEmpty() || i != text.size())
+        return std::nullopt;
+    return std::pair{digits, unit};
+}
+
 const QString kDurationHelp
     = QStringLiteral("write a whole number and a unit: 250ms, 10s, 1m, 1h, 1d");
 
@@ -37,16 +73,17 @@ const QString kDurationHelp
 
 Expected<Micros> parseDuration(const QString &text)
 {
-    static const QRegularExpression re(QStringLiteral("^\\s*(\\d+)\\s*([a-z]+)\\s*$"));
-    const auto m = re.match(text.toLower());
-    if (!m.hasMatch())
+    const QString lower = text.toLower();
+    const auto parts = amountAndUnit(lower);
+    if (!parts)
         return QStringLiteral("'%1' is not a duration: %2").arg(text, kDurationHelp);
     bool ok = false;
-    const qint64 amount = m.captured(1).toLongLong(&ok);
-    const auto unit = unitMicros(m.captured(2));
+    const qint64 amount = parts->first.toLongLong(&ok);
+    const QString unitText = parts->second.toString();
+    const auto unit = unitMicros(unitText);
     if (!unit)
         return QStringLiteral("'%1' has an unknown unit '%2': use ms, s, m, h or d")
-            .arg(text, m.captured(2));
+            .arg(text, unitText);
     // The pattern allows digits only, so a failed conversion is a number too large for 64 bits.
     if (ok && amount <= 0)
         return QStringLiteral("'%1' must be longer than zero: %2").arg(text, kDurationHelp);
@@ -61,15 +98,20 @@ namespace {
 // six decimals, a microsecond's worth), so that `0.5/s` is exactly one per 2 s.
 std::optional<std::pair<qint64, qint64>> decimalCount(const QString &text)
 {
-    static const QRegularExpression re(QStringLiteral("^(\\d{1,12})(?:\\.(\\d{1,6}))?$"));
-    const auto m = re.match(text);
-    if (!m.hasMatch())
+    // ^(\d{1,12})(?:\.(\d{1,6}))?$, written out
+    const qsizetype dot = text.indexOf(QLatin1Char('.'));
+    const QStringView whole = QStringView(text).left(dot < 0 ? text.size() : dot);
+    const QStringView fraction = dot < 0 ? QStringView() : QStringView(text).mid(dot + 1);
+    const auto allDigits
+        = [](QStringView v) { return std::all_of(v.begin(), v.end(), isAsciiDigit); };
+    if (whole.isEmpty() || whole.size() > 12 || !allDigits(whole))
         return std::nullopt;
-    const QString fraction = m.captured(2);
+    if (dot >= 0 && (fraction.isEmpty() || fraction.size() > 6 || !allDigits(fraction)))
+        return std::nullopt;
     qint64 denominator = 1;
     for (qsizetype i = 0; i < fraction.size(); ++i)
         denominator *= 10;
-    return std::pair{m.captured(1).toLongLong() * denominator + fraction.toLongLong(), denominator};
+    return std::pair{whole.toLongLong() * denominator + fraction.toLongLong(), denominator};
 }
 
 } // namespace
@@ -81,7 +123,8 @@ Expected<limiter::Rate> parseRate(const QString &text)
     QString countText, period;
     static const QRegularExpression every(
         QStringLiteral("^\\s*(\\S+)\\s+every\\s+(.+)$"), QRegularExpression::CaseInsensitiveOption);
-    if (const auto m = every.match(text); m.hasMatch()) {
+    const bool saysEvery = text.contains(QLatin1String("every"), Qt::CaseInsensitive);
+    if (const auto m = saysEvery ? every.match(text) : QRegularExpressionMatch(); m.hasMatch()) {
         countText = m.captured(1);
         period = m.captured(2).trimmed().toLower();
     } else {

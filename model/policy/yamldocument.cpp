@@ -36,11 +36,11 @@ public:
     {
         attach(add(YamlDocument::Kind::Null, mark), anchor);
     }
-    void OnAlias(const YAML::Mark &, YAML::anchor_t anchor) override
+    void OnAlias(const YAML::Mark &mark, YAML::anchor_t anchor) override
     {
+        // The parser refuses unknown anchors; a null keeps a map's keys and values paired anyway.
         const auto it = m_anchors.find(anchor);
-        if (it != m_anchors.end())
-            attach(it->second, 0);
+        attach(it != m_anchors.end() ? it->second : add(YamlDocument::Kind::Null, mark), 0);
     }
     void OnScalar(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
         const std::string &value) override
@@ -95,7 +95,6 @@ private:
         if (m_open.size() == m_depth)
             m_open.emplace_back();
         m_open[m_depth].index = index;
-        m_open[m_depth].anchor = anchor;
         m_open[m_depth].children.clear(); // keeps its capacity for the next container
         ++m_depth;
     }
@@ -112,7 +111,6 @@ private:
 
     struct Open {
         std::uint32_t index = 0;
-        YAML::anchor_t anchor = 0;
         std::vector<std::uint32_t> children;
     };
     YamlDocument &m_doc;
