@@ -71,8 +71,14 @@ QByteArray flowYaml(const Tree &t, bool spaced = true);
 QByteArray yamlScalar(const QString &text, bool inFlow)
 {
     const std::string utf8 = text.toStdString();
-    return QByteArray::fromStdString(yaml::isSafePlainScalar(utf8, inFlow) ? utf8
-                                                                            : yaml::doubleQuoted(utf8));
+    return QByteArray::fromStdString(
+        yaml::isSafePlainScalar(utf8, inFlow) ? utf8 : yaml::doubleQuoted(utf8));
+}
+
+// A scalar of the tree: numbers and booleans as they are, text plain or quoted as it needs.
+QByteArray scalarYaml(const Tree &t, bool inFlow)
+{
+    return t.kind == Tree::Kind::Text ? yamlScalar(t.scalar, inFlow) : t.scalar.toUtf8();
 }
 
 QByteArray flowYaml(const Tree &t, bool spaced)
@@ -289,7 +295,7 @@ private:
             return k + ": " + jsonText(value, indent / 2);
         const bool collection = value.kind == Tree::Kind::Map || value.kind == Tree::Kind::Seq;
         if (flowMap || !collection || value.flow)
-            return k + ": " + (collection ? flowYaml(value) : yamlScalar(value.scalar, flowMap));
+            return k + ": " + (collection ? flowYaml(value) : scalarYaml(value, flowMap));
         return k + ":\n" + QByteArray(indent + 2, ' ') + blockYaml(value, indent + 2);
     }
 
@@ -557,7 +563,7 @@ private:
             out += yamlScalar(key, false) + ":";
             const bool collection = value.kind == Tree::Kind::Map || value.kind == Tree::Kind::Seq;
             if (!collection) {
-                out += " " + yamlScalar(value.scalar, false) + "\n";
+                out += " " + scalarYaml(value, false) + "\n";
                 continue;
             }
             const YAML::Node theirs = sample.IsMap() ? sample[key.toStdString()] : YAML::Node();

@@ -185,10 +185,16 @@ void emitYaml(yaml::Emitter &out, const Tree &t)
             emitYaml(out, item);
         out << yaml::EndSeq;
         break;
+    // Typed, so that the emitter writes numbers and booleans plain (and quotes only text that
+    // looks like one).
     case Tree::Kind::Text:
-    case Tree::Kind::Number:
-    case Tree::Kind::Bool:
         out << t.scalar.toStdString();
+        break;
+    case Tree::Kind::Number:
+        out << t.scalar.toLongLong();
+        break;
+    case Tree::Kind::Bool:
+        out << (t.scalar == QLatin1String("true"));
         break;
     }
 }

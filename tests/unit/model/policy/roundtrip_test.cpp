@@ -75,6 +75,16 @@ TEST(RoundTrip, KeepsFieldOrderAndTextAsWritten)
     EXPECT_EQ(load(writePolicy(p, PolicyFormat::Json)), p);
 }
 
+// Numbers and booleans are written plain, as people write them; only text that a reader could
+// take for one is quoted.
+TEST(RoundTrip, WritesNumbersAndBooleansPlainInYaml)
+{
+    const QString text = QString::fromUtf8(writePolicy(load(kOddOrder), PolicyFormat::Yaml));
+    for (const char *line :
+        {"quota_studio: 1", "capacity: 10", "cost: 2", "queue: 3", "metrics: true", "status: 503"})
+        EXPECT_TRUE(text.contains(QLatin1String(line))) << line << " in:\n" << text.toStdString();
+}
+
 TEST(RoundTrip, JsonIsValidJsonWithTypedValues)
 {
     const QByteArray json = writePolicy(load(kOddOrder), PolicyFormat::Json);

@@ -322,6 +322,29 @@ routes:
     EXPECT_TRUE(one.text.endsWith("# end\n"));
 }
 
+// A new route's numbers are written as numbers, in block and in flow style alike.
+TEST(LosslessSave, ANewRoutesNumbersAreWrittenPlain)
+{
+    const QByteArray original = R"(quota_studio: 1
+name: t
+routes:
+  - id: a
+    match: { path: /a }
+    limit: { algorithm: gcra, rate: 1/s, burst: 1 }
+)";
+    const PolicyReadResult read = readPolicy(original, QStringLiteral("o.yaml"));
+    Policy after = read.policy;
+    Route added = newRoute(QStringLiteral("b"));
+    added.cost = 2;
+    added.fieldOrder << QStringLiteral("cost");
+    after.routes.append(added);
+    const TextPatch patch = patchPolicyText(original, read.policy, after, PolicyFormat::Yaml);
+    EXPECT_EQ(patch.fallback, QString());
+    EXPECT_TRUE(patch.text.contains("    cost: 2\n")) << patch.text.toStdString();
+    EXPECT_TRUE(patch.text.contains("burst: 6")) << patch.text.toStdString();
+    EXPECT_EQ(readPolicy(patch.text, QStringLiteral("o.yaml")).policy, after);
+}
+
 TEST(LosslessSave, AnUnsupportedConstructFallsBackToAWholeWriteAndSaysWhy)
 {
     const QByteArray original = R"(quota_studio: 1
