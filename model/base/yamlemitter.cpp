@@ -318,6 +318,11 @@ Emitter &Emitter::operator<<(Manip manip)
     case DoubleQuoted:
         m_nextQuoted = true;
         break;
+    case Null:
+        m_nextQuoted = false;
+        placeNode(NodeKind::Scalar);
+        m_out += "null";
+        break;
     case Key:
     case Value:
         break; // the position in the map decides

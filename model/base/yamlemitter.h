@@ -24,6 +24,7 @@ enum Manip {
     Value, // the next node is a value: idem
     Flow, // the next container is written on one line
     DoubleQuoted, // the next string is quoted whatever it holds
+    Null, // a null value
 };
 
 // A `# text` line; only before the document's first node.

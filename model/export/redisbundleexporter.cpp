@@ -4,11 +4,9 @@
 #include "model/export/exportreport.h"
 #include "model/export/gatewaywriter.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/policytree.h"
 
 #include <QCryptographicHash>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 #include <map>
 
@@ -192,18 +190,18 @@ private:
     void prepare(qsizetype i) override
     {
         const Route &r = m_policy.routes[i];
+        auto pattern = m_report.pathPattern(i);
         const auto config = m_report.algorithmConfig(i);
-        if (!m_report.pathPattern(i) || !config)
+        if (!pattern || !config)
             return;
-        const QJsonObject route = describe(r, *config);
-        m_routes.append(route);
-        m_matchOrder.push_back({r.id, *m_report.pathPattern(i)});
+        const RouteEntry entry = describe(r, *config);
+        m_routes.items.append(entry.manifest);
+        m_matchOrder.push_back({r.id, *std::move(pattern)});
         QStringList parameters;
-        for (const QJsonValue v : route[QStringLiteral("parameters")].toArray())
-            parameters << QString::number(v.toInteger());
+        for (const std::int64_t v : entry.parameters)
+            parameters << QString::number(v);
         m_table += QStringLiteral("| %1 | %2 | `%3` | %4 |\n")
-                       .arg(cell(r.id), route[QStringLiteral("script")].toString(),
-                           cell(route[QStringLiteral("key_template")].toString()),
+                       .arg(cell(r.id), entry.script, cell(entry.keyTemplate),
                            parameters.join(QStringLiteral(", ")));
     }
 
@@ -224,7 +222,7 @@ private:
     QByteArray write(const QString &file) override
     {
         if (file == QLatin1String("manifest.json"))
-            return manifest(m_routes);
+            return manifest();
         if (file == QLatin1String("quota_middleware.py"))
             return QByteArray(kQuotaMiddlewarePy);
         if (file == QLatin1String("README.md"))
@@ -236,91 +234,118 @@ private:
         return m_scripts.at(file.chopped(4));
     }
 
-    QJsonObject describe(const Route &r, const limiter::AlgorithmConfig &config)
+    // A route's manifest entry, and what the README's table shows of it.
+    struct RouteEntry {
+        Tree manifest;
+        QString script;
+        QString keyTemplate;
+        std::vector<std::int64_t> parameters;
+    };
+
+    // Keys are written in alphabetical order, as QJsonDocument wrote them before: manifests of
+    // earlier versions and of this one differ only where their content does.
+    RouteEntry describe(const Route &r, const limiter::AlgorithmConfig &config)
     {
         const limiter::Algorithm algorithm = limiter::algorithmOf(config);
-        const QString script = QString::fromLatin1(limiter::algorithmName(algorithm).data());
+        RouteEntry entry;
+        entry.script = QString::fromLatin1(limiter::algorithmName(algorithm).data());
         const std::string_view lua = limiter::redisScript(algorithm);
-        m_scripts.try_emplace(script, lua.data(), qsizetype(lua.size())); // copied once per script
+        m_scripts.try_emplace(entry.script, lua.data(), qsizetype(lua.size())); // once a script
 
         const QString keyPrefix
-            = QStringLiteral("%1:%2:").arg(m_policy.redis.effectivePrefix(), r.id);
+            = m_policy.redis.effectivePrefix() + QLatin1Char(':') + r.id + QLatin1Char(':');
         const QList<KeySelector> keys = m_policy.keyOf(r);
-        QJsonArray keyParts, parameters, names;
+        entry.keyTemplate = keyPrefix + clientKeyTemplate(keys);
+        Tree keyParts = Tree::seq(), parameters = Tree::seq(), names = Tree::seq(),
+             methods = Tree::seq();
         for (const KeySelector &k : keys)
-            keyParts.append(k.toString());
-        for (const std::int64_t v : limiter::redisScriptParameterValues(config))
-            parameters.append(qint64(v));
+            keyParts.items.append(Tree::text(k.toString()));
+        for (const std::int64_t v : limiter::redisScriptParameterValues(config)) {
+            entry.parameters.push_back(v);
+            parameters.items.append(Tree::number(v));
+        }
         for (const QString &n : parameterNames(algorithm))
-            names.append(n);
-        QJsonArray methods;
+            names.items.append(Tree::text(n));
         for (const QString &m : r.methods)
-            methods.append(m);
+            methods.items.append(Tree::text(m));
         // What RateLimit-Policy and X-RateLimit-Limit announce: the engine's own figures.
         const limiter::Quota quota = limiter::peek(config, limiter::freshState(config), 0);
-        return QJsonObject{
-            {QStringLiteral("id"), r.id},
-            {QStringLiteral("methods"), methods},
-            {QStringLiteral("path"), r.path},
-            {QStringLiteral("mode"), routeModeName(r.effectiveMode())},
-            {QStringLiteral("script"), script},
-            {QStringLiteral("key_prefix"), keyPrefix},
+        Tree quotaTree = Tree::map();
+        quotaTree.fields = {{QStringLiteral("limit"), Tree::number(quota.limit)},
+            {QStringLiteral("window_s"), Tree::number(limiter::secondsCeil(quota.window))}};
+        Tree &m = entry.manifest;
+        m = Tree::map();
+        m.fields = {
+            {QStringLiteral("cost"), Tree::number(r.effectiveCost())},
+            {QStringLiteral("id"), Tree::text(r.id)},
             {QStringLiteral("key_parts"), keyParts},
-            {QStringLiteral("key_template"), keyPrefix + clientKeyTemplate(keys)},
-            {QStringLiteral("missing_key"),
-                keyCanBeMissing(keys) ? QJsonValue(missingKeyModeName(m_policy.missingKeyOf(r)))
-                                      : QJsonValue(QJsonValue::Null)},
-            {QStringLiteral("cost"), r.effectiveCost()},
-            {QStringLiteral("parameters"), parameters},
-            {QStringLiteral("parameter_names"), names},
-            {QStringLiteral("quota"),
-                QJsonObject{{QStringLiteral("limit"), qint64(quota.limit)},
-                    {QStringLiteral("window_s"), qint64(limiter::secondsCeil(quota.window))}}},
+            {QStringLiteral("key_prefix"), Tree::text(keyPrefix)},
+            {QStringLiteral("key_template"), Tree::text(entry.keyTemplate)},
+            {QStringLiteral("methods"), methods},
             {QStringLiteral("metrics_prefix"),
-                m_policy.redis.metrics.value_or(false) ? keyPrefix + QStringLiteral("~metrics")
-                                                       : QString()},
+                Tree::text(m_policy.redis.metrics.value_or(false)
+                        ? keyPrefix + QStringLiteral("~metrics")
+                        : QString())},
+            {QStringLiteral("missing_key"),
+                keyCanBeMissing(keys) ? Tree::text(missingKeyModeName(m_policy.missingKeyOf(r)))
+                                      : Tree::null()},
+            {QStringLiteral("mode"), Tree::text(routeModeName(r.effectiveMode()))},
+            {QStringLiteral("parameter_names"), names},
+            {QStringLiteral("parameters"), parameters},
+            {QStringLiteral("path"), Tree::text(r.path)},
+            {QStringLiteral("quota"), quotaTree},
+            {QStringLiteral("script"), Tree::text(entry.script)},
         };
+        return entry;
     }
 
-    QByteArray manifest(const QJsonArray &routes) const
+    QByteArray manifest() const
     {
-        QJsonObject scripts;
-        for (const auto &[name, text] : m_scripts)
-            scripts.insert(name,
-                QJsonObject{{QStringLiteral("file"), name + QStringLiteral(".lua")},
-                    {QStringLiteral("sha1"),
-                        QString::fromLatin1(
-                            QCryptographicHash::hash(text, QCryptographicHash::Sha1).toHex())}});
-        const QJsonObject root{
-            {QStringLiteral("format"), QStringLiteral("quota-studio-redis-bundle/3")},
-            {QStringLiteral("policy"), m_policy.name},
-            {QStringLiteral("status"), m_policy.defaults.effectiveStatus()},
-            {QStringLiteral("on_store_error"),
-                storeErrorPolicyName(m_policy.defaults.effectiveOnStoreError())},
-            {QStringLiteral("headers"),
-                headerStyleName(m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft))},
+        Tree scripts = Tree::map();
+        for (const auto &[name, text] : m_scripts) {
+            Tree script = Tree::map();
+            script.fields = {{QStringLiteral("file"), Tree::text(name + QStringLiteral(".lua"))},
+                {QStringLiteral("sha1"),
+                    Tree::text(QString::fromLatin1(
+                        QCryptographicHash::hash(text, QCryptographicHash::Sha1).toHex()))}};
+            scripts.fields.append({name, script});
+        }
+        Tree fields = Tree::seq();
+        for (const char *f : {"code", "remaining", "wait_us", "reset_after_us"})
+            fields.items.append(Tree::text(QString::fromLatin1(f)));
+        Tree reply = Tree::map();
+        reply.fields = {{QStringLiteral("encoding"),
+                            Tree::text(QStringLiteral("little-endian float64 each, 32 bytes "
+                                                      "(Lua struct.pack('<dddd'))"))},
+            {QStringLiteral("fields"), fields}};
+        Tree root = Tree::map();
+        root.fields = {
             {QStringLiteral("call"),
-                QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> <parameters...> "
-                               "[<now_us or ''>]")},
-            {QStringLiteral("reply"),
-                QJsonObject{{QStringLiteral("encoding"),
-                                QStringLiteral("little-endian float64 each, 32 bytes "
-                                               "(Lua struct.pack('<dddd'))")},
-                    {QStringLiteral("fields"),
-                        QJsonArray{QStringLiteral("code"), QStringLiteral("remaining"),
-                            QStringLiteral("wait_us"), QStringLiteral("reset_after_us")}}}},
-            {QStringLiteral("scripts"), scripts},
-            {QStringLiteral("routes"), routes},
+                Tree::text(QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> "
+                                          "<parameters...> [<now_us or ''>]"))},
+            {QStringLiteral("format"), Tree::text(QStringLiteral("quota-studio-redis-bundle/3"))},
+            {QStringLiteral("headers"),
+                Tree::text(headerStyleName(
+                    m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft)))},
             {QStringLiteral("match_order"), matchOrder()},
+            {QStringLiteral("on_store_error"),
+                Tree::text(storeErrorPolicyName(m_policy.defaults.effectiveOnStoreError()))},
+            {QStringLiteral("policy"), Tree::text(m_policy.name)},
+            {QStringLiteral("reply"), reply},
+            {QStringLiteral("routes"), m_routes},
+            {QStringLiteral("scripts"), scripts},
+            {QStringLiteral("status"), Tree::number(m_policy.defaults.effectiveStatus())},
         };
-        return QJsonDocument(root).toJson(QJsonDocument::Indented);
+        QString out;
+        emitTreeJson(out, root, 0, JsonLayout::qtIndented());
+        return out.toUtf8() + '\n';
     }
 
-    QJsonArray matchOrder() const
+    Tree matchOrder() const
     {
-        QJsonArray ids;
+        Tree ids = Tree::seq();
         for (const MatchEntry &e : m_matchOrder)
-            ids.append(e.id);
+            ids.items.append(Tree::text(e.id));
         return ids;
     }
 
@@ -330,7 +355,7 @@ private:
     };
     std::vector<MatchEntry> m_matchOrder;
     std::map<QString, QByteArray> m_scripts; // by algorithm name, sorted for stable output
-    QJsonArray m_routes; // the manifest's, in policy order
+    Tree m_routes = Tree::seq(); // the manifest's, in policy order
     QString m_table; // the README's rows
 };
 

@@ -102,6 +102,7 @@ QByteArray flowYaml(const Tree &t, bool spaced)
         return yamlScalar(t.scalar, true);
     case Tree::Kind::Number:
     case Tree::Kind::Bool:
+    case Tree::Kind::Null:
         return t.scalar.toUtf8();
     }
     return {};
@@ -273,6 +274,7 @@ private:
             return yamlScalar(value.scalar, inFlow);
         case Tree::Kind::Number:
         case Tree::Kind::Bool:
+        case Tree::Kind::Null:
             return value.scalar.toUtf8();
         case Tree::Kind::Map:
         case Tree::Kind::Seq:

@@ -196,6 +196,9 @@ void emitYaml(yaml::Emitter &out, const Tree &t)
     case Tree::Kind::Bool:
         out << (t.scalar == QLatin1String("true"));
         break;
+    case Tree::Kind::Null:
+        out << yaml::Null;
+        break;
     }
 }
 
@@ -229,34 +232,43 @@ QString jsonString(const QString &s)
     return out + QLatin1Char('"');
 }
 
-void emitJson(QString &out, const Tree &t, int indent)
+void emitJson(QString &out, const Tree &t, int indent, const JsonLayout &layout)
 {
-    const QString pad(indent * 2, QLatin1Char(' '));
-    const QString inner((indent + 1) * 2, QLatin1Char(' '));
+    const QString pad(indent * layout.indentWidth, QLatin1Char(' '));
+    const QString inner((indent + 1) * layout.indentWidth, QLatin1Char(' '));
+    const auto close = [&](bool empty, QChar bracket) {
+        if (empty && !layout.emptyOverTwoLines)
+            out += bracket;
+        else
+            out += QLatin1Char('\n') + pad + bracket;
+    };
     switch (t.kind) {
     case Tree::Kind::Map:
         out += QLatin1Char('{');
         for (qsizetype i = 0; i < t.fields.size(); ++i) {
-            out += (i ? QStringLiteral(",\n") : QStringLiteral("\n")) + inner
-                + jsonString(t.fields[i].first) + QStringLiteral(": ");
-            emitJson(out, t.fields[i].second, indent + 1);
+            out += i ? QLatin1String(",\n") : QLatin1String("\n");
+            out += inner;
+            out += jsonString(t.fields[i].first);
+            out += QLatin1String(": ");
+            emitJson(out, t.fields[i].second, indent + 1, layout);
         }
-        out += t.fields.isEmpty() ? QStringLiteral("}")
-                                  : QLatin1Char('\n') + pad + QLatin1Char('}');
+        close(t.fields.isEmpty(), QLatin1Char('}'));
         break;
     case Tree::Kind::Seq:
         out += QLatin1Char('[');
         for (qsizetype i = 0; i < t.items.size(); ++i) {
-            out += (i ? QStringLiteral(",\n") : QStringLiteral("\n")) + inner;
-            emitJson(out, t.items[i], indent + 1);
+            out += i ? QLatin1String(",\n") : QLatin1String("\n");
+            out += inner;
+            emitJson(out, t.items[i], indent + 1, layout);
         }
-        out += t.items.isEmpty() ? QStringLiteral("]") : QLatin1Char('\n') + pad + QLatin1Char(']');
+        close(t.items.isEmpty(), QLatin1Char(']'));
         break;
     case Tree::Kind::Text:
         out += jsonString(t.scalar);
         break;
     case Tree::Kind::Number:
     case Tree::Kind::Bool:
+    case Tree::Kind::Null:
         out += t.scalar;
         break;
     }
@@ -279,9 +291,9 @@ void emitTreeYaml(yaml::Emitter &out, const Tree &tree)
     emitYaml(out, tree);
 }
 
-void emitTreeJson(QString &out, const Tree &tree, int indent)
+void emitTreeJson(QString &out, const Tree &tree, int indent, JsonLayout layout)
 {
-    emitJson(out, tree, indent);
+    emitJson(out, tree, indent, layout);
 }
 
 QString jsonQuoted(const QString &text)
@@ -294,7 +306,7 @@ QByteArray writePolicy(const Policy &policy, PolicyFormat format)
     const Tree tree = policyTree(policy);
     if (format == PolicyFormat::Json) {
         QString out;
-        emitJson(out, tree, 0);
+        emitJson(out, tree, 0, JsonLayout{});
         return (out + QLatin1Char('\n')).toUtf8();
     }
     yaml::Emitter out;
