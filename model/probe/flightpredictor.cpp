@@ -31,11 +31,13 @@ void FlightPredictor::restore(const QString &key, const Snapshot &snapshot)
 }
 
 bool FlightPredictor::nearestAgreeing(const GatewayState &state, limiter::Micros from,
-    limiter::Micros to, bool allowed, GatewayState &out) const
+    limiter::Micros to, bool allowed, GatewayState &out, limiter::Micros *at) const
 {
     GatewayState s = state;
     if (qs::decide(m_limit, s, from, m_cost).allowed == allowed) {
         out = std::move(s);
+        if (at)
+            *at = from;
         return true;
     }
     s = state;
@@ -55,6 +57,8 @@ bool FlightPredictor::nearestAgreeing(const GatewayState &state, limiter::Micros
         }
     }
     out = std::move(best);
+    if (at)
+        *at = agrees;
     return true;
 }
 
@@ -62,11 +66,50 @@ void FlightPredictor::agreeingStates(const GatewayState &from, const Flight &fli
     std::vector<GatewayState> &out) const
 {
     GatewayState early, late;
-    const bool fromStart = nearestAgreeing(from, flight.earliest, flight.latest, allowed, early);
-    const bool fromEnd = nearestAgreeing(from, flight.latest, flight.earliest, allowed, late);
-    for (GatewayState *s : {fromStart ? &early : nullptr, fromEnd ? &late : nullptr})
-        if (s && std::find(out.begin(), out.end(), *s) == out.end())
-            out.push_back(std::move(*s));
+    limiter::Micros earliest = 0, latest = 0;
+    const bool fromStart
+        = nearestAgreeing(from, flight.earliest, flight.latest, allowed, early, &earliest);
+    const bool fromEnd
+        = nearestAgreeing(from, flight.latest, flight.earliest, allowed, late, &latest);
+    const auto keep = [&out](GatewayState &&s) {
+        if (std::find(out.begin(), out.end(), s) == out.end())
+            out.push_back(std::move(s));
+    };
+    if (fromStart)
+        keep(std::move(early));
+    // Moments in between too: the two ends bound every other history, but a later request can
+    // rule out both ends and fit one in between (seen with NGINX: its first decision on a key
+    // came a few ms into a 7 ms flight, and the earliest and latest chains each failed a
+    // different later request). Equal states merge, so a key in debt keeps one.
+    if (fromStart && fromEnd)
+        for (int i = 1; i <= kInteriorMoments; ++i) {
+            GatewayState s = from;
+            const limiter::Micros t = earliest + (latest - earliest) * i / (kInteriorMoments + 1);
+            if (qs::decide(m_limit, s, t, m_cost).allowed == allowed)
+                keep(std::move(s));
+        }
+    if (fromEnd)
+        keep(std::move(late));
+}
+
+std::optional<GatewayState> FlightPredictor::resynced(
+    const GatewayState &from, const Flight &flight, bool allowed) const
+{
+    GatewayState out;
+    const bool found = allowed
+        ? nearestAgreeing(from, flight.latest, flight.latest + kResyncReach, allowed, out)
+        : nearestAgreeing(from, flight.earliest, flight.earliest - kResyncReach, allowed, out);
+    return found ? std::optional<GatewayState>(std::move(out)) : std::nullopt;
+}
+
+// Keeps both ends and histories evenly spread between them.
+void FlightPredictor::thin(std::vector<GatewayState> &histories)
+{
+    std::vector<GatewayState> kept;
+    kept.reserve(kMaxHistories);
+    for (std::size_t i = 0; i < kMaxHistories; ++i)
+        kept.push_back(std::move(histories[i * (histories.size() - 1) / (kMaxHistories - 1)]));
+    histories = std::move(kept);
 }
 
 FlightPredictor::Outcome FlightPredictor::decide(
@@ -90,15 +133,15 @@ FlightPredictor::Outcome FlightPredictor::decide(
     for (const GatewayState &s : h.possible)
         agreeingStates(s, flight, observedAllowed, possible);
     if (possible.empty()) {
-        h = Histories{nominal, {nominal}};
+        h = Histories{resynced(h.nominal, flight, observedAllowed).value_or(nominal), {}};
+        h.possible = {h.nominal};
         return outcome;
     }
     outcome.consistent = true;
     // Heirs come in order, each history's earliest before its latest: the front holds the
     // every-request-earliest chain, the back the every-request-latest one. Keep both ends.
     if (possible.size() > kMaxHistories)
-        possible.erase(possible.begin() + kMaxHistories / 2,
-            possible.end() - std::ptrdiff_t(kMaxHistories / 2));
+        thin(possible);
     if (!nominalFits)
         nominal = possible.front();
     h = Histories{std::move(nominal), std::move(possible)};

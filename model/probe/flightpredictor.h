@@ -7,13 +7,13 @@
 //   decided, when each request was decided at some moment of its flight.
 // An observed decision is consistent when one possible history gives it somewhere in the
 // flight. Each request is tried at both ends of its flight and where the decision flips in
-// between (found by bisection), so the earliest and latest histories that fit are kept: for
-// the engine's algorithms, which only gain quota with time, those two bound every other;
-// HAProxy's two-period counter is not monotone that way, hence a set rather than a pair; the
-// nominal history is always in it (at ties, where the decision flips exactly at the send, it
-// can be the only one that fits). Equal states are merged and the set is capped
-// (kMaxHistories) from the middle: the always-earliest and always-latest chains at its two ends
-// are the ones that bound the others.
+// between (found by bisection), and at kInteriorMoments moments between those two: for the
+// engine's algorithms, which only gain quota with time, the earliest and latest histories bound
+// every other, but two later requests can rule out one end each and leave only a history in
+// between. HAProxy's two-period counter is not monotone that way either. The nominal history is
+// always in the set (at ties, where the decision flips exactly at the send, it can be the only
+// one that fits). Equal states are merged and the set is thinned to kMaxHistories evenly,
+// keeping the always-earliest and always-latest chains at its two ends.
 // A constant delay shifts a whole trace and changes no decision; only the flight's spread
 // matters.
 #include "model/export/gatewaylimit.h"
@@ -33,6 +33,7 @@ struct Flight {
 class FlightPredictor {
 public:
     static constexpr std::size_t kMaxHistories = 16;
+    static constexpr int kInteriorMoments = 6;
 
     FlightPredictor(GatewayLimit limit, std::int64_t cost);
 
@@ -40,8 +41,17 @@ public:
         limiter::Decision atSend; // the nominal history's decision at the send
         bool consistent = false; // the observed decision is possible within the flight
     };
+    // How far beyond its flight a decision is looked for when none inside it gives the
+    // gateway's (see decide()).
+    static constexpr limiter::Micros kResyncReach = limiter::kMicrosPerSecond;
+
     // Decides one request and moves the histories on as the gateway decided. When the observed
-    // decision is not possible within the flight, every history follows the design instead.
+    // decision is not possible within the flight, the key goes on from the nearest moment
+    // outside it (up to kResyncReach) that gives the gateway's decision: a gateway whose clock
+    // lagged (NGINX reads the time once per pass of its event loop, so a worker that lost the
+    // CPU decides the next requests on a clock from before they were sent) then costs one
+    // divergence instead of shifting every decision after it by one request. Only when no such
+    // moment exists does every history follow the design.
     Outcome decide(const QString &key, const Flight &flight, bool observedAllowed);
 
     // A key's histories, to try another order of two requests and go back if it fits worse.
@@ -64,10 +74,15 @@ private:
     // does.
     void agreeingStates(const GatewayState &from, const Flight &flight, bool allowed,
         std::vector<GatewayState> &out) const;
+    // The state after the gateway's decision at the nearest moment beyond the flight that gives
+    // it, or none within kResyncReach.
+    std::optional<GatewayState> resynced(
+        const GatewayState &from, const Flight &flight, bool allowed) const;
     // The moment nearest `from` in [from, to] (either direction) at which deciding on `state`
     // gives `allowed`, and the state after it; false when even `to` does not.
     bool nearestAgreeing(const GatewayState &state, limiter::Micros from, limiter::Micros to,
-        bool allowed, GatewayState &out) const;
+        bool allowed, GatewayState &out, limiter::Micros *at = nullptr) const;
+    static void thin(std::vector<GatewayState> &histories);
 
     GatewayLimit m_limit;
     std::int64_t m_cost = 1;
