@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 
 using namespace qs;
@@ -60,6 +61,15 @@ ProbePlan plan(const Policy &p, const ProbeSettings &s)
     return *made;
 }
 
+// The plan for `route` of `p` under `traffic` for `duration`.
+ProbePlan plan(const Policy &p, const char *route, const char *traffic, limiter::Micros duration)
+{
+    ProbeSettings s = settings(route);
+    s.traffic = *parseTrafficSpec(QString::fromLatin1(traffic));
+    s.duration = duration;
+    return plan(p, s);
+}
+
 // The gateway's answers when it runs `config` at send time + `delay` (+ `jitter` on every
 // other request: a constant delay only shifts the whole trace and changes no decision).
 std::vector<ProbeSample> answers(const ProbePlan &plan, const GatewayLimit &config,
@@ -90,6 +100,46 @@ ProbeReport compare(const Policy &p, const ProbePlan &plan, const std::vector<Pr
     for (const ProbeSample &s : samples)
         c.add(s);
     return summarize(c, plan, QStringLiteral("steady:20/s"), {});
+}
+
+// A one-route policy with `limit`, probed with Poisson traffic at 40/s for 20 s.
+struct OneRoute {
+    Policy policy;
+    ProbePlan plan;
+    GatewayLimit limit;
+};
+
+OneRoute oneRoute(const char *limit)
+{
+    const QByteArray yaml = QByteArray("quota_studio: 1\nname: r\nroutes:\n  - id: r\n"
+                                       "    match: { path: /r }\n    limit: ")
+        + limit + '\n';
+    const PolicyReadResult read = readPolicy(yaml, QStringLiteral("r.yaml"));
+    EXPECT_FALSE(hasErrors(read.diagnostics));
+    ProbeSettings s = settings("r");
+    s.traffic = *parseTrafficSpec(QStringLiteral("poisson:40/s"));
+    s.duration = 20 * kMicrosPerSecond;
+    return {read.policy, plan(read.policy, s), *toAlgorithmConfig(read.policy.routes[0].limit)};
+}
+
+// The gateway's answers when request n (1-based) is decided timing(n).first after its send and
+// answered timing(n).second after it.
+std::vector<ProbeSample> answersTimed(const ProbePlan &plan, const GatewayLimit &limit,
+    const std::function<std::pair<limiter::Micros, limiter::Micros>(qint64)> &timing)
+{
+    GatewayState state = freshState(limit);
+    std::vector<ProbeSample> out;
+    for (const PlannedRequest &p : plan.requests) {
+        ProbeSample x;
+        x.number = qint64(out.size()) + 1;
+        x.offset = p.at;
+        x.sentAt = 1'700'000'000LL * kMicrosPerSecond + p.at;
+        const auto [delay, elapsed] = timing(x.number);
+        x.elapsed = elapsed;
+        x.status = decide(limit, state, x.sentAt + delay, 1).allowed ? 200 : 429;
+        out.push_back(x);
+    }
+    return out;
 }
 
 } // namespace
@@ -207,10 +257,7 @@ TEST(ProbePlan, IdentitiesFollowTheRouteKey)
 TEST(ProbeComparison, AGatewayThatRunsTheDesignAgreesOnEveryRequest)
 {
     const Policy p = policy();
-    ProbeSettings s = settings("v1");
-    s.traffic = *parseTrafficSpec(QStringLiteral("poisson:40/s,clients=3"));
-    s.duration = 5 * kMicrosPerSecond;
-    const ProbePlan pl = plan(p, s);
+    const ProbePlan pl = plan(p, "v1", "poisson:40/s,clients=3", 5 * kMicrosPerSecond);
     const auto samples
         = answers(pl, limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}});
     const ProbeReport r = compare(p, pl, samples);
@@ -226,11 +273,8 @@ TEST(ProbeComparison, AGatewayThatRunsTheDesignAgreesOnEveryRequest)
 TEST(ProbeComparison, ADecisionWithinTheFlightAgreesAndOneOutsideDoesNot)
 {
     const Policy p = policy();
-    ProbeSettings s = settings("v1");
     // Random arrival times: some land within 5 ms before a moment the quota returns.
-    s.traffic = *parseTrafficSpec(QStringLiteral("poisson:40/s"));
-    s.duration = 10 * kMicrosPerSecond;
-    const ProbePlan pl = plan(p, s);
+    const ProbePlan pl = plan(p, "v1", "poisson:40/s", 10 * kMicrosPerSecond);
     // The gateway decides 0 or 20 ms after the send, and the answer takes 25 ms: inside the
     // flight.
     auto late = answers(
@@ -254,38 +298,23 @@ TEST(ProbeComparison, ADecisionWithinTheFlightAgreesAndOneOutsideDoesNot)
 TEST(ProbeComparison, OneDecisionOnALaggingClockCountsOnce)
 {
     const Policy p = policy();
-    ProbeSettings s = settings("v1");
-    s.traffic = *parseTrafficSpec(QStringLiteral("steady:16/s"));
-    s.duration = 5 * kMicrosPerSecond;
-    const ProbePlan pl = plan(p, s);
+    const ProbePlan pl = plan(p, "v1", "steady:16/s", 5 * kMicrosPerSecond);
     const GatewayLimit gcra
         = limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}};
-    const limiter::Micros start = 1'700'000'000LL * kMicrosPerSecond, lag = 40'000;
-    // The first request that the lagging clock denies although it is admitted at its send.
-    for (std::size_t lagging = 0; lagging < pl.requests.size(); ++lagging) {
-        GatewayState state = freshState(gcra);
-        std::vector<ProbeSample> samples;
-        bool flipped = false;
-        for (const PlannedRequest &r : pl.requests) {
-            ProbeSample x;
-            x.number = qint64(samples.size()) + 1;
-            x.client = r.client;
-            x.offset = r.at;
-            x.sentAt = start + r.at;
-            x.elapsed = 1000;
-            GatewayState onTime = state;
-            const bool admittedOnTime = decide(gcra, onTime, x.sentAt + 200, 1).allowed;
-            const limiter::Micros at = x.sentAt + 200 - (samples.size() == lagging ? lag : 0);
-            x.status = decide(gcra, state, at, 1).allowed ? 200 : 429;
-            flipped = flipped || (samples.size() == lagging && admittedOnTime && x.status == 429);
-            samples.push_back(x);
-        }
-        if (!flipped)
+    const auto onTime = answersTimed(
+        pl, gcra, [](qint64) { return std::pair<limiter::Micros, limiter::Micros>(200, 1000); });
+    // The first request that a clock 40 ms late denies although it is admitted on time.
+    for (qint64 lagging = 1; lagging <= qint64(onTime.size()); ++lagging) {
+        const auto samples = answersTimed(pl, gcra, [lagging](qint64 n) {
+            return std::pair<limiter::Micros, limiter::Micros>(
+                n == lagging ? 200 - 40'000 : 200, 1000);
+        });
+        if (samples[lagging - 1].status == onTime[lagging - 1].status)
             continue;
         const ProbeReport r = compare(p, pl, samples);
-        EXPECT_EQ(r.unexplained, 1) << "lagging request " << lagging + 1;
+        EXPECT_EQ(r.unexplained, 1) << "lagging request " << lagging;
         ASSERT_TRUE(r.firstDivergence);
-        EXPECT_EQ(r.firstDivergence->request, qint64(lagging) + 1);
+        EXPECT_EQ(r.firstDivergence->request, lagging);
         EXPECT_TRUE(withinTolerance(r, 0.02));
         return;
     }
@@ -505,32 +534,13 @@ TEST(ProbeComparison, RandomDecisionMomentsWithinTheFlightAgreeForEveryAlgorithm
     };
     for (const char *limit : limits) {
         SCOPED_TRACE(limit);
-        const QByteArray yaml = QByteArray("quota_studio: 1\nname: r\nroutes:\n  - id: r\n"
-                                           "    match: { path: /r }\n    limit: ")
-            + limit + '\n';
-        const PolicyReadResult read = readPolicy(yaml, QStringLiteral("r.yaml"));
-        ASSERT_FALSE(hasErrors(read.diagnostics));
-        ProbeSettings s = settings("r");
-        s.traffic = *parseTrafficSpec(QStringLiteral("poisson:40/s"));
-        s.duration = 20 * kMicrosPerSecond;
-        const ProbePlan pl = plan(read.policy, s);
-        const auto config = *toAlgorithmConfig(read.policy.routes[0].limit);
-        GatewayState state = freshState(GatewayLimit{config});
+        const OneRoute route = oneRoute(limit);
         std::mt19937_64 dice(7);
         std::uniform_int_distribution<limiter::Micros> moment(0, 4000);
-        std::vector<ProbeSample> samples;
-        for (const PlannedRequest &p : pl.requests) {
-            ProbeSample x;
-            x.number = qint64(samples.size()) + 1;
-            x.offset = p.at;
-            x.sentAt = 1'700'000'000LL * kMicrosPerSecond + p.at;
-            x.elapsed = 4000;
-            x.status = decide(GatewayLimit{config}, state, x.sentAt + moment(dice), 1).allowed
-                ? 200
-                : 429;
-            samples.push_back(x);
-        }
-        const ProbeReport r = compare(read.policy, pl, samples);
+        const auto samples = answersTimed(route.plan, route.limit, [&](qint64) {
+            return std::pair<limiter::Micros, limiter::Micros>(moment(dice), 4000);
+        });
+        const ProbeReport r = compare(route.policy, route.plan, samples);
         EXPECT_EQ(r.agreed, r.responses) << toText(r).toStdString();
         EXPECT_GT(r.responses - r.observedAllowed, r.responses / 4);
     }
@@ -548,34 +558,16 @@ TEST(ProbeComparison, AFirstDecisionInsideALongFlightIsFollowed)
         "{ algorithm: gcra, rate: 10/s, burst: 5 }",
     };
     for (const char *limit : limits) {
-        const QByteArray yaml = QByteArray("quota_studio: 1\nname: r\nroutes:\n  - id: r\n"
-                                           "    match: { path: /r }\n    limit: ")
-            + limit + '\n';
-        const PolicyReadResult read = readPolicy(yaml, QStringLiteral("r.yaml"));
-        ASSERT_FALSE(hasErrors(read.diagnostics));
-        ProbeSettings s = settings("r");
-        s.traffic = *parseTrafficSpec(QStringLiteral("poisson:40/s"));
-        s.duration = 20 * kMicrosPerSecond;
-        const ProbePlan pl = plan(read.policy, s);
-        const auto config = *toAlgorithmConfig(read.policy.routes[0].limit);
+        const OneRoute route = oneRoute(limit);
         for (const limiter::Micros firstAt : {2000, 3500, 5000}) {
             SCOPED_TRACE(std::string(limit) + ", first decided at +" + std::to_string(firstAt));
-            GatewayState state = freshState(GatewayLimit{config});
             std::mt19937_64 dice(11);
             std::uniform_int_distribution<limiter::Micros> moment(0, 800);
-            std::vector<ProbeSample> samples;
-            for (const PlannedRequest &p : pl.requests) {
-                ProbeSample x;
-                x.number = qint64(samples.size()) + 1;
-                x.offset = p.at;
-                x.sentAt = 1'700'000'000LL * kMicrosPerSecond + p.at;
-                const bool first = samples.empty();
-                x.elapsed = first ? 8000 : 1000;
-                const limiter::Micros at = x.sentAt + (first ? firstAt : moment(dice));
-                x.status = decide(GatewayLimit{config}, state, at, 1).allowed ? 200 : 429;
-                samples.push_back(x);
-            }
-            const ProbeReport r = compare(read.policy, pl, samples);
+            const auto samples = answersTimed(route.plan, route.limit, [&](qint64 n) {
+                return n == 1 ? std::pair<limiter::Micros, limiter::Micros>(firstAt, 8000)
+                              : std::pair<limiter::Micros, limiter::Micros>(moment(dice), 1000);
+            });
+            const ProbeReport r = compare(route.policy, route.plan, samples);
             EXPECT_EQ(r.agreed, r.responses) << toText(r).toStdString();
         }
     }
