@@ -79,7 +79,8 @@ private:
     std::optional<GatewayState> resynced(
         const GatewayState &from, const Flight &flight, bool allowed) const;
     // The moment nearest `from` in [from, to] (either direction) at which deciding on `state`
-    // gives `allowed`, and the state after it; false when even `to` does not.
+    // gives `allowed`, and the state after it (the moment in `at`, when given); false when even
+    // `to` does not.
     bool nearestAgreeing(const GatewayState &state, limiter::Micros from, limiter::Micros to,
         bool allowed, GatewayState &out, limiter::Micros *at = nullptr) const;
     static void thin(std::vector<GatewayState> &histories);
