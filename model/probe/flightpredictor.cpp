@@ -133,8 +133,8 @@ FlightPredictor::Outcome FlightPredictor::decide(
     for (const GatewayState &s : h.possible)
         agreeingStates(s, flight, observedAllowed, possible);
     if (possible.empty()) {
-        h = Histories{resynced(h.nominal, flight, observedAllowed).value_or(nominal), {}};
-        h.possible = {h.nominal};
+        const GatewayState next = resynced(h.nominal, flight, observedAllowed).value_or(nominal);
+        h = Histories{next, {next}};
         return outcome;
     }
     outcome.consistent = true;

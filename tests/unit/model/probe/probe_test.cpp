@@ -70,11 +70,14 @@ ProbePlan plan(const Policy &p, const char *route, const char *traffic, limiter:
     return plan(p, s);
 }
 
-// The gateway's answers when it runs `config` at send time + `delay` (+ `jitter` on every
-// other request: a constant delay only shifts the whole trace and changes no decision).
-std::vector<ProbeSample> answers(const ProbePlan &plan, const GatewayLimit &config,
-    limiter::Micros delay = 200, limiter::Micros jitter = 0,
-    limiter::Micros start = 1'700'000'000LL * kMicrosPerSecond)
+// When the gateway decides a request and when its answer arrives, after the send.
+struct Timing {
+    limiter::Micros delay = 0, elapsed = 0;
+};
+
+// The gateway's answers when request n (1-based) has timing(n); each client has its own state.
+std::vector<ProbeSample> answersTimed(
+    const ProbePlan &plan, const GatewayLimit &config, const std::function<Timing(qint64)> &timing)
 {
     std::map<std::uint32_t, GatewayState> states;
     std::vector<ProbeSample> out;
@@ -84,13 +87,23 @@ std::vector<ProbeSample> answers(const ProbePlan &plan, const GatewayLimit &conf
         s.number = qint64(out.size()) + 1;
         s.client = r.client;
         s.offset = r.at;
-        s.sentAt = start + r.at;
-        s.elapsed = 2 * delay;
-        const limiter::Micros at = s.sentAt + delay + (s.number % 2 ? jitter : 0);
-        s.status = decide(config, it->second, at, 1).allowed ? 200 : 429;
+        s.sentAt = 1'700'000'000LL * kMicrosPerSecond + r.at;
+        const Timing t = timing(s.number);
+        s.elapsed = t.elapsed;
+        s.status = decide(config, it->second, s.sentAt + t.delay, 1).allowed ? 200 : 429;
         out.push_back(s);
     }
     return out;
+}
+
+// The gateway's answers when it runs `config` at send time + `delay` (+ `jitter` on every
+// other request: a constant delay only shifts the whole trace and changes no decision).
+std::vector<ProbeSample> answers(const ProbePlan &plan, const GatewayLimit &config,
+    limiter::Micros delay = 200, limiter::Micros jitter = 0)
+{
+    return answersTimed(plan, config, [=](qint64 n) {
+        return Timing{delay + (n % 2 ? jitter : 0), 2 * delay};
+    });
 }
 
 ProbeReport compare(const Policy &p, const ProbePlan &plan, const std::vector<ProbeSample> &samples,
@@ -116,30 +129,8 @@ OneRoute oneRoute(const char *limit)
         + limit + '\n';
     const PolicyReadResult read = readPolicy(yaml, QStringLiteral("r.yaml"));
     EXPECT_FALSE(hasErrors(read.diagnostics));
-    ProbeSettings s = settings("r");
-    s.traffic = *parseTrafficSpec(QStringLiteral("poisson:40/s"));
-    s.duration = 20 * kMicrosPerSecond;
-    return {read.policy, plan(read.policy, s), *toAlgorithmConfig(read.policy.routes[0].limit)};
-}
-
-// The gateway's answers when request n (1-based) is decided timing(n).first after its send and
-// answered timing(n).second after it.
-std::vector<ProbeSample> answersTimed(const ProbePlan &plan, const GatewayLimit &limit,
-    const std::function<std::pair<limiter::Micros, limiter::Micros>(qint64)> &timing)
-{
-    GatewayState state = freshState(limit);
-    std::vector<ProbeSample> out;
-    for (const PlannedRequest &p : plan.requests) {
-        ProbeSample x;
-        x.number = qint64(out.size()) + 1;
-        x.offset = p.at;
-        x.sentAt = 1'700'000'000LL * kMicrosPerSecond + p.at;
-        const auto [delay, elapsed] = timing(x.number);
-        x.elapsed = elapsed;
-        x.status = decide(limit, state, x.sentAt + delay, 1).allowed ? 200 : 429;
-        out.push_back(x);
-    }
-    return out;
+    return {read.policy, plan(read.policy, "r", "poisson:40/s", 20 * kMicrosPerSecond),
+        *toAlgorithmConfig(read.policy.routes[0].limit)};
 }
 
 } // namespace
@@ -301,13 +292,11 @@ TEST(ProbeComparison, OneDecisionOnALaggingClockCountsOnce)
     const ProbePlan pl = plan(p, "v1", "steady:16/s", 5 * kMicrosPerSecond);
     const GatewayLimit gcra
         = limiter::AlgorithmConfig{limiter::GcraConfig{{10, kMicrosPerSecond}, 5}};
-    const auto onTime = answersTimed(
-        pl, gcra, [](qint64) { return std::pair<limiter::Micros, limiter::Micros>(200, 1000); });
+    const auto onTime = answersTimed(pl, gcra, [](qint64) { return Timing{200, 1000}; });
     // The first request that a clock 40 ms late denies although it is admitted on time.
     for (qint64 lagging = 1; lagging <= qint64(onTime.size()); ++lagging) {
         const auto samples = answersTimed(pl, gcra, [lagging](qint64 n) {
-            return std::pair<limiter::Micros, limiter::Micros>(
-                n == lagging ? 200 - 40'000 : 200, 1000);
+            return Timing{n == lagging ? 200 - 40'000 : 200, 1000};
         });
         if (samples[lagging - 1].status == onTime[lagging - 1].status)
             continue;
@@ -538,7 +527,7 @@ TEST(ProbeComparison, RandomDecisionMomentsWithinTheFlightAgreeForEveryAlgorithm
         std::mt19937_64 dice(7);
         std::uniform_int_distribution<limiter::Micros> moment(0, 4000);
         const auto samples = answersTimed(route.plan, route.limit, [&](qint64) {
-            return std::pair<limiter::Micros, limiter::Micros>(moment(dice), 4000);
+            return Timing{moment(dice), 4000};
         });
         const ProbeReport r = compare(route.policy, route.plan, samples);
         EXPECT_EQ(r.agreed, r.responses) << toText(r).toStdString();
@@ -564,8 +553,7 @@ TEST(ProbeComparison, AFirstDecisionInsideALongFlightIsFollowed)
             std::mt19937_64 dice(11);
             std::uniform_int_distribution<limiter::Micros> moment(0, 800);
             const auto samples = answersTimed(route.plan, route.limit, [&](qint64 n) {
-                return n == 1 ? std::pair<limiter::Micros, limiter::Micros>(firstAt, 8000)
-                              : std::pair<limiter::Micros, limiter::Micros>(moment(dice), 1000);
+                return n == 1 ? Timing{firstAt, 8000} : Timing{moment(dice), 1000};
             });
             const ProbeReport r = compare(route.policy, route.plan, samples);
             EXPECT_EQ(r.agreed, r.responses) << toText(r).toStdString();
