@@ -211,9 +211,9 @@ std::string doubleQuoted(std::string_view text)
 
 void Emitter::newLine(int indent)
 {
-    if (!m_out.empty())
+    if (!m_out.isEmpty())
         m_out += '\n';
-    m_out.append(std::size_t(indent), ' ');
+    m_out.append(indent, ' ');
 }
 
 // Writes what goes before a node at the current position: a separator in a flow collection,
@@ -221,7 +221,7 @@ void Emitter::newLine(int indent)
 void Emitter::placeNode(NodeKind kind)
 {
     if (m_stack.empty()) {
-        if (!m_out.empty())
+        if (!m_out.isEmpty())
             m_out += '\n'; // after a comment
         return;
     }
@@ -282,7 +282,7 @@ void Emitter::end(bool map)
     if (f.flow) {
         m_out += map ? '}' : ']';
     } else if (f.count == 0) {
-        if (!m_out.empty() && m_out.back() == ':')
+        if (!m_out.isEmpty() && m_out.back() == ':')
             m_out += ' ';
         m_out += map ? "{}" : "[]";
     }
@@ -291,10 +291,12 @@ void Emitter::end(bool map)
 void Emitter::writeScalar(std::string_view text, bool plainAllowed)
 {
     placeNode(NodeKind::Scalar);
-    if (plainAllowed)
-        m_out += text;
-    else
-        m_out += doubleQuoted(text);
+    if (plainAllowed) {
+        m_out.append(text.data(), qsizetype(text.size()));
+    } else {
+        const std::string quoted = doubleQuoted(text);
+        m_out.append(quoted.data(), qsizetype(quoted.size()));
+    }
 }
 
 Emitter &Emitter::operator<<(Manip manip)
@@ -332,7 +334,7 @@ Emitter &Emitter::operator<<(Manip manip)
 
 Emitter &Emitter::operator<<(const Comment &comment)
 {
-    if (!m_out.empty())
+    if (!m_out.isEmpty())
         m_out += '\n';
     m_out += "# ";
     for (std::size_t i = 0; i < comment.text.size(); ++i) {

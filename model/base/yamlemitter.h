@@ -8,9 +8,12 @@
 //
 // Stricter than yaml-cpp where that matters to a gateway: a string that a YAML 1.1 reader (Go's
 // yaml.v2, read by Traefik and Kong) would take for a boolean, a number or null is quoted.
+#include <QByteArray>
+
 #include <concepts>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace qs::yaml {
@@ -49,9 +52,21 @@ public:
         return *this;
     }
 
+    // Room for `bytes` of output, for a writer that can estimate its size: without it a large
+    // export grows the buffer a few dozen times, each time copying everything so far into fresh
+    // pages (a fifth of an Envoy export's time at 100 000 routes, 170 MB).
+    void reserve(qsizetype bytes) { m_out.reserve(bytes); }
+    // The finished document with its final newline; the emitter is left empty. A QByteArray
+    // because that is what the export's files are: the output is copied no more.
+    QByteArray takeDocument()
+    {
+        m_out += '\n';
+        return std::move(m_out);
+    }
+
     // The document so far, without a final newline.
-    const std::string &str() const { return m_out; }
-    const char *c_str() const { return m_out.c_str(); }
+    const QByteArray &bytes() const { return m_out; }
+    std::string str() const { return m_out.toStdString(); }
 
 private:
     struct Frame {
@@ -70,7 +85,7 @@ private:
     void writeScalar(std::string_view text, bool plainAllowed);
     bool inFlow() const { return !m_stack.empty() && m_stack.back().flow; }
 
-    std::string m_out;
+    QByteArray m_out;
     std::vector<Frame> m_stack;
     bool m_nextFlow = false;
     bool m_nextQuoted = false;

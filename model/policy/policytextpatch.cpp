@@ -129,7 +129,7 @@ QByteArray blockYaml(const Tree &t, int indent)
 {
     yaml::Emitter e;
     emitTreeYaml(e, t);
-    QByteArrayList lines = QByteArray(e.c_str()).split('\n');
+    QByteArrayList lines = e.bytes().split('\n');
     for (qsizetype i = 1; i < lines.size(); ++i)
         if (!lines[i].isEmpty())
             lines[i].prepend(QByteArray(indent, ' '));

@@ -311,7 +311,7 @@ QByteArray writePolicy(const Policy &policy, PolicyFormat format)
     }
     yaml::Emitter out;
     emitYaml(out, tree);
-    return QByteArray(out.c_str()) + '\n';
+    return out.takeDocument();
 }
 
 PolicyFormat formatForPath(const QString &path)
