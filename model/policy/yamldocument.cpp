@@ -1,12 +1,19 @@
 #include "model/policy/yamldocument.h"
 
+#include "model/policy/yamlcuts.h"
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
+#include <iterator>
+#include <new>
+#include <optional>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 namespace qs {
@@ -119,7 +126,7 @@ private:
     std::unordered_map<YAML::anchor_t, std::uint32_t> m_anchors;
 };
 
-YamlDocument YamlDocument::parse(const std::string &text)
+YamlDocument YamlDocument::parseWhole(const std::string &text)
 {
     YamlDocument doc;
     doc.m_entries.reserve(text.size() / 8);
@@ -140,6 +147,153 @@ YamlDocument YamlDocument::parse(const std::string &text)
             doc.m_error.message = "bad YAML";
     }
     return doc;
+}
+
+namespace {
+
+// Ends every part but the last, as one more item of the cut sequence. yaml-cpp takes the end of
+// the text as the end of an open quoted scalar, so a part cut inside a quote would parse: the
+// marker then becomes part of that scalar (or, after a double quote, a syntax error) instead of
+// being the part's last item, on its own line, with this value.
+constexpr std::string_view kPartEnd = "\x01qs part end";
+
+std::string partEndLine(int column)
+{
+    return std::string(std::size_t(column), ' ') + "- \"\\x01qs part end\"\n";
+}
+
+} // namespace
+
+YamlDocument YamlDocument::parse(const std::string &text, YamlParseOptions options)
+{
+    const std::size_t threads = options.threads != 0
+        ? options.threads
+        : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t parts
+        = std::min(threads, text.size() / std::max<std::size_t>(options.minPartBytes, 1));
+    const YamlCuts cuts = findYamlCuts(text, parts);
+    if (cuts.cuts.empty())
+        return parseWhole(text);
+
+    // Part k runs from cut k - 1 (or the start) to cut k (or the end); all but the first start
+    // with the key, all but the last end with the marker.
+    std::vector<std::string> texts(cuts.cuts.size() + 1);
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+        const std::size_t from = k == 0 ? 0 : cuts.cuts[k - 1].offset;
+        const std::size_t to = k < cuts.cuts.size() ? cuts.cuts[k].offset : text.size();
+        if (k > 0)
+            texts[k] = cuts.key + ":\n";
+        texts[k].append(text, from, to - from);
+        if (k < cuts.cuts.size())
+            texts[k] += partEndLine(cuts.itemColumn);
+    }
+    std::vector<YamlDocument> docs(texts.size());
+    std::vector<char> outOfMemory(texts.size(), 0);
+    const auto parsePart = [&](std::size_t k) {
+        try {
+            docs[k] = parseWhole(texts[k]);
+        } catch (const std::bad_alloc &) {
+            outOfMemory[k] = 1;
+        }
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t k = 1; k < texts.size(); ++k)
+        workers.emplace_back(parsePart, k);
+    parsePart(0);
+    for (std::thread &w : workers)
+        w.join();
+    if (std::find(outOfMemory.begin(), outOfMemory.end(), 1) != outOfMemory.end())
+        throw std::bad_alloc();
+    // A part that fails says nothing certain about the whole (a cut may have split a flow
+    // collection): the whole text, parsed at once, has the exact error.
+    if (!join(docs, cuts))
+        return parseWhole(text);
+    docs.front().m_parts = int(docs.size());
+    return std::move(docs.front());
+}
+
+// The items of the cut sequence in part k of `cuts` (without the end marker), or nullopt when
+// the part failed or has another shape: the key must be the first part's last and every other
+// part's first key (and for all but the last part the only one), and the marker must be the
+// last item, alone on the line where the next part starts.
+std::optional<std::pair<std::uint32_t, std::uint32_t>> YamlDocument::cutItems(
+    const YamlCuts &cuts, std::size_t k, bool last) const
+{
+    if (!ok() || !m_hasRoot)
+        return std::nullopt;
+    const YamlNode root = this->root();
+    if (!root.isMap() || root.size() == 0 || (k > 0 && !last && root.size() != 1))
+        return std::nullopt;
+    const std::size_t pair = k == 0 ? root.size() - 1 : 0;
+    const YamlNode key = root.key(pair), sequence = root.value(pair);
+    if (!key.isScalar() || key.scalar() != cuts.key || key.mark().column != 0
+        || key.mark().line != (k == 0 ? cuts.keyLine : 0) || !sequence.isSequence()
+        || sequence.mark().column != cuts.itemColumn)
+        return std::nullopt;
+    const Entry &e = m_entries[sequence.m_index];
+    if (last)
+        return std::pair(e.first, e.count);
+    const YamlNode marker = sequence[sequence.size() - 1];
+    const int lineShift = k == 0 ? 0 : cuts.cuts[k - 1].line - 1;
+    if (sequence.size() < 2 || !marker.isScalar() || marker.scalar() != kPartEnd
+        || marker.mark().line + lineShift != cuts.cuts[k].line)
+        return std::nullopt;
+    return std::pair(e.first, e.count - 1);
+}
+
+bool YamlDocument::join(std::vector<YamlDocument> &parts, const YamlCuts &cuts)
+{
+    YamlDocument &doc = parts.front();
+    const auto head = doc.cutItems(cuts, 0, false);
+    if (!head)
+        return false;
+    const std::uint32_t sequence = doc.root().value(doc.root().size() - 1).m_index;
+    std::vector<std::uint32_t> items(
+        doc.m_children.begin() + head->first, doc.m_children.begin() + head->first + head->second);
+    const Entry &rootEntry = doc.m_entries[doc.m_root];
+    std::vector<std::uint32_t> pairs(doc.m_children.begin() + rootEntry.first,
+        doc.m_children.begin() + rootEntry.first + rootEntry.count);
+
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+        YamlDocument &part = parts[k];
+        const bool last = k + 1 == parts.size();
+        const auto tail = part.cutItems(cuts, k, last);
+        if (!tail)
+            return false;
+        // Appended after the first part's arrays: every index moves by their sizes, every line
+        // by where the part starts (its line 0 is the `key:` line added in front).
+        const auto entryBase = std::uint32_t(doc.m_entries.size());
+        const auto childBase = std::uint32_t(doc.m_children.size());
+        const auto scalarBase = std::uint32_t(doc.m_scalars.size());
+        const int lineShift = cuts.cuts[k - 1].line - 1;
+        for (std::uint32_t c = tail->first; c < tail->first + tail->second; ++c)
+            items.push_back(part.m_children[c] + entryBase);
+        if (last) {
+            const Entry &partRoot = part.m_entries[part.m_root];
+            for (std::uint32_t c = partRoot.first + 2; c < partRoot.first + partRoot.count; ++c)
+                pairs.push_back(part.m_children[c] + entryBase);
+        }
+        for (Entry e : part.m_entries) {
+            e.line += lineShift;
+            e.first += childBase;
+            if (e.kind == Kind::Scalar)
+                e.scalar += scalarBase;
+            doc.m_entries.push_back(e);
+        }
+        for (const std::uint32_t c : part.m_children)
+            doc.m_children.push_back(c + entryBase);
+        std::move(part.m_scalars.begin(), part.m_scalars.end(), std::back_inserter(doc.m_scalars));
+        part = YamlDocument();
+    }
+    // The joined sequence and root take new runs of children; their old runs stay unused.
+    const auto relink = [&](std::uint32_t index, const std::vector<std::uint32_t> &children) {
+        doc.m_entries[index].first = std::uint32_t(doc.m_children.size());
+        doc.m_entries[index].count = std::uint32_t(children.size());
+        doc.m_children.insert(doc.m_children.end(), children.begin(), children.end());
+    };
+    relink(sequence, items);
+    relink(doc.m_root, pairs);
+    return true;
 }
 
 YamlNode YamlDocument::root() const

@@ -6,13 +6,16 @@
 // count" in docs/benchmarks.md). Only the builder knows yaml-cpp: another parser would only
 // replace yamldocument.cpp. Internal to model/policy.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace qs {
 
 class YamlDocument;
+struct YamlCuts;
 
 // Where a node starts; 0-based like yaml-cpp's marks, -1 where there is no node.
 struct YamlMark {
@@ -59,11 +62,22 @@ struct YamlSyntaxError {
     int depth = 0; // the nesting limit, when tooDeep
 };
 
+// How a large text is parsed: in parts, one per thread, each at least minPartBytes long.
+struct YamlParseOptions {
+    unsigned threads = 0; // 0: one per core
+    std::size_t minPartBytes = 1 << 20; // below it a thread costs more than it saves
+};
+
 class YamlDocument {
 public:
     // Parses the first document of `text`; throws nothing but std::bad_alloc. An empty text is
-    // a document with no root (root().valid() is false).
-    static YamlDocument parse(const std::string &text);
+    // a document with no root (root().valid() is false). A large text is parsed in parts on
+    // several threads when it can be cut safely (yamlcuts.h); the tree, marks and errors are
+    // those of parsing it whole.
+    static YamlDocument parse(const std::string &text, YamlParseOptions options = {});
+
+    // How many parts the text was parsed in: 1 unless it was cut.
+    int parts() const { return m_parts; }
 
     bool ok() const { return m_error.message.empty(); }
     const YamlSyntaxError &error() const { return m_error; }
@@ -72,6 +86,13 @@ public:
 private:
     friend class YamlNode;
     friend class YamlTreeBuilder;
+    static YamlDocument parseWhole(const std::string &text);
+    // Joins the trees of a text's parts into parts[0]; false when a part failed or lacks the
+    // shape the cuts promised.
+    static bool join(std::vector<YamlDocument> &parts, const YamlCuts &cuts);
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> cutItems(
+        const YamlCuts &cuts, std::size_t k, bool last) const;
+
     enum class Kind : std::uint8_t { Null, Scalar, Sequence, Map };
     struct Entry {
         Kind kind = Kind::Null;
@@ -88,6 +109,7 @@ private:
     bool m_hasRoot = false;
     std::uint32_t m_root = 0;
     YamlSyntaxError m_error;
+    int m_parts = 1;
 };
 
 } // namespace qs
