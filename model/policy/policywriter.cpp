@@ -9,6 +9,8 @@
 
 #include "model/base/yamlemitter.h"
 
+#include <algorithm>
+
 namespace qs {
 
 namespace {
@@ -202,9 +204,16 @@ void emitYaml(yaml::Emitter &out, const Tree &t)
     }
 }
 
-QString jsonString(const QString &s)
+// `s` as a JSON string, appended to `out`; most strings need no escape and go in whole.
+void appendJsonString(QString &out, const QString &s)
 {
-    QString out = QStringLiteral("\"");
+    out += QLatin1Char('"');
+    const auto plain = [](QChar c) { return c.unicode() >= 0x20 && c != u'"' && c != u'\\'; };
+    if (std::all_of(s.begin(), s.end(), plain)) {
+        out += s;
+        out += QLatin1Char('"');
+        return;
+    }
     for (const QChar c : s) {
         switch (c.unicode()) {
         case '"':
@@ -229,26 +238,35 @@ QString jsonString(const QString &s)
                 out += c;
         }
     }
-    return out + QLatin1Char('"');
+    out += QLatin1Char('"');
+}
+
+// Without a QString of spaces made per node: a Redis bundle's manifest has a few million.
+void appendSpaces(QString &out, qsizetype count)
+{
+    static const QString spaces(64, QLatin1Char(' '));
+    for (; count > 0; count -= spaces.size())
+        out += QStringView(spaces).left(count);
 }
 
 void emitJson(QString &out, const Tree &t, int indent, const JsonLayout &layout)
 {
-    const QString pad(indent * layout.indentWidth, QLatin1Char(' '));
-    const QString inner((indent + 1) * layout.indentWidth, QLatin1Char(' '));
+    const qsizetype pad = qsizetype(indent) * layout.indentWidth;
+    const qsizetype inner = pad + layout.indentWidth;
     const auto close = [&](bool empty, QChar bracket) {
-        if (empty && !layout.emptyOverTwoLines)
-            out += bracket;
-        else
-            out += QLatin1Char('\n') + pad + bracket;
+        if (!empty || layout.emptyOverTwoLines) {
+            out += QLatin1Char('\n');
+            appendSpaces(out, pad);
+        }
+        out += bracket;
     };
     switch (t.kind) {
     case Tree::Kind::Map:
         out += QLatin1Char('{');
         for (qsizetype i = 0; i < t.fields.size(); ++i) {
             out += i ? QLatin1String(",\n") : QLatin1String("\n");
-            out += inner;
-            out += jsonString(t.fields[i].first);
+            appendSpaces(out, inner);
+            appendJsonString(out, t.fields[i].first);
             out += QLatin1String(": ");
             emitJson(out, t.fields[i].second, indent + 1, layout);
         }
@@ -258,13 +276,13 @@ void emitJson(QString &out, const Tree &t, int indent, const JsonLayout &layout)
         out += QLatin1Char('[');
         for (qsizetype i = 0; i < t.items.size(); ++i) {
             out += i ? QLatin1String(",\n") : QLatin1String("\n");
-            out += inner;
+            appendSpaces(out, inner);
             emitJson(out, t.items[i], indent + 1, layout);
         }
         close(t.items.isEmpty(), QLatin1Char(']'));
         break;
     case Tree::Kind::Text:
-        out += jsonString(t.scalar);
+        appendJsonString(out, t.scalar);
         break;
     case Tree::Kind::Number:
     case Tree::Kind::Bool:
@@ -298,7 +316,9 @@ void emitTreeJson(QString &out, const Tree &tree, int indent, JsonLayout layout)
 
 QString jsonQuoted(const QString &text)
 {
-    return jsonString(text);
+    QString out;
+    appendJsonString(out, text);
+    return out;
 }
 
 QByteArray writePolicy(const Policy &policy, PolicyFormat format)
