@@ -211,7 +211,7 @@ std::string doubleQuoted(std::string_view text)
 
 void Emitter::newLine(int indent)
 {
-    if (!m_out.isEmpty())
+    if (started())
         m_out += '\n';
     m_out.append(indent, ' ');
 }
@@ -286,6 +286,26 @@ void Emitter::end(bool map)
             m_out += ' ';
         m_out += map ? "{}" : "[]";
     }
+}
+
+Emitter Emitter::continuation(int itemsBefore, qsizetype bytes) const
+{
+    Emitter next;
+    next.m_out.reserve(bytes);
+    next.m_stack = m_stack;
+    if (!next.m_stack.empty())
+        next.m_stack.back().count += next.m_stack.back().map ? 2 * itemsBefore : itemsBefore;
+    next.m_continued = true;
+    return next;
+}
+
+void Emitter::append(const Emitter &continuation)
+{
+    m_out += continuation.m_out;
+    // The collection it wrote into, with its count after the continuation's items; one that
+    // left a collection open (a writer's bug) changes nothing but the text, like end().
+    if (continuation.m_stack.size() == m_stack.size() && !m_stack.empty())
+        m_stack.back() = continuation.m_stack.back();
 }
 
 void Emitter::writeScalar(std::string_view text, bool plainAllowed)

@@ -367,8 +367,8 @@ private:
         out << yaml::Key << "domains" << yaml::Value << yaml::Flow << yaml::BeginSeq << "*"
             << yaml::EndSeq;
         out << yaml::Key << "routes" << yaml::Value << yaml::BeginSeq;
-        for (const EnvoyRoute &r : m_routes)
-            emitRoute(out, r);
+        emitItemsInParallel(out, m_routes.size(),
+            [this](yaml::Emitter &to, std::size_t i) { emitRoute(to, m_routes[i]); });
         // Paths no route claims pass unlimited, as they would without Quota Studio.
         out << yaml::BeginMap << yaml::Key << "name" << yaml::Value << "qs_unlimited" << yaml::Key
             << "match" << yaml::Value << yaml::Flow << yaml::BeginMap << yaml::Key << "prefix"

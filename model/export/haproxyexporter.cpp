@@ -157,6 +157,9 @@ private:
             "    http-request normalize-uri path-strip-dot\n"
             "    http-request normalize-uri path-strip-dotdot full\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
+        // About 760 characters a route: reserved, a 100 000-route configuration is not copied
+        // over and over as it grows.
+        out.reserve(out.size() + qsizetype(m_rules.size()) * 800);
         // The first (most specific) matching route claims the request; later ones skip it.
         for (const RouteRule &r : m_rules) {
             const Route &route = m_policy.routes[r.index];

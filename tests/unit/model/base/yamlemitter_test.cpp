@@ -116,3 +116,69 @@ TEST(YamlEmitter, EveryStringReadsBackAsWritten)
             ASSERT_EQ(back, s) << "written: [" << s << "]";
     }
 }
+
+namespace {
+
+using namespace qs::yaml;
+
+// Not numbered("r", i): GCC 12 warns about that (-Wrestrict, a false positive).
+std::string numbered(const char *prefix, std::size_t i)
+{
+    std::string s = prefix;
+    s += std::to_string(i);
+    return s;
+}
+
+// One item of each shape a writer puts in a long collection: a map with nested block and
+// flow collections, an empty one, quoted and plain scalars.
+void writeItem(Emitter &out, std::size_t i)
+{
+    out << BeginMap << Key << "name" << Value << numbered("r", i);
+    out << Key << "match" << Value << Flow << BeginMap << Key << "path" << Value
+        << numbered("/v1/", i) << EndMap;
+    out << Key << "actions" << Value << BeginSeq;
+    for (std::size_t k = 0; k < i % 3; ++k)
+        out << BeginMap << Key << "k" << Value << DoubleQuoted << "v" << EndMap;
+    out << EndSeq << Key << "empty" << Value << BeginMap << EndMap << EndMap;
+}
+
+// A document whose three long collections (items of a block sequence, of a sequence inside a
+// sequence, pairs of a map, values of a flow sequence) are written by `items`.
+std::string document(std::size_t count, unsigned threads)
+{
+    Emitter out;
+    out << Comment("head") << BeginMap << Key << "routes" << Value << BeginSeq;
+    emitItemsInParallel(out, count, writeItem, 1, threads);
+    out << EndSeq << Key << "nested" << Value << BeginSeq << BeginSeq;
+    emitItemsInParallel(
+        out, count, [](Emitter &e, std::size_t i) { e << std::to_string(i); }, 1, threads);
+    out << EndSeq << EndSeq << Key << "pairs" << Value << BeginMap;
+    emitItemsInParallel(
+        out, count, [](Emitter &e, std::size_t i) { e << Key << numbered("k", i) << Value << i; },
+        1, threads);
+    out << EndMap << Key << "flow" << Value << Flow << BeginSeq;
+    emitItemsInParallel(
+        out, count, [](Emitter &e, std::size_t i) { e << i; }, 1, threads);
+    out << EndSeq << Key << "after" << Value << 1 << EndMap;
+    return out.str();
+}
+
+} // namespace
+
+TEST(YamlEmitter, ItemsWrittenOnSeveralThreadsAreTheItemsWrittenInOrder)
+{
+    for (const std::size_t count : {0, 1, 2, 7, 50}) {
+        const std::string sequential = document(count, 1);
+        for (const unsigned threads : {2u, 3u, 5u})
+            EXPECT_EQ(document(count, threads), sequential)
+                << count << " items, " << threads << " threads";
+    }
+    // And what they write is the YAML it means.
+    const YAML::Node doc = YAML::Load(document(7, 3));
+    ASSERT_EQ(doc["routes"].size(), 7u);
+    EXPECT_EQ(doc["routes"][6]["match"]["path"].as<std::string>(), "/v1/6");
+    EXPECT_EQ(doc["nested"][0][4].as<std::string>(), "4");
+    EXPECT_EQ(doc["pairs"]["k5"].as<int>(), 5);
+    EXPECT_EQ(doc["flow"].size(), 7u);
+    EXPECT_EQ(doc["after"].as<int>(), 1);
+}

@@ -235,3 +235,30 @@ TEST(EnvoyExport, HostileRouteIdsStayValues)
     EXPECT_EQ(f.service["domain"].as<std::string>().find('\n'), std::string::npos);
     EXPECT_FALSE(f.service["evil"]);
 }
+
+// Large exports write their routes on several threads (yaml::emitItemsInParallel): every route
+// once, in the policy's order (equally specific paths keep it), each with its own limit.
+TEST(EnvoyExport, ALargePolicyIsWrittenWholeAndInOrder)
+{
+    QByteArray text = "quota_studio: 1\nname: big\nroutes:\n";
+    const int count = 10'000; // two threads' worth
+    for (int i = 0; i < count; ++i)
+        text += "  - id: r" + QByteArray::number(i) + "\n    match: { path: /v1/r"
+            + QByteArray::number(i) + " }\n    limit: { algorithm: token_bucket, capacity: "
+            + QByteArray::number(i % 50 + 1) + ", refill: 1/s }\n";
+    const EnvoyFiles f = exportEnvoy(readPolicy(text, QStringLiteral("big.yaml")).policy);
+    const YAML::Node routes
+        = connectionManager(f.bootstrap)["route_config"]["virtual_hosts"][0]["routes"];
+    ASSERT_EQ(routes.size(), std::size_t(count) + 1);
+    for (int i = 0; i < count; ++i) {
+        const YAML::Node r = routes[std::size_t(i)];
+        ASSERT_EQ(r["name"].as<std::string>(), std::string("qs_r") + std::to_string(i));
+        ASSERT_EQ(r["match"]["safe_regex"]["regex"].as<std::string>(),
+            std::string("^/v1/r") + std::to_string(i) + "/?$");
+        ASSERT_EQ(r["typed_per_filter_config"]["envoy.filters.http.local_ratelimit"]["token_bucket"]
+                   ["max_tokens"]
+                       .as<int>(),
+            i % 50 + 1);
+    }
+    EXPECT_EQ(routes[std::size_t(count)]["name"].as<std::string>(), "qs_unlimited");
+}
