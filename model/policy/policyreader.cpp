@@ -10,7 +10,11 @@
 
 #include <QFile>
 
+#include <algorithm>
+#include <exception>
 #include <memory>
+#include <thread>
+#include <vector>
 
 namespace qs {
 
@@ -255,6 +259,8 @@ private:
 
     void readDefaults(const YamlNode &node);
     void readRedis(const YamlNode &node);
+    void readRoutes(const YamlNode &list, std::size_t count);
+    void readRoute(const YamlNode &node, std::size_t index, Route &route);
     void readRoute(const YamlNode &node, const QString &path, Route &route);
     void readMatch(const YamlNode &node, const QString &path, Route &route);
     void readLimit(const YamlNode &node, const QString &path, LimitSpec &limit);
@@ -318,21 +324,59 @@ void Reader::readRoot(const YamlNode &root)
                                    "it into several files (one per gateway or service)")
                         .arg(value.size())
                         .arg(kMaxRoutes));
-            const std::size_t count = std::min(value.size(), std::size_t(kMaxRoutes));
-            m_policy.routes.reserve(qsizetype(count));
-            for (std::size_t i = 0; i < count; ++i) {
-                const QString path = routePath(qsizetype(i));
-                Route route;
-                route.origin.uid = nextRouteUid();
-                m_route = &route;
-                m_routeIndex = qsizetype(i);
-                m_routePrefix = path + QLatin1Char('.');
-                readRoute(value[i], path, route);
-                m_route = nullptr;
-                m_policy.routes.append(std::move(route));
-            }
+            readRoutes(value, std::min(value.size(), std::size_t(kMaxRoutes)));
         }
     }
+}
+
+// Many routes are read on every core: a route's reading looks at its own node only, and each
+// share reports to a reader of its own; routes and findings are appended in file order, so the
+// result is that of reading them one after another.
+void Reader::readRoutes(const YamlNode &list, std::size_t count)
+{
+    constexpr std::size_t kMinRoutesPerThread = 5000;
+    std::vector<Route> routes(count);
+    for (Route &route : routes)
+        route.origin.uid = nextRouteUid(); // in file order, as one reader numbers them
+    const std::size_t shares = std::clamp<std::size_t>(
+        count / kMinRoutesPerThread, 1, std::max(1u, std::thread::hardware_concurrency()));
+    const auto first = [&](std::size_t share) { return count * share / shares; };
+    std::vector<PolicyReadResult> helpers(shares);
+    std::vector<std::exception_ptr> failures(shares);
+    const auto readShare = [&](std::size_t share) {
+        try {
+            Reader helper(m_file, helpers[share]);
+            Reader &reader = share == 0 ? *this : helper;
+            for (std::size_t i = first(share); i < first(share + 1); ++i)
+                reader.readRoute(list[i], i, routes[i]);
+        } catch (...) { // std::bad_alloc: thrown on this thread, as readPolicy expects
+            failures[share] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> workers;
+    for (std::size_t share = 1; share < shares; ++share)
+        workers.emplace_back(readShare, share);
+    readShare(0);
+    for (std::thread &w : workers)
+        w.join();
+    for (const std::exception_ptr &failure : failures)
+        if (failure)
+            std::rethrow_exception(failure);
+    for (std::size_t share = 1; share < shares; ++share)
+        m_diagnostics.append(helpers[share].diagnostics);
+    m_policy.routes.reserve(qsizetype(count));
+    for (Route &route : routes)
+        m_policy.routes.append(std::move(route));
+}
+
+void Reader::readRoute(const YamlNode &node, std::size_t index, Route &route)
+{
+    const QString path = routePath(qsizetype(index));
+    m_route = &route;
+    m_routeIndex = qsizetype(index);
+    m_routePrefix = path + QLatin1Char('.');
+    readRoute(node, path, route);
+    m_route = nullptr;
 }
 
 void Reader::readDefaults(const YamlNode &node)

@@ -177,3 +177,45 @@ TEST(PolicyReader, InputThatHungTheMultiDocumentCheckIsAnswered)
     const PolicyReadResult r = readPolicy(f.readAll(), QStringLiteral("loop.yaml"));
     EXPECT_TRUE(hasErrors(r.diagnostics));
 }
+
+// A large policy is parsed in parts and its routes are read on every core (YamlParts,
+// Reader::readRoutes): routes, their order, numbering and findings are those of one reader.
+TEST(PolicyReader, ALargePolicyReadsAsOneReaderWouldReadIt)
+{
+    const int count = 12'000; // above 1 MiB and two readers' worth of routes
+    const auto route = [](int i) {
+        const QByteArray n = QByteArray::number(i);
+        // An unknown field (only the reader reports it) in each half; a description long
+        // enough to pass 1 MiB.
+        const QByteArray extra = i == 7 || i == 11'003 ? "    colour: red\n" : "";
+        return "  - id: r" + n + "\n    description: route number " + n
+            + " of the large policy test\n" + extra + "    match: { path: /v1/r" + n
+            + " }\n    limit: { algorithm: gcra, rate: " + QByteArray::number(i + 1)
+            + "/s, burst: 2 }\n";
+    };
+    QByteArray text = "quota_studio: 1\nname: big\nroutes:\n";
+    for (int i = 0; i < count; ++i)
+        text += route(i);
+    text += "redis: { prefix: 'qs:' }\n";
+    ASSERT_GT(text.size(), 1 << 20);
+
+    const PolicyReadResult r = readPolicy(text, QStringLiteral("big.yaml"));
+    ASSERT_EQ(r.policy.routes.size(), count);
+    for (int i = 0; i < count; ++i) {
+        ASSERT_EQ(r.policy.routes[i].id, QStringLiteral("r%1").arg(i));
+        ASSERT_TRUE(r.policy.routes[i].limit.rate);
+        ASSERT_EQ(r.policy.routes[i].limit.rate->text, QStringLiteral("%1/s").arg(i + 1));
+        if (i > 0) {
+            ASSERT_GT(r.policy.routes[i].origin.uid, r.policy.routes[i - 1].origin.uid);
+        }
+    }
+    EXPECT_EQ(r.policy.redis.prefix, QStringLiteral("qs:"));
+    ASSERT_EQ(r.diagnostics.size(), 2) << dump(r.diagnostics);
+    for (const int i : {7, 11'003}) {
+        const Diagnostic *d = find(r.diagnostics, QStringLiteral("routes[%1].colour").arg(i));
+        ASSERT_NE(d, nullptr) << dump(r.diagnostics);
+        EXPECT_EQ(d->line, 3 + 4 * i + (i > 7 ? 1 : 0) + 3); // the route's third line
+        EXPECT_EQ(d->column, 5);
+        EXPECT_EQ(d->route, i);
+    }
+}
