@@ -138,8 +138,9 @@ FlightPredictor::Outcome FlightPredictor::decide(
         return outcome;
     }
     outcome.consistent = true;
-    // Heirs come in order, each history's earliest before its latest: the front holds the
-    // every-request-earliest chain, the back the every-request-latest one. Keep both ends.
+    // Heirs come in order, each history's earliest before its latest, after the nominal
+    // history when it fits: the back holds the every-request-latest chain, the front the
+    // nominal one or else the every-request-earliest. Thinning keeps both ends.
     if (possible.size() > kMaxHistories)
         thin(possible);
     if (!nominalFits)
