@@ -8,14 +8,13 @@
 //
 // Stricter than yaml-cpp where that matters to a gateway: a string that a YAML 1.1 reader (Go's
 // yaml.v2, read by Traefik and Kong) would take for a boolean, a number or null is quoted.
+#include "model/base/shares.h"
+
 #include <QByteArray>
 
-#include <algorithm>
 #include <concepts>
-#include <exception>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -116,41 +115,21 @@ template <class Write>
 void emitItemsInParallel(Emitter &out, std::size_t count, Write write,
     std::size_t minPerThread = 5000, unsigned threads = 0)
 {
-    const std::size_t cores
-        = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t shares = std::min(cores, count / std::max<std::size_t>(minPerThread, 1));
-    if (shares < 2) {
-        for (std::size_t i = 0; i < count; ++i)
-            write(out, i);
-        return;
-    }
-    const auto first = [&](std::size_t share) { return count * share / shares; };
+    const std::size_t shares = shareCount(count, minPerThread, threads);
     // The first share is written into `out` itself, the others into continuations made before
     // it starts, each with its part of the room reserved in `out`.
     std::vector<Emitter> continuations(shares);
-    for (std::size_t t = 1; t < shares; ++t)
-        continuations[t] = out.continuation(int(first(t)), out.room() / qsizetype(shares));
-    std::vector<std::exception_ptr> failures(shares);
-    const auto run = [&](std::size_t t) {
-        try {
-            Emitter &to = t == 0 ? out : continuations[t];
-            for (std::size_t i = first(t); i < first(t + 1); ++i)
-                write(to, i);
-        } catch (...) { // std::bad_alloc: thrown on the caller's thread, as without threads
-            failures[t] = std::current_exception();
-        }
-    };
-    std::vector<std::thread> workers;
-    for (std::size_t t = 1; t < shares; ++t)
-        workers.emplace_back(run, t);
-    run(0);
-    for (std::thread &w : workers)
-        w.join();
-    for (const std::exception_ptr &failure : failures)
-        if (failure)
-            std::rethrow_exception(failure);
-    for (std::size_t t = 1; t < shares; ++t)
-        out.append(continuations[t]);
+    for (std::size_t s = 1; s < shares; ++s)
+        continuations[s]
+            = out.continuation(int(shareBegin(count, shares, s)), out.room() / qsizetype(shares));
+    runShares(shares, [&](std::size_t s) {
+        Emitter &to = s == 0 ? out : continuations[s];
+        for (std::size_t i = shareBegin(count, shares, s); i < shareBegin(count, shares, s + 1);
+             ++i)
+            write(to, i);
+    });
+    for (std::size_t s = 1; s < shares; ++s)
+        out.append(continuations[s]);
 }
 
 // Whether `text` can be written as a plain scalar and read back as the same string, in a flow

@@ -1,5 +1,6 @@
 #include "model/policy/policyreader.h"
 
+#include "model/base/shares.h"
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
@@ -10,10 +11,7 @@
 
 #include <QFile>
 
-#include <algorithm>
-#include <exception>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace qs {
@@ -334,34 +332,18 @@ void Reader::readRoot(const YamlNode &root)
 // result is that of reading them one after another.
 void Reader::readRoutes(const YamlNode &list, std::size_t count)
 {
-    constexpr std::size_t kMinRoutesPerThread = 5000;
     std::vector<Route> routes(count);
     for (Route &route : routes)
         route.origin.uid = nextRouteUid(); // in file order, as one reader numbers them
-    const std::size_t shares = std::clamp<std::size_t>(
-        count / kMinRoutesPerThread, 1, std::max(1u, std::thread::hardware_concurrency()));
-    const auto first = [&](std::size_t share) { return count * share / shares; };
+    const std::size_t shares = shareCount(count, 5000);
     std::vector<PolicyReadResult> helpers(shares);
-    std::vector<std::exception_ptr> failures(shares);
-    const auto readShare = [&](std::size_t share) {
-        try {
-            Reader helper(m_file, helpers[share]);
-            Reader &reader = share == 0 ? *this : helper;
-            for (std::size_t i = first(share); i < first(share + 1); ++i)
-                reader.readRoute(list[i], i, routes[i]);
-        } catch (...) { // std::bad_alloc: thrown on this thread, as readPolicy expects
-            failures[share] = std::current_exception();
-        }
-    };
-    std::vector<std::thread> workers;
-    for (std::size_t share = 1; share < shares; ++share)
-        workers.emplace_back(readShare, share);
-    readShare(0);
-    for (std::thread &w : workers)
-        w.join();
-    for (const std::exception_ptr &failure : failures)
-        if (failure)
-            std::rethrow_exception(failure);
+    runShares(shares, [&](std::size_t share) {
+        Reader helper(m_file, helpers[share]);
+        Reader &reader = share == 0 ? *this : helper;
+        for (std::size_t i = shareBegin(count, shares, share);
+             i < shareBegin(count, shares, share + 1); ++i)
+            reader.readRoute(list[i], i, routes[i]);
+    });
     for (std::size_t share = 1; share < shares; ++share)
         m_diagnostics.append(helpers[share].diagnostics);
     m_policy.routes.reserve(qsizetype(count));

@@ -1,5 +1,6 @@
 #include "model/policy/yamldocument.h"
 
+#include "model/base/shares.h"
 #include "model/policy/yamlcuts.h"
 
 #include <yaml-cpp/depthguard.h>
@@ -10,10 +11,8 @@
 
 #include <algorithm>
 #include <iterator>
-#include <new>
 #include <optional>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 namespace qs {
@@ -166,11 +165,7 @@ std::string partEndLine(int column)
 
 YamlDocument YamlDocument::parse(const std::string &text, YamlParseOptions options)
 {
-    const std::size_t threads = options.threads != 0
-        ? options.threads
-        : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t parts
-        = std::min(threads, text.size() / std::max<std::size_t>(options.minPartBytes, 1));
+    const std::size_t parts = shareCount(text.size(), options.minPartBytes, options.threads);
     const YamlCuts cuts = findYamlCuts(text, parts);
     if (cuts.cuts.empty())
         return parseWhole(text);
@@ -188,22 +183,7 @@ YamlDocument YamlDocument::parse(const std::string &text, YamlParseOptions optio
             texts[k] += partEndLine(cuts.itemColumn);
     }
     std::vector<YamlDocument> docs(texts.size());
-    std::vector<char> outOfMemory(texts.size(), 0);
-    const auto parsePart = [&](std::size_t k) {
-        try {
-            docs[k] = parseWhole(texts[k]);
-        } catch (const std::bad_alloc &) {
-            outOfMemory[k] = 1;
-        }
-    };
-    std::vector<std::thread> workers;
-    for (std::size_t k = 1; k < texts.size(); ++k)
-        workers.emplace_back(parsePart, k);
-    parsePart(0);
-    for (std::thread &w : workers)
-        w.join();
-    if (std::find(outOfMemory.begin(), outOfMemory.end(), 1) != outOfMemory.end())
-        throw std::bad_alloc();
+    runShares(texts.size(), [&](std::size_t k) { docs[k] = parseWhole(texts[k]); });
     // A part that fails says nothing certain about the whole (a cut may have split a flow
     // collection): the whole text, parsed at once, has the exact error.
     if (!join(docs, cuts))
