@@ -6,6 +6,7 @@
 // core (yamlcuts.h), shown on its own line. Per-route cost that stays flat from 2 000 to 100 000
 // routes is linear; a quadratic step shows as a ratio that grows with the count.
 //   build-bench/tests/bench/routecount_bench
+#include "model/base/hugepages.h"
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/yamldocument.h"
@@ -124,6 +125,7 @@ BENCHMARK_CAPTURE(BM_Export, redis_bundle, "redis-bundle")->Apply(counts);
 
 int main(int argc, char **argv)
 {
+    qs::restartWithHugePages(argv); // as quotactl runs; QS_NO_HUGEPAGES=1 measures without
     benchmark::Initialize(&argc, argv);
     qs::bench::RatioReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
@@ -140,6 +142,8 @@ int main(int argc, char **argv)
         if (a > 0 && c > 0)
             std::printf("%-22s %10.2f %10.2f %10.2f   %.2f\n", name, a, b, c, c / a);
     }
+    std::printf("\nmalloc asks for transparent huge pages: %s\n",
+        qs::mallocUsesHugePages() ? "yes (as quotactl)" : "no");
     // What `quotactl export` does: read and validate once, then write one target.
     for (const int n : {20'000, 100'000}) {
         const double lint = ms("BM_Lint", n), floor = ms("BM_YamlEvents", n);
