@@ -38,10 +38,13 @@ void restartWithHugePages(char **argv)
 {
 #ifdef __linux__
     // QS_HUGEPAGES marks the restarted program: a C library that dropped the variable would
-    // otherwise start it again and again.
+    // otherwise start it again and again. Under valgrind (its preload library in LD_PRELOAD)
+    // the restarted program would run outside it, unobserved: stay.
     const char *current = std::getenv("GLIBC_TUNABLES");
+    const char *preload = std::getenv("LD_PRELOAD");
     if (std::getenv("QS_NO_HUGEPAGES") || std::getenv("QS_HUGEPAGES")
-        || (current && std::strstr(current, kTunable)) || !kernelGivesHugePagesOnRequest())
+        || (current && std::strstr(current, kTunable))
+        || (preload && std::strstr(preload, "vgpreload")) || !kernelGivesHugePagesOnRequest())
         return;
     const bool had = current != nullptr;
     const std::string before = had ? current : "";
