@@ -43,8 +43,8 @@ YamlCuts findYamlCuts(std::string_view text, std::size_t parts)
 {
     if (parts < 2)
         return {};
-    Sequence best, open;
-    bool inRegion = false; // `open` is a key's sequence and its region has not ended
+    Sequence best, current;
+    bool inRegion = false; // `current` is a key's sequence and its region has not ended
     int lineNo = 0;
     for (std::size_t start = 0; start < text.size(); ++lineNo) {
         std::size_t end = text.find('\n', start);
@@ -65,25 +65,25 @@ YamlCuts findYamlCuts(std::string_view text, std::size_t parts)
             const bool dash = line[indent] == '-'
                 && (indent + 1 == line.size() || line[indent + 1] == ' '
                     || line[indent + 1] == '\t');
-            if (open.itemColumn < 0 && dash)
-                open.itemColumn = int(indent);
-            if (open.itemColumn >= 0 && int(indent) == open.itemColumn && dash) {
-                open.items.push_back({lineStart, lineNo});
+            if (current.itemColumn < 0 && dash)
+                current.itemColumn = int(indent);
+            if (current.itemColumn >= 0 && int(indent) == current.itemColumn && dash) {
+                current.items.push_back({lineStart, lineNo});
                 continue;
             }
-            if (open.itemColumn >= 0 && int(indent) > open.itemColumn && line[indent] != '\t')
+            if (current.itemColumn >= 0 && int(indent) > current.itemColumn && line[indent] != '\t')
                 continue; // inside an item
             inRegion = false; // the region ends here (or the key's value is no block sequence)
-            if (open.items.size() > best.items.size())
-                best = open;
+            if (current.items.size() > best.items.size())
+                best = current;
         }
         if (const std::string_view key = blockKey(line); !key.empty()) {
-            open = Sequence{key, lineNo, -1, {}};
+            current = Sequence{key, lineNo, -1, {}};
             inRegion = true;
         }
     }
-    if (inRegion && open.items.size() > best.items.size())
-        best = open;
+    if (inRegion && current.items.size() > best.items.size())
+        best = current;
     if (best.items.size() < 2)
         return {};
 

@@ -4,7 +4,9 @@
 // (the floor of a sequential reader: no policy code can be faster than reading the file) and
 // YAML::Load (what the reader used before). The reader parses a large text in parts on every
 // core (yamlcuts.h), shown on its own line. Per-route cost that stays flat from 2 000 to 100 000
-// routes is linear; a quadratic step shows as a ratio that grows with the count.
+// routes is linear; a quadratic step shows as a ratio that grows with the count. Runs as quotactl
+// does, restarted with transparent huge pages where the kernel gives them on request
+// (model/base/hugepages.h); QS_NO_HUGEPAGES=1 measures without.
 //   build-bench/tests/bench/routecount_bench
 #include "model/base/hugepages.h"
 #include "model/export/exporter.h"
