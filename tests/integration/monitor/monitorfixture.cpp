@@ -1,6 +1,8 @@
 #include "tests/integration/monitor/monitorfixture.h"
 
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 namespace qs::test {
 
@@ -91,6 +93,13 @@ qint64 Admin::serverTimeUs()
     qint64 s = 0, us = 0;
     in >> s >> us;
     return s * 1'000'000 + us;
+}
+
+void Admin::waitForRoomInWindow(qint64 windowUs, qint64 marginUs)
+{
+    const qint64 left = windowUs - serverTimeUs() % windowUs;
+    if (left < marginUs)
+        std::this_thread::sleep_for(std::chrono::microseconds(left + 100'000));
 }
 
 std::map<std::string, qint64> Admin::commandCalls()

@@ -30,6 +30,11 @@ public:
     // Many commands in one pipeline (bulk writes); false on any error reply.
     bool pipeline(const std::vector<std::vector<std::string>> &commands);
     qint64 serverTimeUs();
+    // Keys written for windows aligned on the clock (a fixed window, Kong's and envoy's minute
+    // counters) belong to an earlier window once the clock passes its end, and then read as gone
+    // or fresh. When less than `marginUs` of the current `windowUs` is left on the server's
+    // clock, sleeps until the next window has begun, so that a test's keys are read in theirs.
+    void waitForRoomInWindow(qint64 windowUs, qint64 marginUs);
     // INFO commandstats as command -> calls.
     std::map<std::string, qint64> commandCalls();
 
