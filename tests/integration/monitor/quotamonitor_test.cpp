@@ -402,7 +402,7 @@ routes:
 // A replica serves the monitor as well as the primary does, and takes the reads off it.
 TEST(QuotaMonitor, ReadsAReplica)
 {
-    RedisProcess primary;
+    RedisProcess primary({"--repl-diskless-sync-delay", "0"}); // the first sync at once, not in 5 s
     ASSERT_TRUE(primary.start());
     RedisProcess replica({"--replicaof", "127.0.0.1", std::to_string(primary.port())});
     ASSERT_TRUE(replica.start());

@@ -360,18 +360,22 @@ TEST_F(RedisModule, BadInputIsAnErrorNeverAnAdmissionNeverACrash)
 // ZADD …), never as QS.DECIDE, and leave byte-identical states with the same expiry.
 TEST_F(RedisModule, AReplicaHoldsByteIdenticalStates)
 {
-    RedisProcess master(withModule());
+    // No diskless-sync delay: by default the master waits 5 s for more replicas before the first
+    // sync, and a trace written before the link is up was seen missing on the replica (CI).
+    RedisProcess master(withModule({"--repl-diskless-sync-delay", "0"}));
     ASSERT_TRUE(master.start());
     RedisProcess replica(withModule(
         {"--replicaof", "127.0.0.1", std::to_string(master.port()), "--replica-read-only", "yes"}));
     ASSERT_TRUE(replica.start());
     Context m = connectTo(master.port()), r = connectTo(replica.port());
-    for (int i = 0; i < 100; ++i) {
-        const std::string info = text(command(r.get(), {"INFO", "replication"}));
-        if (info.find("master_link_status:up") != std::string::npos)
-            break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    bool linked = false;
+    for (int i = 0; i < 200 && !linked; ++i) {
+        linked = text(command(r.get(), {"INFO", "replication"})).find("master_link_status:up")
+            != std::string::npos;
+        if (!linked)
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    ASSERT_TRUE(linked) << "the replica did not sync with its master in 10 s";
     RedisEndpoint e;
     e.port = master.port();
     e.engine = RedisEngine::Module;
@@ -392,6 +396,9 @@ TEST_F(RedisModule, AReplicaHoldsByteIdenticalStates)
         for (int c = 0; c < 3; ++c)
             keys.push_back(backend.stateKey(rule, "c" + std::to_string(c)));
     }
+    // WAIT waits for the calling client's own last write: the backend wrote on another
+    // connection, so this one writes a marker behind those writes and waits for that.
+    command(m.get(), {"SET", "repl:written", "1"});
     const Reply waited = command(m.get(), {"WAIT", "1", "5000"});
     ASSERT_EQ(waited->integer, 1) << "the replica did not acknowledge";
     int present = 0;
