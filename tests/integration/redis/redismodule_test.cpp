@@ -361,7 +361,8 @@ TEST_F(RedisModule, BadInputIsAnErrorNeverAnAdmissionNeverACrash)
 TEST_F(RedisModule, AReplicaHoldsByteIdenticalStates)
 {
     // No diskless-sync delay: by default the master waits 5 s for more replicas before the first
-    // sync, and a trace written before the link is up was seen missing on the replica (CI).
+    // sync, and traces written before it would reach the replica inside its RDB, not as the
+    // stream of effects this test is about.
     RedisProcess master(withModule({"--repl-diskless-sync-delay", "0"}));
     ASSERT_TRUE(master.start());
     RedisProcess replica(withModule(
