@@ -338,11 +338,17 @@ void Reader::readRoutes(const YamlNode &list, std::size_t count)
     const std::size_t shares = shareCount(count, 5000);
     std::vector<PolicyReadResult> helpers(shares);
     runShares(shares, [&](std::size_t share) {
-        Reader helper(m_file, helpers[share]);
-        Reader &reader = share == 0 ? *this : helper;
-        for (std::size_t i = shareBegin(count, shares, share);
-             i < shareBegin(count, shares, share + 1); ++i)
-            reader.readRoute(list[i], i, routes[i]);
+        const auto readShare = [&](Reader &reader) {
+            for (std::size_t i = shareBegin(count, shares, share);
+                 i < shareBegin(count, shares, share + 1); ++i)
+                reader.readRoute(list[i], i, routes[i]);
+        };
+        if (share == 0) {
+            readShare(*this);
+        } else {
+            Reader helper(m_file, helpers[share]);
+            readShare(helper);
+        }
     });
     for (std::size_t share = 1; share < shares; ++share)
         m_diagnostics.append(helpers[share].diagnostics);

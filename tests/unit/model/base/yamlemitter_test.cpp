@@ -142,7 +142,7 @@ void writeItem(Emitter &out, std::size_t i)
     out << EndSeq << Key << "empty" << Value << BeginMap << EndMap << EndMap;
 }
 
-// A document whose three long collections (items of a block sequence, of a sequence inside a
+// A document whose four long collections (items of a block sequence, of a sequence inside a
 // sequence, pairs of a map, values of a flow sequence) are written by `items`.
 std::string document(std::size_t count, unsigned threads)
 {
