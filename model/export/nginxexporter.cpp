@@ -5,11 +5,9 @@
 
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
-#include "model/policy/pathpatternindex.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
-#include <QSet>
 
 #include <algorithm>
 #include <set>
@@ -26,12 +24,16 @@ struct RouteExport {
     // Header and query variables of the key; their presence gates the key under
     // missing_key deny and allow.
     QStringList keyVariables;
+    // The "is percent-escaped" flags of the key's query parts (NGINX cannot decode them).
+    QStringList escapedFlags;
     MissingKeyMode missing = MissingKeyMode::Shared;
     QString rate; // "10r/s"
     qint64 burst = 0;
     bool nodelay = true;
-    QString regex; // location regex
+    // The claim map's two regexes: over "METHOD $uri" and over "METHOD undecoded path".
+    QString decodedClaim, encodedClaim;
     std::optional<PathPattern> pattern;
+    bool enforced() const { return route->effectiveMode() == RouteMode::Enforce; }
 };
 
 // "N r/s" or "N r/m" with a whole N, else the nearest per-minute figure and a note.
@@ -120,6 +122,18 @@ std::optional<EnforcedLimit> NginxExporter::enforcedLimit(
 
 namespace {
 
+// NGINX reads a configuration file through a 4 KiB buffer: a longer parameter fails `nginx -t`
+// ("too long parameter"). Claim regexes are kept below it with room for the quotes.
+constexpr qsizetype kNginxMaxParameter = 4000;
+
+// The status of a request NGINX cannot match or key as the design does (an undecodable key,
+// an encoded slash beside a dot segment). Never a bypass: the request is refused, not counted.
+constexpr int kRefusedStatus = 400;
+
+// Requests claimed by a shadow route are sent here, where their zones count in dry-run mode.
+// NGINX's dry run is one switch per location: a status of its own routes them to one.
+constexpr int kShadowRedirect = 599;
+
 class NginxWriter final : public GatewayWriter {
 public:
     using GatewayWriter::GatewayWriter;
@@ -135,7 +149,7 @@ private:
         const QList<KeySelector> keys = m_policy.keyOf(m_policy.routes[i]);
         QStringList parts;
         for (const KeySelector &k : keys) {
-            static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9_-]+$"));
+            static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9-]+$"));
             static const QRegularExpression argOk(QStringLiteral("^[A-Za-z0-9_]+$"));
             switch (k.kind) {
             case KeySelector::Kind::Ip:
@@ -146,10 +160,22 @@ private:
                 parts << QStringLiteral("all");
                 break;
             case KeySelector::Kind::Header:
+                if (k.name.contains(QLatin1Char('_'))) {
+                    // With underscores_in_headers on, $http_x_api_key would also read
+                    // X-Api-Key (NGINX maps '-' to '_'): the client would choose its bucket.
+                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                        QStringLiteral("header '%1': NGINX drops headers whose name holds '_' "
+                                       "(every client would share one bucket, or none be "
+                                       "limited), and with underscores_in_headers on it cannot "
+                                       "tell '%1' from '%2'; name the header with '-'")
+                            .arg(k.name,
+                                QString(k.name).replace(QLatin1Char('_'), QLatin1Char('-'))));
+                    return std::nullopt;
+                }
                 if (!headerOk.match(k.name).hasMatch()) {
                     m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
                         QStringLiteral("header '%1' has characters NGINX variables cannot name "
-                                       "($http_… takes letters, digits, '-' and '_')")
+                                       "($http_… takes letters, digits and '-')")
                             .arg(k.name));
                     return std::nullopt;
                 }
@@ -160,12 +186,21 @@ private:
             case KeySelector::Kind::Query:
                 if (!argOk.match(k.name).hasMatch()) {
                     m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
-                        QStringLiteral("query parameter '%1' cannot be named by an NGINX $arg_ "
-                                       "variable (letters, digits and '_' only)")
+                        QStringLiteral("query parameter '%1' cannot be read by NGINX (letters, "
+                                       "digits and '_' only)")
                             .arg(k.name));
                     return std::nullopt;
                 }
-                parts << keyVariable(e, QStringLiteral("arg_") + k.name);
+                m_queryNames.insert(k.name);
+                e.escapedFlags << QStringLiteral("$qs_query_%1_escaped").arg(k.name);
+                parts << keyVariable(e, QStringLiteral("qs_query_") + k.name);
+                if (e.enforced())
+                    m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".key"),
+                        QStringLiteral("NGINX cannot percent-decode a query value: a request "
+                                       "whose '%1' holds a %-escape is refused with %2 (the "
+                                       "design would decode it and count it)")
+                            .arg(k.name)
+                            .arg(kRefusedStatus));
                 break;
             }
         }
@@ -204,6 +239,33 @@ private:
         return QStringLiteral("$qs_route:") + flags;
     }
 
+    // The design reads the first `name=` of the query string, by its exact name (spelled with
+    // escapes or not), and percent-decodes the value. NGINX's $arg_name ignores the name's case
+    // and keeps the value raw, so the value comes from a regex over $args instead; a value
+    // holding an escape is flagged, and refused where a route keys on it.
+    QString queryMaps() const
+    {
+        QString out;
+        for (const QString &name : m_queryNames) {
+            QString nameRegex;
+            for (const QChar c : name) {
+                const QString hex = QStringLiteral("%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+                QString escape = QStringLiteral("%");
+                for (const QChar h : hex)
+                    escape
+                        += h.isLetter() ? QStringLiteral("[%1%2]").arg(h.toUpper(), h) : QString(h);
+                nameRegex += QStringLiteral("(?:%1|%2)").arg(c, escape);
+            }
+            out += QStringLiteral("map $args $qs_query_%1 {\n"
+                                  "    \"~(?:^|&)%2(?:=([^&]*))?(?:&|\\z)\" \"$1\";\n"
+                                  "    default \"\";\n}\n"
+                                  "map $qs_query_%1 $qs_query_%1_escaped {\n"
+                                  "    \"~%\" 1;\n    default 0;\n}\n")
+                       .arg(name, nameRegex);
+        }
+        return out;
+    }
+
     QString missingKeyMaps() const
     {
         QString out;
@@ -229,9 +291,8 @@ private:
         e.index = i;
         e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
         e.pattern = m_report.pathPattern(i);
-        if (!e.pattern)
+        if (!e.pattern || !claimRegexes(e))
             return;
-        e.regex = e.pattern->toRegex();
         e.missing = m_policy.missingKeyOf(r);
         const auto key = keyExpression(e);
         if (!key)
@@ -245,11 +306,43 @@ private:
         m_routes.push_back(e);
     }
 
-    // Regex locations are tried in file order: most specific first, as the policy resolves.
+    // "METHOD path" regexes of the claim maps: over $uri, which NGINX has decoded and
+    // normalised as the design does (dot segments, merged slashes) and which may hold any byte,
+    // a newline included (dot-all, `\z`); and over the undecoded path, for requests with an
+    // encoded slash, which $uri cannot keep inside its segment.
+    bool claimRegexes(RouteExport &e)
+    {
+        const QString methods = e.route->methods.isEmpty()
+            ? QStringLiteral("[^ ]+")
+            : QStringLiteral("(?:%1)").arg(e.route->methods.join(QLatin1Char('|')));
+        const auto &segments = e.pattern->segments();
+        const bool rest
+            = !segments.isEmpty() && segments.last().kind == PathPattern::SegmentKind::DoubleStar;
+        const QString end = rest ? QStringLiteral("\\z") : QStringLiteral("/?\\z");
+        e.decodedClaim
+            = QStringLiteral("~(?s)^%1 %2%3")
+                  .arg(methods, e.pattern->regexBody(PathPattern::Spelling::Decoded), end);
+        e.encodedClaim
+            = QStringLiteral("~^%1 %2%3")
+                  .arg(methods, e.pattern->regexBody(PathPattern::Spelling::Encoded), end);
+        const qsizetype longest = std::max(e.decodedClaim.size(), e.encodedClaim.size());
+        if (longest > kNginxMaxParameter) {
+            m_report.note(Diagnostic::Severity::Error, e.index, QStringLiteral(".match.path"),
+                QStringLiteral("the path's regex is %1 characters as NGINX must match it (every "
+                               "character also as its %XX escape), and NGINX reads at most %2 "
+                               "in one parameter: shorten the path")
+                    .arg(longest)
+                    .arg(kNginxMaxParameter));
+            return false;
+        }
+        return true;
+    }
+
+    // Claims are tried in map order: most specific first, as the policy resolves.
     void order() override { sortMostSpecificFirst(m_routes); }
 
-    // In the file table's order: the snippets first (a location can add a warning), then the
-    // complete configuration made of them.
+    // In the file table's order: the snippets first, then the complete configuration made of
+    // them.
     QByteArray write(const QString &file) override
     {
         if (file == QLatin1String("qs-limits-http.conf"))
@@ -297,22 +390,48 @@ private:
                 Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);
     }
 
-    // One map decides which route claims a request, as the policy resolves it: routes most
-    // specific first, each a regex over "METHOD normalised-path" ($uri is decoded, dot segments
-    // resolved, slashes merged), the first match wins. NGINX picks locations by path only, so
-    // without it a GET would be counted by a POST-only route's location or by none at all.
-    QString claimMap() const
+    // Which route claims a request, as the policy resolves it: routes most specific first, the
+    // first match wins. NGINX picks locations by decoded path only, so neither methods nor
+    // encoded slashes can be left to locations; the claim is made here and every zone is
+    // applied in the server, keyed only when its route claims the request.
+    //
+    // $uri is decoded: `/k/a%2Fb` is `/k/a/b` there, while the design keeps `a/b` as one
+    // segment. A request whose undecoded path holds an encoded slash is matched undecoded
+    // instead; with a dot or empty segment beside it (which only the decoded path resolves),
+    // it is refused.
+    QString claimMaps() const
     {
-        QString out = QStringLiteral("map \"$request_method $uri\" $qs_route {\n"
-                                     "    default \"\";\n");
-        for (const RouteExport &e : m_routes) {
-            const QString methods = e.route->methods.isEmpty()
-                ? QStringLiteral("[A-Z]+")
-                : QStringLiteral("(?:%1)").arg(e.route->methods.join(QLatin1Char('|')));
-            // toRegex() starts with '^': the method takes its place.
-            out += QStringLiteral("    \"~^%1 %2\" %3;\n").arg(methods, e.regex.mid(1), e.zone);
-        }
-        return out + QStringLiteral("}\n");
+        QString out = QStringLiteral(
+            "map $request_uri $qs_encoded_path {\n"
+            "    \"~^(?=[^?]*%2[Ff])[^?]*(?://|/(?:\\.|%2[Ee]){1,2}(?:[/?]|\\z))\" \"!\";\n"
+            "    \"~^([^?]*%2[Ff][^?]*)\" \"$1\";\n"
+            "    default \"\";\n}\n");
+        out += QStringLiteral("map \"$request_method $uri\" $qs_route_decoded {\n"
+                              "    default \"\";\n");
+        for (const RouteExport &e : m_routes)
+            out += QStringLiteral("    \"%1\" %2;\n").arg(e.decodedClaim, e.zone);
+        out += QStringLiteral("}\nmap \"$request_method $qs_encoded_path\" $qs_route_encoded {\n"
+                              "    default \"\";\n");
+        for (const RouteExport &e : m_routes)
+            out += QStringLiteral("    \"%1\" %2;\n").arg(e.encodedClaim, e.zone);
+        out += QStringLiteral("}\nmap $qs_encoded_path $qs_route {\n"
+                              "    \"\" $qs_route_decoded;\n    \"!\" \"\";\n"
+                              "    default $qs_route_encoded;\n}\n");
+        return out;
+    }
+
+    // `map $qs_route $name { zone value; … default fallback; }` over the routes that have one.
+    template <class ValueOf>
+    QString perRouteMap(const QString &name, const QString &fallback, ValueOf valueOf) const
+    {
+        QString rows;
+        for (const RouteExport &e : m_routes)
+            if (const QString v = valueOf(e); !v.isEmpty())
+                rows += QStringLiteral("    %1 %2;\n").arg(e.zone, v);
+        if (rows.isEmpty())
+            return {};
+        return QStringLiteral("map $qs_route $%1 {\n%2    default %3;\n}\n")
+            .arg(name, rows, fallback);
     }
 
     QString httpSnippet() const
@@ -322,7 +441,8 @@ private:
             "# A zone counts only the requests its route claims: for any other request its key\n"
             "# is empty, and NGINX does not count empty keys.\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
-        out += claimMap();
+        out += claimMaps();
+        out += queryMaps();
         out += missingKeyMaps();
         for (const RouteExport &e : m_routes) {
             out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
@@ -345,6 +465,21 @@ private:
             out += QStringLiteral("limit_req_zone $%1_key zone=%1:10m rate=%2;\n")
                        .arg(e.zone, e.rate);
         }
+        out += QStringLiteral("\n");
+        out += perRouteMap(
+            QStringLiteral("qs_deny"), QStringLiteral("0"), [](const RouteExport &e) {
+                return gated(e) && e.missing == MissingKeyMode::Deny && e.enforced()
+                    ? QStringLiteral("$%1_deny").arg(e.zone)
+                    : QString();
+            });
+        out += perRouteMap(
+            QStringLiteral("qs_escaped_key"), QStringLiteral("0"), [](const RouteExport &e) {
+                return e.enforced() && !e.escapedFlags.isEmpty()
+                    ? QStringLiteral("\"%1\"").arg(e.escapedFlags.join(QString()))
+                    : QString();
+            });
+        out += perRouteMap(QStringLiteral("qs_shadow"), QStringLiteral("0"),
+            [](const RouteExport &e) { return e.enforced() ? QString() : QStringLiteral("1"); });
         return out;
     }
 
@@ -354,77 +489,68 @@ private:
             && (e.missing == MissingKeyMode::Deny || e.missing == MissingKeyMode::Allow);
     }
 
-    // One location per distinct path pattern, most specific first (regex locations are tried in
-    // file order). Each applies every route that can claim a request arriving there: its own
-    // routes, whatever their methods, and the less specific routes whose paths overlap.
-    QString serverSnippet()
+    bool any(bool (*predicate)(const RouteExport &)) const
+    {
+        return std::any_of(m_routes.begin(), m_routes.end(), predicate);
+    }
+
+    // Every zone applies in the server (locations without limit_req of their own inherit
+    // them): a zone counts only the requests its route claims, wherever they are served.
+    // Refusals come first: `return` runs in the rewrite phase, before limit_req, so a refused
+    // request is counted nowhere. Shadow routes count in a location of their own, in dry run.
+    QString serverSnippet() const
     {
         const int status = m_policy.defaults.effectiveStatus();
         QString out = QStringLiteral(
-            "# Generated by Quota Studio from policy '%1'. Include inside server {};\n"
-            "# define `upstream qs_backend` for the service behind it.\n")
+            "# Generated by Quota Studio from policy '%1'. Include inside server {}; define\n"
+            "# `upstream qs_backend` for the service behind it. Every zone below applies to\n"
+            "# every location of the server that has no limit_req of its own.\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
-        PathPatternIndex index;
-        for (std::size_t i = 0; i < m_routes.size(); ++i)
-            index.add(int(i), *m_routes[i].pattern);
-        QSet<QString> written;
-        std::vector<int> overlapping;
-        for (const RouteExport &l : m_routes) {
-            if (written.contains(l.regex))
-                continue;
-            written.insert(l.regex);
-            overlapping.clear();
-            index.forEachOverlapping(*l.pattern, [&](int i) { overlapping.push_back(i); });
-            std::sort(overlapping.begin(), overlapping.end()); // most specific first
-            std::vector<const RouteExport *> applied;
-            for (const int i : overlapping)
-                applied.push_back(&m_routes[std::size_t(i)]);
-            out += locationBlock(l, applied, status);
-        }
+        out += QStringLiteral("\n# An encoded slash beside a dot or empty segment: NGINX cannot "
+                              "match it as the design does.\nif ($qs_encoded_path = \"!\") {\n"
+                              "    return %1;\n}\n")
+                   .arg(kRefusedStatus);
+        if (any([](const RouteExport &e) {
+                return gated(e) && e.missing == MissingKeyMode::Deny && e.enforced();
+            }))
+            out += QStringLiteral("# missing_key: deny\nif ($qs_deny) {\n    return %1;\n}\n")
+                       .arg(status);
+        if (any([](const RouteExport &e) { return e.enforced() && !e.escapedFlags.isEmpty(); }))
+            out += QStringLiteral("# A query key NGINX cannot decode.\n"
+                                  "if ($qs_escaped_key ~ 1) {\n    return %1;\n}\n")
+                       .arg(kRefusedStatus);
+        const bool shadows = any([](const RouteExport &e) { return !e.enforced(); });
+        if (shadows)
+            out += QStringLiteral("# Shadow routes count in @qs_shadow, in dry run.\n"
+                                  "if ($qs_shadow) {\n    return %1;\n}\n"
+                                  "error_page %1 = @qs_shadow;\n")
+                       .arg(kShadowRedirect);
+        out += QLatin1Char('\n');
+        out += limitReqs(true);
+        out += QStringLiteral("limit_req_status %1;\n").arg(status);
+        if (shadows)
+            out += QStringLiteral("\nlocation @qs_shadow {\n") + limitReqs(false, 4)
+                + QStringLiteral("    limit_req_status %1;\n    limit_req_dry_run on;\n"
+                                 "    proxy_pass http://qs_backend;\n}\n")
+                      .arg(status);
         return out;
     }
 
-    QString locationBlock(
-        const RouteExport &l, const std::vector<const RouteExport *> &applied, int status)
+    // One limit_req per route of the mode, most specific first, each under its route's name.
+    QString limitReqs(bool enforced, int indent = 0) const
     {
-        // limit_req_dry_run is one switch per location: on only where every route is shadow.
-        // A shadow route that shares a location with an enforcing one is left out there (a
-        // dry-run zone would otherwise deny), and the report says so.
-        const bool allShadow = std::all_of(applied.begin(), applied.end(),
-            [](const RouteExport *e) { return e->route->effectiveMode() == RouteMode::Shadow; });
-        QStringList ids;
-        for (const RouteExport *e : applied)
-            ids << ExportReport::commentSafe(e->route->id);
-        QString out = QStringLiteral("\n# path %1: routes %2\nlocation ~ \"%3\" {\n")
-                          .arg(ExportReport::commentSafe(l.pattern->text()),
-                              ids.join(QStringLiteral(", ")), l.regex);
-        for (const RouteExport *e : applied) {
-            if (!allShadow && e->route->effectiveMode() == RouteMode::Shadow) {
-                m_report.note(Diagnostic::Severity::Warning, e->index, QStringLiteral(".mode"),
-                    QStringLiteral("NGINX's dry run is one switch per location: this shadow "
-                                   "route is not counted for requests to %1, which enforcing "
-                                   "routes share")
-                        .arg(l.pattern->text()));
+        const QString pad(indent, QLatin1Char(' '));
+        QString out;
+        for (const RouteExport &e : m_routes) {
+            if (e.enforced() != enforced)
                 continue;
-            }
-            // `return` runs in the rewrite phase, before limit_req: a refused request is
-            // counted nowhere, as missing_key deny says.
-            if (gated(*e) && e->missing == MissingKeyMode::Deny
-                && e->route->effectiveMode() == RouteMode::Enforce)
-                out += QStringLiteral("    if ($%1_deny) {\n        return %2;\n    }\n")
-                           .arg(e->zone)
-                           .arg(status);
             // nginx refuses burst=0: that is its default, so leave it out.
-            out += QStringLiteral("    limit_req zone=%1%2%3;\n")
-                       .arg(e->zone,
-                           e->burst > 0 ? QStringLiteral(" burst=%1").arg(e->burst) : QString(),
-                           e->nodelay ? QStringLiteral(" nodelay") : QString());
+            out += QStringLiteral("%1# route %2\n%1limit_req zone=%3%4%5;\n")
+                       .arg(pad, ExportReport::commentSafe(e.route->id), e.zone,
+                           e.burst > 0 ? QStringLiteral(" burst=%1").arg(e.burst) : QString(),
+                           e.nodelay ? QStringLiteral(" nodelay") : QString());
         }
-        out += QStringLiteral("    limit_req_status %1;\n").arg(status);
-        if (allShadow)
-            out += QStringLiteral("    limit_req_dry_run on;\n");
-        // proxy_pass, not `return`: return runs before limit_req and would bypass it.
-        return out + QStringLiteral("    proxy_pass http://qs_backend;\n}\n");
+        return out;
     }
 
     // `text` with every line but the empty ones indented by `spaces`, appended to `out`.
@@ -466,6 +592,7 @@ private:
     QByteArray m_http, m_server; // the snippets, for the complete configuration
     std::set<std::pair<QString, MissingKeyMode>> m_substitutes; // variable, fallback
     std::set<QString> m_presenceFlags;
+    std::set<QString> m_queryNames;
 };
 
 } // namespace

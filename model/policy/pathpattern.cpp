@@ -217,42 +217,64 @@ DecodedSegment decodeLiteralSegment(const QString &segment)
 
 namespace {
 
-// An unreserved character stands for itself: gateways that match raw paths decode its escapes
-// first (HAProxy's percent-decode-unreserved, Envoy's normalize_path). A reserved one (`:` `@`
-// `!` `+` `,` `=`) may arrive escaped and is not decoded by them, so it also matches %XX.
-QString literalCharRegex(QChar c, const QString &special)
+// "%7[Ee]": an escape of `u` with either case of hex letter.
+QString anyCaseEscape(char16_t u)
+{
+    const QString hex = QStringLiteral("%1").arg(u, 2, 16, QLatin1Char('0')).toUpper();
+    QString out = QStringLiteral("%");
+    for (const QChar h : hex)
+        out += h.isLetter() ? QStringLiteral("[%1%2]").arg(h, h.toLower()) : QString(h);
+    return out;
+}
+
+// One literal character as the given spelling lets it arrive. An unreserved character stands
+// for itself where the gateway decodes its escapes first (HAProxy's percent-decode-unreserved,
+// Envoy's normalize_path); a reserved one (`:` `@` `!` `+` `,` `=`) is not decoded by them, so it
+// also matches %XX. Undecoded paths may spell any character as %XX.
+QString literalCharRegex(QChar c, const QString &special, PathPattern::Spelling spelling)
 {
     const QString plain = special.contains(c) ? QStringLiteral("\\") + c : QString(c);
     const char16_t u = c.unicode();
     const bool unreserved = (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z')
         || (u >= u'0' && u <= u'9') || QStringView(u"-._~").contains(c);
-    if (unreserved)
+    switch (spelling) {
+    case PathPattern::Spelling::Decoded:
         return plain;
-    const QString hex = QStringLiteral("%1").arg(u, 2, 16, QLatin1Char('0')).toUpper();
-    const QChar low = hex[1].toLower();
-    const QString second
-        = low == hex[1] ? QString(hex[1]) : QStringLiteral("[%1%2]").arg(hex[1], low);
-    return QStringLiteral("(?:%1|%%2%3)").arg(plain, QString(hex[0]), second);
+    case PathPattern::Spelling::UnreservedDecoded:
+        if (unreserved)
+            return plain;
+        break;
+    case PathPattern::Spelling::Encoded:
+        break;
+    }
+    return QStringLiteral("(?:%1|%2)").arg(plain, anyCaseEscape(u));
 }
 
 } // namespace
 
-QString PathPattern::toRegex() const
+QString PathPattern::toRegex(Spelling spelling) const
+{
+    const bool rest = !m_segments.isEmpty() && m_segments.last().kind == Kind::DoubleStar;
+    return QLatin1Char('^') + regexBody(spelling)
+        + (rest ? QStringLiteral("$") : QStringLiteral("/?$"));
+}
+
+QString PathPattern::regexBody(Spelling spelling) const
 {
     static const QString special = QStringLiteral("\\^$.|?*+()[]{}");
-    QString re = QStringLiteral("^");
-    bool rest = false;
+    QString re;
     for (const Segment &s : m_segments) {
         switch (s.kind) {
         case Kind::Literal:
             re += QLatin1Char('/');
             for (const QChar c : s.text) {
                 const char16_t u = c.unicode();
-                if ((u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z')
-                    || (u >= u'0' && u <= u'9'))
+                const bool alnum = (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z')
+                    || (u >= u'0' && u <= u'9');
+                if (alnum && spelling != Spelling::Encoded)
                     re += c; // the common case, without a string per character
                 else
-                    re += literalCharRegex(c, special);
+                    re += literalCharRegex(c, special, spelling);
             }
             break;
         case Kind::Param:
@@ -261,11 +283,10 @@ QString PathPattern::toRegex() const
             break;
         case Kind::DoubleStar:
             re += QStringLiteral("(/.*)?");
-            rest = true;
             break;
         }
     }
-    return re + (rest ? QStringLiteral("$") : QStringLiteral("/?$"));
+    return re;
 }
 
 bool PathPattern::matches(const QStringList &normalizedSegments) const

@@ -30,11 +30,28 @@ public:
 
     bool matches(const QStringList &normalizedSegments) const;
 
+    // What a gateway matches a path regex against; it decides how a literal character of the
+    // pattern may be spelled in the request.
+    enum class Spelling {
+        // Escapes of unreserved characters decoded by the gateway first (HAProxy's normalize-uri,
+        // Envoy's normalize_path, Traefik, Kong): a reserved character (`:` `@` `!` `+` `,` `=`)
+        // may still arrive as its %XX escape.
+        UnreservedDecoded,
+        // Every escape decoded (NGINX's $uri): each character is itself.
+        Decoded,
+        // Nothing decoded (NGINX's $request_uri): each character is itself or any %XX spelling
+        // of it, either case of hex digit.
+        Encoded,
+    };
+
     // An anchored POSIX/PCRE/RE2 regex for gateways that match paths by regex: literal text
-    // escaped, `*` and `{name}` one segment, `**` any rest, a trailing slash optional. A
-    // character that is not unreserved also matches its %XX escape, for gateways that match
-    // the raw path. It holds no quote, space, `;`, `#`, `{` or `}` (literal text cannot).
-    QString toRegex() const;
+    // escaped, `*` and `{name}` one segment, `**` any rest, a trailing slash optional. It holds
+    // no quote, space, `;`, `#`, `{` or `}` (literal text cannot).
+    QString toRegex(Spelling spelling = Spelling::UnreservedDecoded) const;
+    // The same without anchors, for a gateway that puts more around it (NGINX matches
+    // "METHOD path"). `**` is `(/.*)?`: a caller matching decoded paths, which may hold a
+    // newline, switches on dot-all (`(?s)`) and anchors with `\z`, not `$`.
+    QString regexBody(Spelling spelling = Spelling::UnreservedDecoded) const;
 
     // Ordering by specificity: at the first segment where two patterns differ in kind, a literal
     // beats a parameter or `*`, which beat `**`; then the longer pattern wins. Equal

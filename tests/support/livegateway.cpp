@@ -29,8 +29,9 @@ sockaddr_in loopback(int port)
     return a;
 }
 
-// A connected socket with send/receive timeouts, or -1.
-int connectTo(int port)
+// A connected socket with send/receive timeouts, or -1. `source`, when given, is the local
+// address to send from.
+int connectTo(int port, const std::string &source = {})
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
@@ -38,6 +39,15 @@ int connectTo(int port)
     const timeval timeout{2, 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    if (!source.empty()) {
+        sockaddr_in local{};
+        local.sin_family = AF_INET;
+        if (::inet_pton(AF_INET, source.c_str(), &local.sin_addr) != 1
+            || ::bind(fd, reinterpret_cast<const sockaddr *>(&local), sizeof local) != 0) {
+            ::close(fd);
+            return -1;
+        }
+    }
     const sockaddr_in a = loopback(port);
     if (::connect(fd, reinterpret_cast<const sockaddr *>(&a), sizeof a) != 0) {
         ::close(fd);
@@ -69,12 +79,20 @@ int freeLoopbackPort()
     return port;
 }
 
+std::string loopbackSource(unsigned n)
+{
+    // 127.1.0.1 on: never 127.0.0.1 (every other test's address), never .0 or .255.
+    return "127." + std::to_string(1 + n / (254 * 256) % 254) + "." + std::to_string(n / 254 % 256)
+        + "." + std::to_string(1 + n % 254);
+}
+
 int httpStatus(int port, const HttpRequest &request)
 {
-    const int fd = connectTo(port);
+    const int fd = connectTo(port, request.source);
     if (fd < 0)
         return 0;
-    std::string text = request.method + " " + request.target + " HTTP/1.1\r\nHost: localhost\r\n";
+    std::string text
+        = request.method + " " + request.target + " " + request.version + "\r\nHost: localhost\r\n";
     for (const auto &[name, value] : request.headers)
         text += name + ": " + value + "\r\n";
     text += "Connection: close\r\n\r\n";

@@ -3,6 +3,7 @@
 // and a raw HTTP/1.1 client that sends the request target byte for byte (curl would normalise
 // `/./x` itself and hide the bypass the test looks for).
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,22 @@ int freeLoopbackPort();
 
 struct HttpRequest {
     using Headers = std::vector<std::pair<std::string, std::string>>;
+    HttpRequest() = default;
+    HttpRequest(std::string method_, std::string target_, Headers headers_ = {})
+        : method(std::move(method_)), target(std::move(target_)), headers(std::move(headers_))
+    {
+    }
     std::string method = "GET";
     std::string target = "/";
     Headers headers;
+    std::string version = "HTTP/1.1";
+    // The client's address: any of 127.0.0.0/8 (all of it is this machine's loopback), so that
+    // a test can be a fresh client for an `ip` key. Empty: the kernel's choice (127.0.0.1).
+    std::string source;
 };
+
+// A loopback source address of its own for client `n` (up to 16 million): 127.x.y.z.
+std::string loopbackSource(unsigned n);
 
 // The response's status code; 0 when the connection failed or the answer was not HTTP.
 int httpStatus(int port, const HttpRequest &request);

@@ -76,6 +76,33 @@ routes:
     limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
 )";
 
+// Request forms that gateways parse differently from the design (issue "Exports hold against any
+// request"): every route takes 3 at once, then one a minute.
+const char *const kFormsPolicy = R"(quota_studio: 1
+name: forms
+routes:
+  - id: login
+    match: { path: /login }
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+  - id: tb
+    match: { path: /tb/** }
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+  - id: k
+    match: { methods: [POST], path: "/k/{id}" }
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+  - id: items
+    match: { methods: [GET], path: /v1/items }
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+  - id: tenant
+    match: { path: /q }
+    key: query:tenant
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+  - id: api
+    match: { path: /h }
+    key: header:X-Api-Key
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+)";
+
 struct Gateway {
     std::unique_ptr<qs::test::LiveGateway> process;
     int port = 0;
@@ -119,6 +146,19 @@ int admitted(int port, const HttpRequest &request, int n)
         ok += status == 200;
     }
     return ok;
+}
+
+// A fresh loopback address per call: an `ip`-keyed route starts with a full bucket for it.
+std::string freshSource()
+{
+    static unsigned next = 1000;
+    return qs::test::loopbackSource(next++);
+}
+
+HttpRequest from(std::string source, HttpRequest request)
+{
+    request.source = std::move(source);
+    return request;
 }
 
 class LiveGateway : public ::testing::TestWithParam<const char *> { };
@@ -173,6 +213,113 @@ TEST_P(LiveGateway, ARequestWithoutItsKeyFollowsMissingKey)
     EXPECT_EQ(admitted(g.port, {"GET", "/tenant", none}, 1), 0);
     EXPECT_EQ(admitted(g.port, {"GET", "/tenant?tenant=", none}, 1), 0);
     EXPECT_EQ(admitted(g.port, {"GET", "/tenant?tenant=acme", none}, 3), 2);
+}
+
+// NGINX's $uri is decoded, and `.` does not match a newline: `/tb/%0Ax` fell to `location /`.
+TEST_P(LiveGateway, AnEncodedNewlineStaysInItsRoute)
+{
+    const Gateway g = start(GetParam(), kFormsPolicy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    for (const char *target : {"/tb/%0Ax", "/tb/x%0A/y", "/tb/%0A", "/tb/%0D%0A"})
+        EXPECT_EQ(admitted(g.port, from(freshSource(), {"GET", target, {}}), 5), 3) << target;
+    // And a newline does not stretch a literal: `/login\n` is no route's (`$` matched before it).
+    EXPECT_EQ(admitted(g.port, from(freshSource(), {"GET", "/login%0A", {}}), 5), 5);
+}
+
+// The design keeps `a%2Fb` as one segment; NGINX decoded it to `/k/a/b` and no route matched.
+TEST_P(LiveGateway, AnEncodedSlashStaysInsideItsSegment)
+{
+    const Gateway g = start(GetParam(), kFormsPolicy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    for (const char *target : {"/k/a%2Fb", "/k/a%2fb", "/k/%2F", "/k/a%2F..%2Fb", "/k/a%2Fb/",
+             "/%6B/a%2Fb", "/k/a%2Fb?x=/../y"})
+        EXPECT_EQ(admitted(g.port, from(freshSource(), {"POST", target, {}}), 5), 3) << target;
+    // Beside a dot or empty segment NGINX cannot resolve it as the design does: refused, never
+    // admitted past the limit.
+    for (const char *target : {"/x/../k/a%2Fb", "//k/a%2Fb", "/k/./a%2Fb"}) {
+        const HttpRequest r = from(freshSource(), {"POST", target, {}});
+        int ok = 0;
+        for (int i = 0; i < 5; ++i)
+            ok += httpStatus(g.port, r) == 200;
+        EXPECT_LE(ok, 3) << target;
+    }
+}
+
+// NGINX's $arg_tenant is undecoded and takes the name without case; the design decodes the
+// value of the first `tenant=`.
+TEST_P(LiveGateway, AQueryKeyIsReadAsTheDesignReadsIt)
+{
+    const Gateway g = start(GetParam(), kFormsPolicy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    const bool nginx = std::string(GetParam()) == "nginx";
+    // One tenant, four spellings: 3 in all. NGINX cannot decode and refuses the escaped ones.
+    int ok = 0;
+    for (const char *spelling : {"n1", "%6E%31", "%6e%31", "n%31"})
+        for (int i = 0; i < 2; ++i) {
+            const int status = httpStatus(
+                g.port, from(freshSource(), {"GET", std::string("/q?tenant=") + spelling, {}}));
+            ok += status == 200;
+            if (nginx && std::string(spelling) != "n1") {
+                EXPECT_EQ(status, 400) << spelling;
+            }
+        }
+    EXPECT_EQ(ok, nginx ? 2 : 3);
+    // The first exact `tenant=` counts, whatever comes before or after it: all five are n4's,
+    // and n4 has 3 (keyed on r1 … r5, all five would pass).
+    ok = 0;
+    for (const char *target : {"/q?TENANT=r1&tenant=n4", "/q?Tenant=r2&tenant=n4",
+             "/q?tenant=n4&tenant=r3", "/q?tenantx=r4&tenant=n4", "/q?xtenant=r5&tenant=n4"})
+        ok += httpStatus(g.port, from(freshSource(), {"GET", target, {}})) == 200;
+    EXPECT_EQ(ok, 3);
+}
+
+// A second X-Api-Key chose the bucket on HAProxy; a long token was cut to 128 characters.
+TEST_P(LiveGateway, AHeaderKeyIsItsFirstWholeValue)
+{
+    const Gateway g = start(GetParam(), kFormsPolicy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    int ok = 0;
+    for (int i = 0; i < 6; ++i)
+        ok += httpStatus(g.port,
+                  from(freshSource(),
+                      {"GET", "/h", {{"X-Api-Key", "hc"}, {"X-Api-Key", std::string("r").append(std::to_string(i))}}}))
+            == 200;
+    EXPECT_EQ(ok, 3) << "counted by the first value";
+    EXPECT_EQ(admitted(g.port, {"GET", "/h", {{"X-Api-Key", "a,b"}}}, 4), 3);
+    EXPECT_EQ(admitted(g.port, {"GET", "/h", {{"X-Api-Key", "a,c"}}}, 4), 3)
+        << "a value with a comma is one value";
+    for (const std::size_t length : {std::size_t(200), std::size_t(1024), std::size_t(6000)}) {
+        const std::string common(length - 1, 't');
+        EXPECT_EQ(admitted(g.port, {"GET", "/h", {{"X-Api-Key", common + "A"}}}, 4), 3) << length;
+        EXPECT_EQ(admitted(g.port, {"GET", "/h", {{"X-Api-Key", common + "B"}}}, 4), 3)
+            << length << ": B has a bucket of its own";
+    }
+}
+
+// The design compares methods without case; HAProxy's method ACL compared with it. NGINX
+// refuses a lower-case method outright (400).
+TEST_P(LiveGateway, AMethodIsAMethodInAnyCase)
+{
+    const Gateway g = start(GetParam(), kFormsPolicy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    const bool nginx = std::string(GetParam()) == "nginx";
+    for (const char *method : {"get", "Get", "gET"}) {
+        const HttpRequest r = from(freshSource(), {method, "/v1/items", {}});
+        int ok = 0;
+        for (int i = 0; i < 5; ++i) {
+            const int status = httpStatus(g.port, r);
+            ok += status == 200;
+            if (nginx) {
+                EXPECT_EQ(status, 400);
+            }
+        }
+        EXPECT_EQ(ok, nginx ? 0 : 3) << method;
+    }
 }
 
 // HAProxy refuses combined keys (one sample per table), so this one is NGINX's alone.

@@ -76,11 +76,18 @@ routes:
     const QString http = QString::fromUtf8(r.files[0].content);
     const QString server = QString::fromUtf8(r.files[1].content);
     EXPECT_TRUE(http.contains(QStringLiteral("zone=qs_login:10m rate=2r/s;")));
-    EXPECT_TRUE(http.contains(QStringLiteral("\"~^(?:POST) /v1/login/?$\" qs_login;")));
+    EXPECT_TRUE(http.contains(QStringLiteral("\"~(?s)^(?:POST) /v1/login/?\\z\" qs_login;")));
     EXPECT_TRUE(http.contains(QStringLiteral("qs_login \"$binary_remote_addr\";")));
-    EXPECT_TRUE(server.contains(QStringLiteral("limit_req zone=qs_login burst=9 nodelay;")));
-    EXPECT_TRUE(server.contains(QStringLiteral("limit_req_dry_run on;")));
-    EXPECT_FALSE(server.contains(QStringLiteral("return"))) << "return would bypass limit_req";
+    // The shadow route counts in dry run in a location of its own; the enforcing one in the
+    // server, where every location inherits it.
+    const qsizetype shadow = server.indexOf(QStringLiteral("location @qs_shadow {"));
+    ASSERT_GE(shadow, 0);
+    EXPECT_GT(server.indexOf(QStringLiteral("limit_req zone=qs_login burst=9 nodelay;")), shadow);
+    EXPECT_GT(server.indexOf(QStringLiteral("limit_req_dry_run on;")), shadow);
+    const qsizetype search
+        = server.indexOf(QStringLiteral("limit_req zone=qs_search burst=99 nodelay;"));
+    EXPECT_GE(search, 0);
+    EXPECT_LT(search, shadow);
     ASSERT_EQ(r.diagnostics.size(), 1);
     EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.diagnostics[0].path, QStringLiteral("routes[1].limit.algorithm"));
@@ -130,4 +137,59 @@ TEST(NginxExport, HostileNamesCannotInjectDirectives)
     const ExportResult refused = exporterById(QStringLiteral("nginx"))->exportPolicy(bad);
     EXPECT_TRUE(hasErrors(refused.diagnostics));
     EXPECT_TRUE(refused.files.empty());
+}
+
+// NGINX drops headers whose name holds '_' (unless underscores_in_headers on, and then it
+// cannot tell X_Api_Key from X-Api-Key): such a key is refused, not silently shared.
+TEST(NginxExport, AHeaderNameWithAnUnderscoreIsRefused)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: t
+routes:
+  - id: r
+    match: { path: /r }
+    key: header:X_Api_Key
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/s }
+)",
+        QStringLiteral("t.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    const ExportResult r = exporterById(QStringLiteral("nginx"))->exportPolicy(read.policy);
+    ASSERT_TRUE(hasErrors(r.diagnostics));
+    EXPECT_TRUE(r.files.empty());
+    EXPECT_EQ(r.diagnostics[0].line, 6);
+    EXPECT_TRUE(r.diagnostics[0].message.contains(QStringLiteral("'X-Api-Key'")))
+        << r.diagnostics[0].message.toStdString();
+}
+
+// A claim regex is one configuration parameter, and NGINX reads at most 4 KiB of one: a path
+// whose regex is longer is an error, and the longest accepted one passes `nginx -t`.
+TEST(NginxExport, APathTooLongForNginxIsAnErrorNotABrokenFile)
+{
+    const std::string nginx = qs::test::requireTool("nginx", QS_NGINX);
+    if (nginx.empty())
+        GTEST_SKIP() << "nginx missing";
+    const auto exportPath = [](qsizetype letters) {
+        Policy p;
+        p.name = QStringLiteral("long");
+        Route r;
+        r.id = QStringLiteral("r");
+        r.path = QStringLiteral("/") + QString(letters, QLatin1Char('a'));
+        r.limit.algorithm = limiter::Algorithm::Gcra;
+        r.limit.rate
+            = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+        r.limit.burst = 1;
+        p.routes.append(r);
+        return exporterById(QStringLiteral("nginx"))->exportPolicy(p);
+    };
+    // Each 'a' is `(?:a|%61)` in the regex over undecoded paths: 9 characters.
+    const ExportResult fits = exportPath(440);
+    ASSERT_FALSE(hasErrors(fits.diagnostics));
+    EXPECT_EQ(nginxCheck(nginx, fits), "");
+    const ExportResult tooLong = exportPath(460);
+    ASSERT_TRUE(hasErrors(tooLong.diagnostics));
+    EXPECT_TRUE(tooLong.files.empty());
+    EXPECT_TRUE(tooLong.diagnostics[0].message.contains(QStringLiteral("at most 4000")))
+        << tooLong.diagnostics[0].message.toStdString();
+    // Beyond what NGINX takes at all, the file it would have refused is never written.
+    EXPECT_TRUE(hasErrors(exportPath(4100).diagnostics));
 }
