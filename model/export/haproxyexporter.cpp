@@ -17,6 +17,9 @@ namespace {
 
 // Stick-table entries outlive a period by at least a second, so that a client that pauses
 // briefly keeps its count.
+// HAProxy's timers are signed 32-bit milliseconds: a longer period or expiry fails `haproxy -c`.
+constexpr limiter::Micros kHaproxyMaxTimer = limiter::Micros(2147483647) * limiter::kMicrosPerMilli;
+
 limiter::Micros haproxyTableExpiry(limiter::Micros period)
 {
     return std::max<limiter::Micros>(limiter::kMicrosPerSecond, period);
@@ -40,7 +43,9 @@ HaproxyRateLimit haproxyRateFor(const limiter::AlgorithmConfig &config)
 struct RouteRule {
     qsizetype index = 0;
     QString name; // safe: [A-Za-z0-9_]
-    QString fetch; // sample fetch for the key
+    QString fetch; // sample fetch for the key's value
+    QString tracked; // what the table stores: the value, or a digest of it
+    QString tableType; // "ipv6", "binary len 32", "string len 8"
     bool ipKey = false;
     bool canBeMissing = false; // a header or query key: missing_key applies
     MissingKeyMode missing = MissingKeyMode::Shared;
@@ -89,22 +94,36 @@ private:
                     .arg(k.name));
             return;
         }
+        // Header and query values are stored as their SHA-256: a table key of fixed size
+        // that no value outgrows (`string len 128` cut long tokens, so two bearer tokens
+        // with 128 leading characters in common shared one bucket).
         switch (k.kind) {
         case KeySelector::Kind::Ip:
             rule.fetch = QStringLiteral("src");
+            rule.tableType = QStringLiteral("ipv6");
             rule.ipKey = true;
             break;
         case KeySelector::Kind::Global:
             rule.fetch = QStringLiteral("str(all)");
+            rule.tableType = QStringLiteral("string len 8");
             break;
         case KeySelector::Kind::Header:
-            rule.fetch = QStringLiteral("req.hdr(%1)").arg(k.name);
+            // The first occurrence, whole: req.hdr() would take the last one and split
+            // values at commas. The design, Starlette, Werkzeug and Go read the first.
+            rule.fetch = QStringLiteral("req.fhdr(%1,1)").arg(k.name);
             rule.canBeMissing = true;
             break;
         case KeySelector::Kind::Query:
-            rule.fetch = QStringLiteral("url_param(%1)").arg(k.name);
+            // The first occurrence, decoded as the design decodes it (escapes of unreserved
+            // characters are already decoded by normalize-uri).
+            rule.fetch = QStringLiteral("url_param(%1),url_dec").arg(k.name);
             rule.canBeMissing = true;
             break;
+        }
+        rule.tracked = rule.fetch;
+        if (rule.canBeMissing) {
+            rule.tracked += QStringLiteral(",sha2(256)");
+            rule.tableType = QStringLiteral("binary len 32");
         }
         rule.missing = m_policy.missingKeyOf(r);
 
@@ -112,6 +131,15 @@ private:
         if (!config)
             return;
         const HaproxyRateLimit rate = haproxyRateFor(*config);
+        if (rate.expire > kHaproxyMaxTimer) {
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".limit"),
+                QStringLiteral("this limit needs HAProxy to count over %1, and HAProxy's "
+                               "periods and table expiry end at 2147483647 ms (24d20h31m23s): "
+                               "HAProxy would refuse the file. Use a window (or burst / rate) "
+                               "of at most 24 days for this target")
+                    .arg(formatDuration(rate.expire)));
+            return;
+        }
         rule.limit = rate.limit;
         rule.period = rate.period;
         const QString as = QStringLiteral("http_req_rate(%1) gt %2")
@@ -167,7 +195,9 @@ private:
             out += QStringLiteral("    acl p_%1 path_reg '%2'\n").arg(r.name, r.regex);
             QString cond = QStringLiteral("p_%1").arg(r.name);
             if (!route.methods.isEmpty()) {
-                out += QStringLiteral("    acl m_%1 method %2\n")
+                // Upper-cased first: the design compares methods without case, HAProxy's
+                // `method` ACL with it (`get` would pass a GET route by).
+                out += QStringLiteral("    acl m_%1 method,upper -m str %2\n")
                            .arg(r.name, route.methods.join(QLatin1Char(' ')));
                 cond += QStringLiteral(" m_%1").arg(r.name);
             }
@@ -196,9 +226,7 @@ private:
         for (const RouteRule &r : m_rules)
             out += QStringLiteral("\nbackend st_%1\n    stick-table type %2 size 100k expire %3 "
                                   "store http_req_rate(%4)\n")
-                       .arg(r.name,
-                           r.ipKey ? QStringLiteral("ipv6") : QStringLiteral("string len 128"),
-                           tableExpiry(r), formatDuration(r.period));
+                       .arg(r.name, r.tableType, tableExpiry(r), formatDuration(r.period));
         for (const RouteRule &r : m_rules)
             if (r.canBeMissing && r.missing == MissingKeyMode::Shared)
                 out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type string len 8 "
@@ -226,10 +254,10 @@ private:
     {
         if (!r.canBeMissing)
             return QStringLiteral("    http-request track-sc0 %1 table st_%2 if %3\n")
-                .arg(r.fetch, r.name, mine);
+                .arg(r.tracked, r.name, mine);
         QString out = QStringLiteral("    acl k_%1 %2 -m len 1:\n"
-                                     "    http-request track-sc0 %2 table st_%1 if %3 k_%1\n")
-                          .arg(r.name, r.fetch, mine);
+                                     "    http-request track-sc0 %3 table st_%1 if %4 k_%1\n")
+                          .arg(r.name, r.fetch, r.tracked, mine);
         const bool enforce = m_policy.routes[r.index].effectiveMode() == RouteMode::Enforce;
         switch (r.missing) {
         case MissingKeyMode::Shared:

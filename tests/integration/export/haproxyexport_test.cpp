@@ -74,9 +74,9 @@ routes:
     const ExportResult r = exporterById(QStringLiteral("haproxy"))->exportPolicy(read.policy);
     const QString cfg = QString::fromUtf8(r.files.at(0).content);
     EXPECT_TRUE(cfg.contains(QStringLiteral(
-        "stick-table type string len 128 size 100k expire 10s store http_req_rate(10s)")));
-    EXPECT_TRUE(
-        cfg.contains(QStringLiteral("http-request track-sc0 req.hdr(X-Api-Key) table st_search")));
+        "stick-table type binary len 32 size 100k expire 10s store http_req_rate(10s)")));
+    EXPECT_TRUE(cfg.contains(
+        QStringLiteral("http-request track-sc0 req.fhdr(X-Api-Key,1),sha2(256) table st_search")));
     EXPECT_TRUE(
         cfg.contains(QStringLiteral("deny_status 429 if { var(txn.qs_route) -m str search } "
                                     "{ sc_http_req_rate(0) gt 100 }")));
@@ -126,4 +126,42 @@ TEST(HaproxyExport, HostileNamesCannotAddConfiguration)
 
     p.routes[0].key = QList<KeySelector>{{KeySelector::Kind::Header, QStringLiteral("X#comment")}};
     EXPECT_TRUE(hasErrors(exporterById(QStringLiteral("haproxy"))->exportPolicy(p).diagnostics));
+}
+
+// HAProxy's timers are signed 32-bit milliseconds: a period or expiry beyond 24.8 days made a
+// file that `haproxy -c` rejects while the export said nothing.
+TEST(HaproxyExport, PeriodsHaproxyCannotTimeAreRefusedAndTheLongestItCanIsAccepted)
+{
+    const std::string haproxy = qs::test::requireTool("haproxy", QS_HAPROXY);
+    if (haproxy.empty())
+        GTEST_SKIP() << "haproxy missing";
+    const auto exportLimit
+        = [](const char *limit) {
+              const PolicyReadResult read = readPolicy(QByteArray(R"(quota_studio: 1
+name: t
+routes:
+  - id: r
+    match: { path: /r }
+    limit: )") + limit + "\n",
+                  QStringLiteral("t.yaml"));
+              EXPECT_FALSE(hasErrors(read.diagnostics)) << limit;
+              return exporterById(QStringLiteral("haproxy"))->exportPolicy(read.policy);
+          };
+    for (const char *tooLong : {"{ algorithm: token_bucket, capacity: 100, refill: 1/d }",
+             "{ algorithm: gcra, rate: 7/d, burst: 200 }",
+             "{ algorithm: fixed_window, limit: 10, window: 25d }",
+             "{ algorithm: sliding_window_counter, limit: 10, window: 30d }",
+             "{ algorithm: sliding_window_log, limit: 10, window: 365d }"}) {
+        const ExportResult r = exportLimit(tooLong);
+        ASSERT_TRUE(hasErrors(r.diagnostics)) << tooLong;
+        EXPECT_TRUE(r.files.empty());
+        EXPECT_TRUE(r.diagnostics.last().message.contains(QStringLiteral("2147483647 ms")))
+            << r.diagnostics.last().message.toStdString();
+    }
+    for (const char *fits : {"{ algorithm: fixed_window, limit: 10, window: 24d }",
+             "{ algorithm: token_bucket, capacity: 24, refill: 1/d }"}) {
+        const ExportResult r = exportLimit(fits);
+        ASSERT_FALSE(hasErrors(r.diagnostics)) << fits;
+        EXPECT_EQ(haproxyCheck(haproxy, r), "") << fits;
+    }
 }
