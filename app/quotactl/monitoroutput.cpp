@@ -1,5 +1,7 @@
 #include "monitoroutput.h"
 
+#include "model/base/terminaltext.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -170,9 +172,10 @@ QString snapshotText(const MonitorSnapshot &s, bool clearScreen)
                        .arg(n.stateText);
     }
     for (const UnreadableKey &u : s.unreadable)
-        out += QStringLiteral("unreadable: %1 (%2): %3\n").arg(printableKey(u.key), u.route, u.why);
+        out += QStringLiteral("unreadable: %1 (%2): %3\n")
+                   .arg(printableKey(u.key), u.route, terminalSafe(u.why));
     if (!s.lastError.isEmpty())
-        out += QStringLiteral("error: %1\n").arg(s.lastError);
+        out += QStringLiteral("error: %1\n").arg(terminalSafe(s.lastError));
     return out + QLatin1Char('\n');
 }
 

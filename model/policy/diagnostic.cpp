@@ -1,5 +1,7 @@
 #include "model/policy/diagnostic.h"
 
+#include "model/base/terminaltext.h"
+
 #include <algorithm>
 
 namespace qs {
@@ -43,7 +45,8 @@ QString Diagnostic::toString() const
         text += QStringLiteral("[%1] ").arg(target);
     if (!routeId.isEmpty())
         text += QStringLiteral("route '%1': ").arg(routeId);
-    return text + message;
+    // One finding, one line: whatever the file, an id or a server put into it.
+    return terminalSafe(text + message);
 }
 
 bool hasErrors(const Diagnostics &diagnostics)

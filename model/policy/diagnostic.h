@@ -23,6 +23,7 @@ struct Diagnostic {
     QString fieldInRoute() const;
     // file:line:col: error: path: [target] route 'id': message   (the compiler format
     // editors understand; target and route only when set)
+    // "file:line:col: error: path: message" on one line, every unprintable character escaped.
     QString toString() const;
 };
 
