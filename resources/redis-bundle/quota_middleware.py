@@ -25,7 +25,7 @@ import math
 import os
 import struct
 import time
-from urllib.parse import parse_qsl, unquote
+from urllib.parse import unquote
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -93,6 +93,20 @@ class Route:
 
     def claims(self, method, path):
         return (not self.methods or method in self.methods) and self.pattern.matches(path)
+
+
+def first_query_values(query_string):
+    """Each parameter's first value, decoded as Quota Studio's design decodes it: the first
+    occurrence counts (dict(parse_qsl()) kept the last, so '?tenant=a&tenant=b' was b's while
+    the engine and the gateways count a), names and values are percent-decoded, and '+' stays
+    a plus (RFC 3986; only HTML forms mean a space by it)."""
+    values = {}
+    for pair in query_string.split("&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition("=")
+        values.setdefault(unquote(name), unquote(value))
+    return values
 
 
 def escape_part(value):
@@ -212,8 +226,7 @@ class QuotaMiddleware:
         headers = {}
         for name, value in scope.get("headers", []):
             headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"),
-                               keep_blank_values=True))
+        query = first_query_values(scope.get("query_string", b"").decode("latin-1"))
         client = scope.get("client") or ("", 0)
         parts = []
         for part in route.entry["key_parts"]:

@@ -154,3 +154,37 @@ TEST(MiddlewareProbe, FastApiWithTheBundleDecidesAsDesignedAndObeysOnStoreError)
     // A path no route claims never touches Redis.
     EXPECT_EQ(test::httpStatus(service.port, {"GET", "/elsewhere", {}}), 200);
 }
+
+// The middleware read a query key through dict(parse_qsl()), which keeps the last value: a
+// client that appended `&tenant=<random>` chose its own bucket. The design reads the first.
+TEST(MiddlewareProbe, AQueryKeyIsItsFirstValue)
+{
+    const PolicyReadResult read = readPolicy(QByteArray(R"(quota_studio: 1
+name: tenants
+defaults: { on_store_error: deny }
+routes:
+  - id: q
+    match: { path: /q }
+    key: query:tenant
+    limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
+)"),
+        QStringLiteral("tenants.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    test::RedisProcess redis;
+    ASSERT_TRUE(redis.start());
+    const Service service = startUvicorn(read.policy, redis.port());
+    if (!service.port)
+        GTEST_SKIP() << "python3 missing";
+    int ok = 0;
+    for (int i = 0; i < 6; ++i)
+        ok += test::httpStatus(service.port,
+                  {"GET", "/q?tenant=n4&tenant=r" + std::to_string(i), {}})
+            == 200;
+    EXPECT_EQ(ok, 3) << "counted by the first tenant=";
+    // Decoded as the design decodes it: one tenant, three spellings.
+    ok = 0;
+    for (const char *spelling : {"a+b", "a%2Bb", "%61+b", "a%2bb"})
+        ok += test::httpStatus(service.port, {"GET", std::string("/q?tenant=") + spelling, {}})
+            == 200;
+    EXPECT_EQ(ok, 3) << "'+' is a plus, as the design reads it";
+}
