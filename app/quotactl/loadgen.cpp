@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace qs::cli {
 
@@ -31,12 +32,13 @@ Options:
                        seeds separated by commas (tried in order); the cluster is detected,
                        each decision goes to its slot's master and follows redirections
   --route ID           only this route (default: all routes, round-robin)
-  --rps N              target requests per second in total (default 1000; 0: as fast as possible)
-  --clients K          distinct client keys (default 100)
+  --rps N              target requests per second in total (default 1000; 0: as fast as
+                       possible); a paced run sends N x duration requests in all
+  --clients K          distinct client keys (default 100; at least 1)
   --duration D         how long: 10s, 1m, 500ms (default 10s)
   --pattern P          steady (default), burst (100 ms at 5x, 400 ms idle), zipf (popular clients)
-  --connections C      connections, one thread each (default 4)
-  --pipeline N         requests per round trip (default 16)
+  --connections C      connections, one thread each (default 4; 1 to 256)
+  --pipeline N         requests per round trip (default 16; 1 to 10000)
   --engine E           auto (default: the module where the server has it, else Lua), lua,
                        or module (fails on a server without the module)
   --db N               Redis database (default 0; a cluster has only 0)
@@ -107,16 +109,31 @@ int runLoadgen(const QStringList &args)
             ok = value(&v);
             bool number = false;
             const qint64 n = v.toLongLong(&number);
-            if (!number || n < 0)
-                return usage(QStringLiteral("%1 takes a whole number >= 0, not '%2'").arg(a, v));
+            // 0 means "as fast as possible" for --rps only; elsewhere it would run nothing
+            // (or be silently raised to 1), so it is refused with the range.
+            const bool atLeastOne = a == QLatin1String("--clients")
+                || a == QLatin1String("--connections") || a == QLatin1String("--pipeline");
+            const qint64 most = a == QLatin1String("--connections") ? 256
+                : a == QLatin1String("--pipeline")                  ? 10'000
+                                                                    : -1;
+            if (!number || n < (atLeastOne ? 1 : 0) || (most > 0 && n > most))
+                return usage(
+                    most > 0 ? QStringLiteral("%1 takes a whole number from 1 to %2, not '%3'")
+                                   .arg(a)
+                                   .arg(most)
+                                   .arg(v)
+                             : QStringLiteral("%1 takes a whole number >= %2, not '%3'")
+                                   .arg(a)
+                                   .arg(atLeastOne ? 1 : 0)
+                                   .arg(v));
             if (a == QLatin1String("--rps"))
                 plan.rps = double(n);
             else if (a == QLatin1String("--clients"))
-                plan.clients = int(std::max<qint64>(1, n));
+                plan.clients = int(std::min<qint64>(n, std::numeric_limits<int>::max()));
             else if (a == QLatin1String("--connections"))
-                plan.connections = int(std::clamp<qint64>(n, 1, 256));
+                plan.connections = int(n);
             else if (a == QLatin1String("--pipeline"))
-                plan.pipeline = int(std::clamp<qint64>(n, 1, 10'000));
+                plan.pipeline = int(n);
             else if (a == QLatin1String("--db"))
                 plan.endpoint.db = int(n);
             else

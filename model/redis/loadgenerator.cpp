@@ -94,13 +94,41 @@ struct Shared {
     std::atomic<std::uint64_t> sent{0};
 };
 
-// Burst pattern: 100 ms at 5x the rate, then 400 ms idle: the same average.
-double rateFactorAt(LoadPlan::Pattern pattern, double seconds)
-{
-    if (pattern != LoadPlan::Pattern::Burst)
-        return 1.0;
-    return std::fmod(seconds, 0.5) < 0.1 ? 5.0 : 0.0;
-}
+// The run's schedule: request k (from 0) is due once the pattern has offered k / rps seconds
+// of its average rate, and the run sends round(rps × duration) in all. Connection c sends
+// the requests k with k mod connections == c. Pacing by whole requests due, not by a credit
+// that starts at zero, sends what was asked: --rps 10 --duration 1s is 10, not 8.
+class Schedule {
+public:
+    explicit Schedule(const LoadPlan &plan)
+        : m_plan(plan), m_total(std::uint64_t(std::llround(plan.rps * plan.durationSeconds)))
+    {
+    }
+
+    // How many of connection `c`'s requests are due `seconds` into the run.
+    std::uint64_t dueFor(int c, double seconds) const
+    {
+        const double offered = m_plan.rps * averageSecondsOffered(seconds);
+        const std::uint64_t due
+            = std::min(m_total, std::uint64_t(std::max(0.0, std::floor(offered))) + 1);
+        const auto connection = std::uint64_t(c), connections = std::uint64_t(m_plan.connections);
+        return due > connection ? (due - connection - 1) / connections + 1 : 0;
+    }
+
+private:
+    // Seconds of the average rate offered by `seconds`: the burst pattern offers 5x for 100 ms
+    // and nothing for 400 ms, the same average every half second.
+    double averageSecondsOffered(double seconds) const
+    {
+        if (m_plan.pattern != LoadPlan::Pattern::Burst)
+            return seconds;
+        const double cycles = std::floor(seconds / 0.5);
+        return cycles * 0.5 + 5.0 * std::min(seconds - cycles * 0.5, 0.1);
+    }
+
+    const LoadPlan &m_plan;
+    std::uint64_t m_total;
+};
 
 void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     const std::atomic<bool> &stop, Clock::time_point begin, Shared &shared)
@@ -108,75 +136,74 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     limiter::RedisBackend backend(plan.endpoint);
     LoadResult mine;
     LatencyHistogram latencies;
+    const auto report = [&] {
+        std::lock_guard lock(shared.mutex);
+        shared.totals.requests += mine.requests;
+        shared.totals.allowed += mine.allowed;
+        shared.totals.denied += mine.denied;
+        shared.totals.errors += mine.errors;
+        shared.totals.failedConnections += mine.failedConnections;
+        if (shared.totals.firstError.empty())
+            shared.totals.firstError = mine.firstError;
+        if (shared.totals.engine.empty())
+            shared.totals.engine = mine.engine;
+        shared.latencies.merge(latencies);
+    };
     if (!backend.connect()) {
+        // Nothing is sent on a connection that does not exist: no request, no latency.
         mine.firstError = backend.lastError();
         mine.failedConnections = 1;
-    } else {
-        const limiter::RedisEngine engine = backend.engineInUse();
-        mine.engine = engine == limiter::RedisEngine::Module ? "module"
-            : engine == limiter::RedisEngine::Lua            ? "lua"
-                                                             : "mixed";
+        report();
+        return;
     }
+    const limiter::RedisEngine engine = backend.engineInUse();
+    mine.engine = engine == limiter::RedisEngine::Module ? "module"
+        : engine == limiter::RedisEngine::Lua            ? "lua"
+                                                         : "mixed";
     std::mt19937_64 rng(plan.seed * 7919 + std::uint64_t(index));
-    const double perConnection = plan.rps / double(plan.connections);
+    const Schedule schedule(plan);
     const auto end = begin + std::chrono::duration<double>(plan.durationSeconds);
     std::vector<std::string> keys(std::size_t(plan.pipeline));
     std::vector<limiter::RedisRequest> batch(std::size_t(plan.pipeline));
-    double credit = 0; // requests this connection may send now (token bucket pacing)
-    auto last = Clock::now();
+    std::uint64_t sent = 0;
     std::size_t rule = std::size_t(index);
     while (!stop.load(std::memory_order_relaxed) && Clock::now() < end) {
-        const auto now = Clock::now();
-        const double elapsed = std::chrono::duration<double>(now - begin).count();
+        std::size_t n = batch.size();
         if (plan.rps > 0) {
-            credit += std::chrono::duration<double>(now - last).count() * perConnection
-                * rateFactorAt(plan.pattern, elapsed);
-            credit = std::min(credit, double(plan.pipeline) * 4);
-            last = now;
-            if (credit < 1) {
+            const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+            // A full pipeline when the pace allows, else what is due: waiting for a full one
+            // sent nothing at all at low rates (10/s over 4 connections, pipeline 16).
+            n = std::min<std::uint64_t>(n, schedule.dueFor(index, elapsed) - sent);
+            if (n == 0) {
                 std::this_thread::sleep_for(std::chrono::microseconds(200));
                 continue;
             }
         }
-        // A full pipeline when the pace allows, else what the credit holds: waiting for a full
-        // one sent nothing at all at low rates (10/s over 4 connections, pipeline 16).
-        const std::size_t n
-            = plan.rps > 0 ? std::min(batch.size(), std::size_t(credit)) : batch.size();
-        if (plan.rps > 0)
-            credit -= double(n);
         for (std::size_t i = 0; i < n; ++i) {
             keys[i] = "client-" + std::to_string(picker.pick(rng));
             batch[i] = {&plan.rules[rule++ % plan.rules.size()], keys[i], 1, std::nullopt};
         }
+        sent += n;
         const auto sentAt = Clock::now();
         const auto decisions = backend.acquireBatch(std::span(batch).first(n));
         const double us = std::chrono::duration<double, std::micro>(Clock::now() - sentAt).count();
+        std::uint64_t completed = 0;
         for (const auto &d : decisions) {
-            ++mine.requests;
             if (d.reason == limiter::Reason::StoreError) {
                 ++mine.errors;
                 if (mine.firstError.empty())
                     mine.firstError = backend.lastError();
-            } else if (d.allowed) {
-                ++mine.allowed;
-            } else {
-                ++mine.denied;
+                continue;
             }
+            ++completed;
+            ++(d.allowed ? mine.allowed : mine.denied);
         }
-        latencies.add(us, decisions.size());
-        shared.sent.fetch_add(decisions.size(), std::memory_order_relaxed);
+        mine.requests += completed;
+        if (completed > 0)
+            latencies.add(us, completed);
+        shared.sent.fetch_add(completed, std::memory_order_relaxed);
     }
-    std::lock_guard lock(shared.mutex);
-    shared.totals.requests += mine.requests;
-    shared.totals.allowed += mine.allowed;
-    shared.totals.denied += mine.denied;
-    shared.totals.errors += mine.errors;
-    shared.totals.failedConnections += mine.failedConnections;
-    if (shared.totals.firstError.empty())
-        shared.totals.firstError = mine.firstError;
-    if (shared.totals.engine.empty())
-        shared.totals.engine = mine.engine;
-    shared.latencies.merge(latencies);
+    report();
 }
 
 } // namespace

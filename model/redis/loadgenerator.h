@@ -27,6 +27,8 @@ struct LoadPlan {
 };
 
 struct LoadResult {
+    // requests: decisions that came back (allowed + denied); errors: requests sent on a
+    // connection that failed them. A connection that could not be set up sends nothing.
     std::uint64_t requests = 0, allowed = 0, denied = 0, errors = 0;
     double seconds = 0;
     double rate = 0; // achieved requests per second
