@@ -48,6 +48,7 @@ struct RouteRule {
     QString tableType; // "ipv6", "binary len 32", "string len 8"
     bool ipKey = false;
     bool canBeMissing = false; // a header or query key: missing_key applies
+    QString queryName; // a query key's parameter: its first occurrence may be empty
     MissingKeyMode missing = MissingKeyMode::Shared;
     QString regex;
     PathPattern pattern;
@@ -118,6 +119,7 @@ private:
             // characters are already decoded by normalize-uri).
             rule.fetch = QStringLiteral("url_param(%1),url_dec").arg(k.name);
             rule.canBeMissing = true;
+            rule.queryName = k.name;
             break;
         }
         rule.tracked = rule.fetch;
@@ -255,29 +257,41 @@ private:
         if (!r.canBeMissing)
             return QStringLiteral("    http-request track-sc0 %1 table st_%2 if %3\n")
                 .arg(r.tracked, r.name, mine);
-        QString out = QStringLiteral("    acl k_%1 %2 -m len 1:\n"
-                                     "    http-request track-sc0 %3 table st_%1 if %4 k_%1\n")
-                          .arg(r.name, r.fetch, r.tracked, mine);
+        QString out = QStringLiteral("    acl k_%1 %2 -m len 1:\n").arg(r.name, r.fetch);
+        // The key is there when its value is not empty. url_param() skips an empty occurrence
+        // (`?tenant=&tenant=x` gave x), while the design reads the first one, empty or not: a
+        // regex over the query tells when the first occurrence of the name is empty.
+        QString present = QStringLiteral("%1 k_%2").arg(mine, r.name);
+        QString missing = QStringLiteral("%1 !k_%2").arg(mine, r.name);
+        if (!r.queryName.isEmpty()) {
+            out += QStringLiteral(
+                "    acl e_%1 query -m reg '^(?:(?!%2(?:[=&]|$))[^&]*&)*%2=?(?:&|$)'\n")
+                       .arg(r.name, r.queryName);
+            present += QStringLiteral(" !e_%1").arg(r.name);
+            missing += QStringLiteral(" || %1 e_%2").arg(mine, r.name);
+        }
+        out += QStringLiteral("    http-request track-sc0 %1 table st_%2 if %3\n")
+                   .arg(r.tracked, r.name, present);
         const bool enforce = m_policy.routes[r.index].effectiveMode() == RouteMode::Enforce;
         switch (r.missing) {
         case MissingKeyMode::Shared:
             return out
-                + QStringLiteral("    http-request track-sc0 str(missing) table st_%1_missing if "
-                                 "%2 !k_%1\n")
-                      .arg(r.name, mine);
+                + QStringLiteral(
+                    "    http-request track-sc0 str(missing) table st_%1_missing if %2\n")
+                      .arg(r.name, missing);
         case MissingKeyMode::Ip:
             return out
-                + QStringLiteral("    http-request track-sc0 src table st_%1_missing if %2 !k_%1\n")
-                      .arg(r.name, mine);
+                + QStringLiteral("    http-request track-sc0 src table st_%1_missing if %2\n")
+                      .arg(r.name, missing);
         case MissingKeyMode::Deny:
             if (!enforce)
                 return out
-                    + QStringLiteral("    http-request set-header X-QS-Shadow-Missing-Key %1 if "
-                                     "%2 !k_%1\n")
-                          .arg(r.name, mine);
+                    + QStringLiteral(
+                        "    http-request set-header X-QS-Shadow-Missing-Key %1 if %2\n")
+                          .arg(r.name, missing);
             return out
-                + QStringLiteral("    http-request deny deny_status %1 if %2 !k_%3\n")
-                      .arg(QString::number(status), mine, r.name);
+                + QStringLiteral("    http-request deny deny_status %1 if %2\n")
+                      .arg(QString::number(status), missing);
         case MissingKeyMode::Allow:
             break;
         }
