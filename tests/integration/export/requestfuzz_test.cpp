@@ -20,6 +20,8 @@
 #include "tests/support/livegateway.h"
 #include "tests/support/testsupport.h"
 
+#include <QUrl>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -219,6 +221,26 @@ std::string lower(std::string s)
     return s;
 }
 
+// Whether resolving the decoded path's dot segments would climb above `/` (`/k/../..`): the
+// design stays at the root, NGINX answers 400.
+bool climbsAboveTheRoot(const std::string &path)
+{
+    const QString decoded = QUrl::fromPercentEncoding(QByteArray::fromStdString(path));
+    int depth = 0;
+    for (const QString &segment : decoded.split(QLatin1Char('/'), Qt::SkipEmptyParts)) {
+        if (segment == QLatin1String("."))
+            continue;
+        if (segment == QLatin1String("..")) {
+            if (depth == 0)
+                return true;
+            --depth;
+            continue;
+        }
+        ++depth;
+    }
+    return false;
+}
+
 // Why the gateway may refuse this request outright (docs/exporters.md, "Request forms"), or
 // empty when it must not.
 std::string knownRefusal(const std::string &gateway, const FuzzRequest &r)
@@ -231,6 +253,8 @@ std::string knownRefusal(const std::string &gateway, const FuzzRequest &r)
         return "NGINX refuses a method that is not upper case";
     if (lowerPath.find("%00") != std::string::npos)
         return "NGINX refuses an encoded NUL in the path";
+    if (climbsAboveTheRoot(path))
+        return "NGINX refuses a path whose '..' segments climb above the root";
     for (const auto &[name, value] : r.http.headers)
         if (value.size() >= 8000)
             return "NGINX refuses a header line over its 8 KiB buffer";
