@@ -4,6 +4,7 @@
 // proves none of this; these tests send the requests.
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
+#include "tests/support/exportedgateway.h"
 #include "tests/support/livegateway.h"
 #include "tests/support/testsupport.h"
 
@@ -103,36 +104,14 @@ routes:
     limit: { algorithm: token_bucket, capacity: 3, refill: 1/min }
 )";
 
-struct Gateway {
-    std::unique_ptr<qs::test::LiveGateway> process;
-    int port = 0;
-};
+using Gateway = qs::test::ExportedGateway;
 
-// Exports `yaml` to `target` and starts the gateway on it; fails the test when it cannot.
+// Reads `yaml`, exports it to `target` and starts the gateway on it.
 Gateway start(const char *target, const char *yaml)
 {
-    const bool nginx = std::string(target) == "nginx";
-    const std::string tool = nginx ? qs::test::requireTool("nginx", QS_NGINX)
-                                   : qs::test::requireTool("haproxy", QS_HAPROXY);
-    if (tool.empty())
-        return {};
     const PolicyReadResult read = readPolicy(QByteArray(yaml), QStringLiteral("live.yaml"));
     EXPECT_FALSE(hasErrors(read.diagnostics));
-    const ExportResult result
-        = exporterById(QString::fromLatin1(target))->exportPolicy(read.policy);
-    EXPECT_FALSE(hasErrors(result.diagnostics));
-    std::map<std::string, std::string> files;
-    for (const ExportedFile &f : result.files)
-        files[f.name.toStdString()] = f.content.toStdString();
-    const std::vector<int> ports = nginx ? std::vector<int>{8080, 8081} : std::vector<int>{8090};
-    Gateway g;
-    g.process = std::make_unique<qs::test::LiveGateway>(files, ports);
-    const std::string problem = nginx ? g.process->startNginx(tool, "nginx.conf")
-                                      : g.process->startHaproxy(tool, "haproxy.cfg");
-    EXPECT_EQ(problem, "");
-    if (problem.empty())
-        g.port = g.process->port(ports.front());
-    return g;
+    return qs::test::startExportedGateway(target, read.policy);
 }
 
 // How many of `n` identical requests the gateway let through (200).
@@ -286,7 +265,9 @@ TEST_P(LiveGateway, AHeaderKeyIsItsFirstWholeValue)
     for (int i = 0; i < 6; ++i)
         ok += httpStatus(g.port,
                   from(freshSource(),
-                      {"GET", "/h", {{"X-Api-Key", "hc"}, {"X-Api-Key", std::string("r").append(std::to_string(i))}}}))
+                      {"GET", "/h",
+                          {{"X-Api-Key", "hc"},
+                              {"X-Api-Key", std::string("r").append(std::to_string(i))}}}))
             == 200;
     EXPECT_EQ(ok, 3) << "counted by the first value";
     EXPECT_EQ(admitted(g.port, {"GET", "/h", {{"X-Api-Key", "a,b"}}}, 4), 3);

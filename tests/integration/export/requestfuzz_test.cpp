@@ -17,6 +17,7 @@
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
 #include "model/simulation/consolesession.h"
+#include "tests/support/exportedgateway.h"
 #include "tests/support/livegateway.h"
 #include "tests/support/testsupport.h"
 
@@ -284,34 +285,6 @@ std::string knownRefusal(const std::string &gateway, const FuzzRequest &r)
     return {};
 }
 
-struct Gateway {
-    std::unique_ptr<qs::test::LiveGateway> process;
-    int port = 0;
-};
-
-Gateway start(const std::string &target, const Policy &policy)
-{
-    const bool nginx = target == "nginx";
-    const std::string tool = nginx ? qs::test::requireTool("nginx", QS_NGINX)
-                                   : qs::test::requireTool("haproxy", QS_HAPROXY);
-    if (tool.empty())
-        return {};
-    const ExportResult result = exporterById(QString::fromStdString(target))->exportPolicy(policy);
-    EXPECT_FALSE(hasErrors(result.diagnostics));
-    std::map<std::string, std::string> files;
-    for (const ExportedFile &f : result.files)
-        files[f.name.toStdString()] = f.content.toStdString();
-    const std::vector<int> ports = nginx ? std::vector<int>{8080, 8081} : std::vector<int>{8090};
-    Gateway g;
-    g.process = std::make_unique<qs::test::LiveGateway>(files, ports);
-    const std::string problem = nginx ? g.process->startNginx(tool, "nginx.conf")
-                                      : g.process->startHaproxy(tool, "haproxy.cfg");
-    EXPECT_EQ(problem, "");
-    if (problem.empty())
-        g.port = g.process->port(ports.front());
-    return g;
-}
-
 std::string describe(const FuzzRequest &r)
 {
     std::string out
@@ -342,7 +315,7 @@ TEST_P(RequestFuzz, TheGatewayDecidesEveryRequestAsTheDesignDoes)
     std::uint64_t agreed = 0, denied = 0;
     for (std::uint64_t done = 0; done < total;) {
         // Gateway and design start over together for each batch.
-        const Gateway g = start(gateway, read.policy);
+        const qs::test::ExportedGateway g = qs::test::startExportedGateway(gateway, read.policy);
         if (!g.port)
             GTEST_SKIP() << gateway << " missing";
         ConsoleSession design;
