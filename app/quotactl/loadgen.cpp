@@ -117,15 +117,15 @@ int runLoadgen(const QStringList &args)
                 : a == QLatin1String("--pipeline")                  ? 10'000
                                                                     : -1;
             if (!number || n < (atLeastOne ? 1 : 0) || (most > 0 && n > most))
-                return usage(
-                    most > 0 ? QStringLiteral("%1 takes a whole number from 1 to %2, not '%3'")
-                                   .arg(a)
-                                   .arg(most)
-                                   .arg(v)
-                             : QStringLiteral("%1 takes a whole number >= %2, not '%3'")
-                                   .arg(a)
-                                   .arg(atLeastOne ? 1 : 0)
-                                   .arg(v));
+                return usage(most > 0
+                        ? QStringLiteral("%1 takes a whole number from 1 to %2, not '%3'")
+                              .arg(a)
+                              .arg(most)
+                              .arg(v)
+                        : QStringLiteral("%1 takes a whole number >= %2, not '%3'")
+                              .arg(a)
+                              .arg(atLeastOne ? 1 : 0)
+                              .arg(v));
             if (a == QLatin1String("--rps"))
                 plan.rps = double(n);
             else if (a == QLatin1String("--clients"))

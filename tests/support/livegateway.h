@@ -3,8 +3,8 @@
 // and a raw HTTP/1.1 client that sends the request target byte for byte (curl would normalise
 // `/./x` itself and hide the bypass the test looks for).
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qs::test {

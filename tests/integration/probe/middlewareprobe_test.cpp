@@ -177,8 +177,8 @@ routes:
         GTEST_SKIP() << "python3 missing";
     int ok = 0;
     for (int i = 0; i < 6; ++i)
-        ok += test::httpStatus(service.port,
-                  {"GET", "/q?tenant=n4&tenant=r" + std::to_string(i), {}})
+        ok += test::httpStatus(
+                  service.port, {"GET", "/q?tenant=n4&tenant=r" + std::to_string(i), {}})
             == 200;
     EXPECT_EQ(ok, 3) << "counted by the first tenant=";
     // Decoded as the design decodes it: one tenant, three spellings.
