@@ -34,6 +34,19 @@ struct RouteExport {
     QString decodedClaim, encodedClaim;
     std::optional<PathPattern> pattern;
     bool enforced() const { return route->effectiveMode() == RouteMode::Enforce; }
+    // missing_key deny/allow: the key exists only when every header or query part is present.
+    bool gated() const
+    {
+        return !keyVariables.isEmpty()
+            && (missing == MissingKeyMode::Deny || missing == MissingKeyMode::Allow);
+    }
+    // The server refuses this route's requests without their key, or with an escaped query
+    // key (shadow routes only report).
+    bool deniesMissingKey() const
+    {
+        return enforced() && gated() && missing == MissingKeyMode::Deny;
+    }
+    bool refusesEscapedKey() const { return enforced() && !escapedFlags.isEmpty(); }
 };
 
 // "N r/s" or "N r/m" with a whole N, else the nearest per-minute figure and a note.
@@ -247,15 +260,7 @@ private:
     {
         QString out;
         for (const QString &name : m_queryNames) {
-            QString nameRegex;
-            for (const QChar c : name) {
-                const QString hex = QStringLiteral("%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
-                QString escape = QStringLiteral("%");
-                for (const QChar h : hex)
-                    escape
-                        += h.isLetter() ? QStringLiteral("[%1%2]").arg(h.toUpper(), h) : QString(h);
-                nameRegex += QStringLiteral("(?:%1|%2)").arg(c, escape);
-            }
+            const QString nameRegex = encodedTextRegex(name);
             out += QStringLiteral("map $args $qs_query_%1 {\n"
                                   "    \"~(?:^|&)%2(?:=([^&]*))?(?:&|\\z)\" \"$1\";\n"
                                   "    default \"\";\n}\n"
@@ -446,7 +451,7 @@ private:
         out += missingKeyMaps();
         for (const RouteExport &e : m_routes) {
             out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
-            if (gated(e)) {
+            if (e.gated()) {
                 // missing_key deny/allow: no key (not counted) unless every part is present.
                 out += QStringLiteral("map \"%1\" $%2_key {\n    \"%2:%3\" \"%4\";\n    "
                                       "default \"\";\n}\n")
@@ -468,13 +473,11 @@ private:
         out += QStringLiteral("\n");
         out += perRouteMap(
             QStringLiteral("qs_deny"), QStringLiteral("0"), [](const RouteExport &e) {
-                return gated(e) && e.missing == MissingKeyMode::Deny && e.enforced()
-                    ? QStringLiteral("$%1_deny").arg(e.zone)
-                    : QString();
+                return e.deniesMissingKey() ? QStringLiteral("$%1_deny").arg(e.zone) : QString();
             });
         out += perRouteMap(
             QStringLiteral("qs_escaped_key"), QStringLiteral("0"), [](const RouteExport &e) {
-                return e.enforced() && !e.escapedFlags.isEmpty()
+                return e.refusesEscapedKey()
                     ? QStringLiteral("\"%1\"").arg(e.escapedFlags.join(QString()))
                     : QString();
             });
@@ -483,15 +486,10 @@ private:
         return out;
     }
 
-    static bool gated(const RouteExport &e)
+    bool any(bool (RouteExport::*predicate)() const) const
     {
-        return !e.keyVariables.isEmpty()
-            && (e.missing == MissingKeyMode::Deny || e.missing == MissingKeyMode::Allow);
-    }
-
-    bool any(bool (*predicate)(const RouteExport &)) const
-    {
-        return std::any_of(m_routes.begin(), m_routes.end(), predicate);
+        return std::any_of(m_routes.begin(), m_routes.end(),
+            [predicate](const RouteExport &e) { return (e.*predicate)(); });
     }
 
     // Every zone applies in the server (locations without limit_req of their own inherit
@@ -510,16 +508,15 @@ private:
                               "match it as the design does.\nif ($qs_encoded_path = \"!\") {\n"
                               "    return %1;\n}\n")
                    .arg(kRefusedStatus);
-        if (any([](const RouteExport &e) {
-                return gated(e) && e.missing == MissingKeyMode::Deny && e.enforced();
-            }))
+        if (any(&RouteExport::deniesMissingKey))
             out += QStringLiteral("# missing_key: deny\nif ($qs_deny) {\n    return %1;\n}\n")
                        .arg(status);
-        if (any([](const RouteExport &e) { return e.enforced() && !e.escapedFlags.isEmpty(); }))
+        if (any(&RouteExport::refusesEscapedKey))
             out += QStringLiteral("# A query key NGINX cannot decode.\n"
                                   "if ($qs_escaped_key ~ 1) {\n    return %1;\n}\n")
                        .arg(kRefusedStatus);
-        const bool shadows = any([](const RouteExport &e) { return !e.enforced(); });
+        const bool shadows = !std::all_of(
+            m_routes.begin(), m_routes.end(), [](const RouteExport &e) { return e.enforced(); });
         if (shadows)
             out += QStringLiteral("# Shadow routes count in @qs_shadow, in dry run.\n"
                                   "if ($qs_shadow) {\n    return %1;\n}\n"

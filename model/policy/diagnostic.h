@@ -22,8 +22,8 @@ struct Diagnostic {
     // The field below the route ("limit.capacity"); the whole path for policy-level findings.
     QString fieldInRoute() const;
     // file:line:col: error: path: [target] route 'id': message   (the compiler format
-    // editors understand; target and route only when set)
-    // "file:line:col: error: path: message" on one line, every unprintable character escaped.
+    // editors understand; target and route only when set), on one line: every unprintable
+    // character escaped.
     QString toString() const;
 };
 

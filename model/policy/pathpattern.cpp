@@ -227,13 +227,20 @@ QString anyCaseEscape(char16_t u)
     return out;
 }
 
+// Characters that mean something in a regex, escaped when literal.
+const QString &regexSpecials()
+{
+    static const QString special = QStringLiteral("\\^$.|?*+()[]{}");
+    return special;
+}
+
 // One literal character as the given spelling lets it arrive. An unreserved character stands
 // for itself where the gateway decodes its escapes first (HAProxy's percent-decode-unreserved,
 // Envoy's normalize_path); a reserved one (`:` `@` `!` `+` `,` `=`) is not decoded by them, so it
 // also matches %XX. Undecoded paths may spell any character as %XX.
-QString literalCharRegex(QChar c, const QString &special, PathPattern::Spelling spelling)
+QString literalCharRegex(QChar c, PathPattern::Spelling spelling)
 {
-    const QString plain = special.contains(c) ? QStringLiteral("\\") + c : QString(c);
+    const QString plain = regexSpecials().contains(c) ? QStringLiteral("\\") + c : QString(c);
     const char16_t u = c.unicode();
     const bool unreserved = (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z')
         || (u >= u'0' && u <= u'9') || QStringView(u"-._~").contains(c);
@@ -252,6 +259,14 @@ QString literalCharRegex(QChar c, const QString &special, PathPattern::Spelling 
 
 } // namespace
 
+QString encodedTextRegex(const QString &text)
+{
+    QString re;
+    for (const QChar c : text)
+        re += literalCharRegex(c, PathPattern::Spelling::Encoded);
+    return re;
+}
+
 QString PathPattern::toRegex(Spelling spelling) const
 {
     const bool rest = !m_segments.isEmpty() && m_segments.last().kind == Kind::DoubleStar;
@@ -261,7 +276,6 @@ QString PathPattern::toRegex(Spelling spelling) const
 
 QString PathPattern::regexBody(Spelling spelling) const
 {
-    static const QString special = QStringLiteral("\\^$.|?*+()[]{}");
     QString re;
     for (const Segment &s : m_segments) {
         switch (s.kind) {
@@ -274,7 +288,7 @@ QString PathPattern::regexBody(Spelling spelling) const
                 if (alnum && spelling != Spelling::Encoded)
                     re += c; // the common case, without a string per character
                 else
-                    re += literalCharRegex(c, special, spelling);
+                    re += literalCharRegex(c, spelling);
             }
             break;
         case Kind::Param:

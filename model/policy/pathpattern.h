@@ -77,6 +77,11 @@ struct DecodedSegment {
 };
 DecodedSegment decodeLiteralSegment(const QString &segment);
 
+// `text` as a regex over undecoded request text: each character itself or any %XX spelling of
+// it (`t` -> `(?:t|%74)`), regex syntax escaped. What PathPattern::Spelling::Encoded writes for
+// a literal segment; NGINX's export also matches query parameter names with it.
+QString encodedTextRegex(const QString &text);
+
 // Splits, decodes and normalises a request target ("/v1/a/../b/?x=1" -> ["v1", "b"]).
 QStringList normalizeRequestPath(const QString &target);
 
