@@ -15,6 +15,14 @@ void ExportReport::note(
         m_target, m_policy.routes[route].id});
 }
 
+void ExportReport::notePolicy(
+    Diagnostic::Severity severity, const QString &field, const QString &message)
+{
+    const SourceLocation at = m_policy.locations.value(field);
+    m_diagnostics.append(
+        Diagnostic{severity, QString(), at.line, at.column, field, message, -1, m_target, {}});
+}
+
 std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
 {
     auto parsed = PathPattern::parse(m_policy.routes[route].path);

@@ -28,6 +28,9 @@ public:
     // caller's).
     void note(Diagnostic::Severity severity, qsizetype route, const QString &field,
         const QString &message);
+    // A finding about the whole export, at the policy's `field` (e.g. "routes"), tagged with
+    // the target and no route.
+    void notePolicy(Diagnostic::Severity severity, const QString &field, const QString &message);
     const Diagnostics &diagnostics() const { return m_diagnostics; }
     bool hasErrors() const { return qs::hasErrors(m_diagnostics); }
 

@@ -352,8 +352,10 @@ private:
     {
         if (file == QLatin1String("qs-limits-http.conf"))
             return m_http = httpSnippet().toUtf8();
-        if (file == QLatin1String("qs-limits-server.conf"))
+        if (file == QLatin1String("qs-limits-server.conf")) {
+            noteRefusedForms();
             return m_server = serverSnippet().toUtf8();
+        }
         return completeConfig(m_http, m_server);
     }
 
@@ -531,6 +533,25 @@ private:
                                  "    proxy_pass http://qs_backend;\n}\n")
                       .arg(status);
         return out;
+    }
+
+    // What NGINX answers with 400 before any limit, where the design would count the request:
+    // stricter than the design, never a bypass, and said once per export (docs/exporters.md,
+    // "Request forms"; the request fuzzer explains exactly these).
+    void noteRefusedForms()
+    {
+        if (m_routes.empty())
+            return;
+        m_report.notePolicy(Diagnostic::Severity::Warning, QStringLiteral("routes"),
+            QStringLiteral("NGINX answers ") + QString::number(kRefusedStatus)
+                + QStringLiteral(
+                    ", before any limit, to requests the design would "
+                    "count: a method not in upper case, %00 in the path, a path whose "
+                    "'..' climbs above '/', a header line over its 8 KiB buffer "
+                    "(large_client_header_buffers); and this export refuses a path "
+                    "holding an encoded slash beside a dot or empty segment, which NGINX "
+                    "cannot resolve as the design does. Such clients are refused, never "
+                    "let past a limit"));
     }
 
     // One limit_req per route of the mode, most specific first, each under its route's name.

@@ -88,13 +88,23 @@ routes:
         = server.indexOf(QStringLiteral("limit_req zone=qs_search burst=99 nodelay;"));
     EXPECT_GE(search, 0);
     EXPECT_LT(search, shadow);
-    ASSERT_EQ(r.diagnostics.size(), 1);
+    // Two warnings: the window's approximation at its route, and once for the export the
+    // request forms NGINX refuses outright (docs/exporters.md, "Request forms").
+    ASSERT_EQ(r.diagnostics.size(), 2);
     EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Warning);
     EXPECT_EQ(r.diagnostics[0].path, QStringLiteral("routes[1].limit.algorithm"));
     EXPECT_TRUE(r.diagnostics[0].message.contains(
         QStringLiteral("fixed window 100/1m exported to NGINX as rate=100r/m burst=99 nodelay: "
                        "100 at once, then one every 0.6 s; the window never resets")))
         << r.diagnostics[0].message.toStdString();
+    const Diagnostic &forms = r.diagnostics[1];
+    EXPECT_EQ(forms.severity, Diagnostic::Severity::Warning);
+    EXPECT_EQ(forms.route, -1) << "about the export, not a route";
+    EXPECT_EQ(forms.target, QStringLiteral("nginx"));
+    EXPECT_EQ(forms.line, 4) << "at the routes";
+    for (const char *form : {"not in upper case", "%00", "'..' climbs above '/'", "8 KiB",
+             "encoded slash beside a dot or empty segment"})
+        EXPECT_TRUE(forms.message.contains(QLatin1String(form))) << form;
 }
 
 TEST(NginxExport, HostileNamesCannotInjectDirectives)
