@@ -15,11 +15,11 @@ namespace qs {
 
 namespace {
 
-// Stick-table entries outlive a period by at least a second, so that a client that pauses
-// briefly keeps its count.
 // HAProxy's timers are signed 32-bit milliseconds: a longer period or expiry fails `haproxy -c`.
 constexpr limiter::Micros kHaproxyMaxTimer = limiter::Micros(2147483647) * limiter::kMicrosPerMilli;
 
+// Stick-table entries outlive a period by at least a second, so that a client that pauses
+// briefly keeps its count.
 limiter::Micros haproxyTableExpiry(limiter::Micros period)
 {
     return std::max<limiter::Micros>(limiter::kMicrosPerSecond, period);
@@ -46,7 +46,6 @@ struct RouteRule {
     QString fetch; // sample fetch for the key's value
     QString tracked; // what the table stores: the value, or a digest of it
     QString tableType; // "ipv6", "binary len 32", "string len 8"
-    bool ipKey = false;
     bool canBeMissing = false; // a header or query key: missing_key applies
     QString queryName; // a query key's parameter: its first occurrence may be empty
     MissingKeyMode missing = MissingKeyMode::Shared;
@@ -102,7 +101,6 @@ private:
         case KeySelector::Kind::Ip:
             rule.fetch = QStringLiteral("src");
             rule.tableType = QStringLiteral("ipv6");
-            rule.ipKey = true;
             break;
         case KeySelector::Kind::Global:
             rule.fetch = QStringLiteral("str(all)");
