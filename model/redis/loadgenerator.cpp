@@ -171,19 +171,27 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     std::uint64_t handled = 0;
     const std::uint64_t backlog = 4 * std::uint64_t(plan.pipeline);
     std::size_t rule = std::size_t(index);
-    while (!stop.load(std::memory_order_relaxed) && Clock::now() < end) {
+    while (!stop.load(std::memory_order_relaxed)) {
+        const auto now = Clock::now();
+        // At the end a paced connection still sends what fell due before it (at most the
+        // backlog): the last round trip must not depend on when the clock was read.
+        const bool over = now >= end;
         std::size_t n = batch.size();
         if (plan.rps > 0) {
-            const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+            const double elapsed = std::chrono::duration<double>(now - begin).count();
             // A full pipeline when the pace allows, else what is due: waiting for a full one
             // sent nothing at all at low rates (10/s over 4 connections, pipeline 16).
             const std::uint64_t due = schedule.dueFor(index, elapsed);
             handled = std::max(handled, due > backlog ? due - backlog : 0);
             n = std::min<std::uint64_t>(n, due - handled);
             if (n == 0) {
+                if (over)
+                    break;
                 std::this_thread::sleep_for(std::chrono::microseconds(200));
                 continue;
             }
+        } else if (over) {
+            break;
         }
         for (std::size_t i = 0; i < n; ++i) {
             keys[i] = "client-" + std::to_string(picker.pick(rng));
