@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 
 namespace qs {
 
@@ -196,7 +197,7 @@ namespace {
 // Offers the family's layout: the entry itself (the GUI adds it to the policy) and the same
 // entry as YAML to paste (the CLI prints it).
 void offerLayout(KeyFamily &f, QList<QPair<QString, QString>> fields = {},
-    std::optional<QString> timeUnit = std::nullopt)
+    std::optional<QString> timeUnit = std::nullopt, std::optional<QString> refill = std::nullopt)
 {
     QByteArray key = f.pattern;
     key.replace(key.indexOf('*'), 1, "{key}");
@@ -205,6 +206,7 @@ void offerLayout(KeyFamily &f, QList<QPair<QString, QString>> fields = {},
     layout.keyTemplate = QString::fromUtf8(key);
     layout.fields = std::move(fields);
     layout.timeUnit = std::move(timeUnit);
+    layout.refill = std::move(refill);
     f.layout = layout;
     f.layoutYaml = layoutYaml(layout);
 }
@@ -238,6 +240,8 @@ QString layoutYaml(const RedisLayout &layout)
     }
     if (layout.timeUnit)
         yaml += QStringLiteral("  time_unit: %1\n").arg(*layout.timeUnit);
+    if (layout.refill)
+        yaml += QStringLiteral("  refill: %1\n").arg(*layout.refill);
     return yaml;
 }
 
@@ -272,23 +276,37 @@ void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
                 return;
             QString timeField;
             std::optional<QString> unit;
+            double time = 0;
             bool tokens = false;
             for (qsizetype i = 0; i + 1 < r.elements.size(); i += 2) {
                 const QByteArray name = r.elements[i].text;
                 tokens = tokens || name == "tokens";
                 if (const auto v = replyNumber(r.elements[i + 1]); v && !unit && name != "tokens") {
                     unit = timeUnitOf(*v);
-                    if (unit)
+                    if (unit) {
                         timeField = QString::fromUtf8(name);
+                        time = *v;
+                    }
                 }
             }
             if (tokens && unit) {
                 f.preset = QStringLiteral("tutorial-hash");
-                f.note = QStringLiteral("a hash of tokens and %1 (%2)").arg(timeField, *unit);
+                // Whole seconds: the script is handed `int(time.time())` and refills by whole
+                // seconds; a fractional time refills continuously. Finer units are continuous
+                // for any purpose, and their refill model is left unset.
+                std::optional<QString> refill;
+                if (*unit == QLatin1String("s"))
+                    refill = time == std::floor(time) ? QStringLiteral("per_unit")
+                                                      : QStringLiteral("continuous");
+                f.note = QStringLiteral("a hash of tokens and %1 (%2%3)")
+                             .arg(timeField, *unit,
+                                 refill == QLatin1String("per_unit")
+                                     ? QStringLiteral(", whole seconds: refilled by the second")
+                                     : QString());
                 offerLayout(f,
                     {{QStringLiteral("tokens"), QStringLiteral("tokens")},
                         {QStringLiteral("updated_at"), timeField}},
-                    unit);
+                    unit, refill);
             } else {
                 f.note = QStringLiteral("a hash without a token count and a time");
             }

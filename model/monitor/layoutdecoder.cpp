@@ -31,7 +31,9 @@ std::optional<double> replyNumber(const RespValue &reply)
         return std::nullopt;
     bool ok = false;
     const double v = reply.text.toDouble(&ok);
-    return ok ? std::optional(v) : std::nullopt;
+    // "nan" and "inf" parse, but no layout stores them as a count or a time: a bucket of NaN
+    // tokens compares false with everything and read as full.
+    return ok && std::isfinite(v) ? std::optional(v) : std::nullopt;
 }
 
 QString replyKind(const RespValue &reply)
@@ -124,13 +126,38 @@ std::variant<qint64, KeyQuota> readCounter(const RespValue &value, const QString
     return qint64(*count);
 }
 
-qint64 toEpochMicros(double stored, const std::optional<QString> &unit)
+qint64 unitMicros(double stored, const std::optional<QString> &unit)
 {
     QString u = unit.value_or(QString());
     if (u.isEmpty())
         u = stored < 1e11 ? QStringLiteral("s") : stored < 1e14 ? QStringLiteral("ms") : QString();
-    const double scale = u == QLatin1String("s") ? 1e6 : u == QLatin1String("ms") ? 1e3 : 1.0;
-    return qint64(std::llround(stored * scale));
+    return u == QLatin1String("s") ? 1'000'000 : u == QLatin1String("ms") ? 1000 : 1;
+}
+
+qint64 toEpochMicros(double stored, const std::optional<QString> &unit)
+{
+    return qint64(std::llround(stored * double(unitMicros(stored, unit))));
+}
+
+KeyQuota tokenBucketQuota(const RouteLimit &limit, const limiter::TokenBucketState &state,
+    qint64 nowUs, qint64 ttlMs, qint64 refillStepUs)
+{
+    if (state.updatedAt - nowUs > kFutureUpdateToleranceUs)
+        return KeyQuota::unreadable(
+            QStringLiteral("its last update is %1 s ahead of the server's clock: a clock in the "
+                           "future, or not a time")
+                .arg(double(state.updatedAt - nowUs) / 1e6, 0, 'g', 3));
+    if (refillStepUs <= 1)
+        return quotaFromState(limit.config, state, nowUs, limit.cost, ttlMs);
+    // The deployment's script counts elapsed time in whole steps (`int(time.time())`): it grants
+    // what the bucket held at the start of the current step, and the next tokens arrive at the
+    // next step's start, not in between.
+    const qint64 stepStart = nowUs - (nowUs % refillStepUs + refillStepUs) % refillStepUs;
+    KeyQuota q = quotaFromState(limit.config, state, stepStart, limit.cost, ttlMs);
+    const qint64 fullAtUs = stepStart + q.resetAfterMs * 1000;
+    const qint64 fullAtStepUs = (fullAtUs + refillStepUs - 1) / refillStepUs * refillStepUs;
+    q.resetAfterMs = std::max<qint64>(0, (fullAtStepUs - nowUs + 999) / 1000);
+    return q;
 }
 
 } // namespace layouts

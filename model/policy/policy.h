@@ -122,7 +122,10 @@ struct RedisLayout {
     std::optional<QString> preset; // a LayoutPreset name; unset: tutorial-hash
     QString keyTemplate; // e.g. "ratelimit:{key}"; empty: the preset's default
     QList<QPair<QString, QString>> fields; // our field name -> their field name, in file order
-    std::optional<QString> timeUnit; // s | ms | us; unset: us
+    std::optional<QString> timeUnit; // s | ms | us; unset: told by magnitude
+    // How the deployment's script refills (tutorial-hash): continuous | per_unit (elapsed time
+    // in whole `time_unit`s). Unset: per_unit when the stored time is a whole number of seconds.
+    std::optional<QString> refill;
     QStringList fieldOrder;
     friend bool operator==(const RedisLayout &, const RedisLayout &) = default;
 };

@@ -434,7 +434,8 @@ void Reader::readRedis(const YamlNode &node)
                 RedisLayout layout;
                 layout.fieldOrder = keysOf(entry, lp,
                     {QStringLiteral("route"), QStringLiteral("preset"), QStringLiteral("key"),
-                        QStringLiteral("fields"), QStringLiteral("time_unit")},
+                        QStringLiteral("fields"), QStringLiteral("time_unit"),
+                        QStringLiteral("refill")},
                     QStringLiteral("a layout"));
                 requireField(
                     entry, layout.fieldOrder, lp, QStringLiteral("route"), QStringLiteral("login"));
@@ -454,6 +455,11 @@ void Reader::readRedis(const YamlNode &node)
                             = {QStringLiteral("s"), QStringLiteral("ms"), QStringLiteral("us")};
                         if (auto u = choice(v, fp, units))
                             layout.timeUnit = units[*u];
+                    } else if (k == QLatin1String("refill")) {
+                        const QStringList models
+                            = {QStringLiteral("continuous"), QStringLiteral("per_unit")};
+                        if (auto m = choice(v, fp, models))
+                            layout.refill = models[*m];
                     } else if (k == QLatin1String("fields")) {
                         if (!expectMap(v, fp, QStringLiteral("fields")))
                             continue;

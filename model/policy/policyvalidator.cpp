@@ -320,6 +320,11 @@ private:
                 QStringLiteral("the %1 preset has no usual key name: give the key template, "
                                "e.g. key: \"apis_remote_address_{key}\"")
                     .arg(preset->name));
+        if (l.refill && preset->name != QLatin1String(kDefaultLayoutPreset))
+            error(path + QStringLiteral(".refill"),
+                QStringLiteral("only the tutorial-hash preset reads a refill model; the %1 preset "
+                               "follows its system's own clock")
+                    .arg(preset->name));
         const Route *route = m_policy.route(l.routeId);
         if (!route || preset->algorithms.contains(route->limit.algorithm))
             return;

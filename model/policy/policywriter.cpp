@@ -141,6 +141,8 @@ Tree redisTree(const RedisSettings &r)
             }
             if (l.timeUnit)
                 lf.add(QStringLiteral("time_unit"), Tree::text(*l.timeUnit));
+            if (l.refill)
+                lf.add(QStringLiteral("refill"), Tree::text(*l.refill));
             layouts.items.append(lf.build(l.fieldOrder));
         }
         f.add(QStringLiteral("layouts"), layouts);

@@ -59,7 +59,20 @@ KeyQuota windowCounterQuota(qint64 limit, limiter::Micros window, qint64 count,
 std::variant<qint64, KeyQuota> readCounter(const RespValue &value, const QString &what);
 
 // A stored time in µs since the Unix epoch. `unit` is s, ms or us; unset: told by magnitude
-// (now is about 1.7e9 s, 1.7e12 ms, 1.7e15 µs).
+// (now is about 1.7e9 s, 1.7e12 ms, 1.7e15 µs). unitMicros: that unit in µs.
 qint64 toEpochMicros(double stored, const std::optional<QString> &unit);
+qint64 unitMicros(double stored, const std::optional<QString> &unit);
+
+// A stored last update further ahead of the server's clock than this is not a time the
+// deployment wrote (an app host's clock may run a little ahead; not minutes).
+inline constexpr qint64 kFutureUpdateToleranceUs = 60'000'000;
+
+// A token bucket's quota as the deployment's own script will answer the next request.
+// `refillStepUs` 1: refilled continuously; otherwise refilled by whole steps of that length (a
+// script whose clock is `int(time.time())` or Redis' TIME in whole seconds): peeked at the
+// start of the current step, full at a step's start. Unreadable when the last update lies in
+// the future beyond kFutureUpdateToleranceUs.
+KeyQuota tokenBucketQuota(const RouteLimit &limit, const limiter::TokenBucketState &state,
+    qint64 nowUs, qint64 ttlMs, qint64 refillStepUs);
 
 } // namespace qs::layouts

@@ -36,8 +36,11 @@ public:
             return KeyQuota::unreadable(
                 QStringLiteral("%1 is %2, not epoch seconds")
                     .arg(QString::fromUtf8(timestampKey(key)), replyKind(timestamp)));
-        return quota(limiter::TokenBucketState{*t, toEpochMicros(*s, QStringLiteral("s"))}, nowUs,
-            replies.value(1).integer);
+        // The script's clock is whole seconds (ARGV `Instant.now().getEpochSecond()`, from 3.x
+        // `redis.call('TIME')[1]`): it refills by whole seconds.
+        return tokenBucketQuota(m_limit,
+            limiter::TokenBucketState{*t, toEpochMicros(*s, QStringLiteral("s"))}, nowUs,
+            replies.value(1).integer, limiter::kMicrosPerSecond);
     }
 
 private:

@@ -1,7 +1,12 @@
 // tutorial-hash: the classic Lua token-bucket tutorial's hash, `tokens` and a last-update time.
 // Field names and the time unit vary between copies of the tutorial: the layout's `fields`
 // (ours: tokens, updated_at) and `time_unit` say which; unset, the unit is told by magnitude.
+// So does the clock: the classic script is handed `int(time.time())` and refills by whole
+// seconds, others refill continuously — the layout's `refill` (per_unit | continuous); unset,
+// a whole number of seconds means whole-second refills.
 #include "model/monitor/layouts/layouts.h"
+
+#include <cmath>
 
 namespace qs::layouts {
 
@@ -10,7 +15,7 @@ namespace {
 class TutorialHash : public TemplateLayout {
 public:
     TutorialHash(const KeyTemplate &key, const RedisLayout &layout, RouteLimit limit)
-        : TemplateLayout(key, std::move(limit)), m_unit(layout.timeUnit),
+        : TemplateLayout(key, std::move(limit)), m_unit(layout.timeUnit), m_refill(layout.refill),
           m_tokens(fieldName(layout, QStringLiteral("tokens"), QStringLiteral("tokens"))),
           m_updated(fieldName(layout, QStringLiteral("updated_at"), QStringLiteral("last_updated")))
     {
@@ -43,7 +48,8 @@ public:
         if (!u || *u < 0)
             return KeyQuota::unreadable(QStringLiteral("field '%1' is %2, not a time")
                                             .arg(QString::fromUtf8(m_updated), replyKind(updated)));
-        return quota(limiter::TokenBucketState{*t, toEpochMicros(*u, m_unit)}, nowUs, ttlMs);
+        return tokenBucketQuota(m_limit, limiter::TokenBucketState{*t, toEpochMicros(*u, m_unit)},
+            nowUs, ttlMs, refillStepUs(*u));
     }
 
 private:
@@ -56,7 +62,17 @@ private:
         return fallback.toUtf8();
     }
 
-    std::optional<QString> m_unit;
+    qint64 refillStepUs(double stored) const
+    {
+        if (m_refill == QLatin1String("continuous"))
+            return 1;
+        const qint64 unit = unitMicros(stored, m_unit);
+        if (m_refill == QLatin1String("per_unit"))
+            return unit;
+        return unit == 1'000'000 && stored == std::floor(stored) ? unit : 1;
+    }
+
+    std::optional<QString> m_unit, m_refill;
     QByteArray m_tokens, m_updated;
 };
 

@@ -29,6 +29,9 @@ redis:
     - { route: goredis, preset: redis_rate }
     - { route: spring, preset: spring-cloud-gateway }
     - { route: express, preset: express-rate-limit }
+    - { route: seed, key: "seed:{key}", time_unit: s }
+    - { route: seed-continuous, key: "cont:{key}", time_unit: s, refill: continuous }
+    - { route: seed-per-unit, key: "unit:{key}", time_unit: s, refill: per_unit }
 routes:
   - { id: own-tb, match: { path: /a }, limit: { algorithm: token_bucket, capacity: 10, refill: 2/s } }
   - { id: own-lb, match: { path: /b }, limit: { algorithm: leaky_bucket, rate: 5/s, queue: 20 } }
@@ -45,6 +48,9 @@ routes:
   - { id: goredis, match: { path: /m }, limit: { algorithm: gcra, rate: 10/s, burst: 10 } }
   - { id: spring, match: { path: /n }, limit: { algorithm: token_bucket, capacity: 20, refill: 10/s } }
   - { id: express, match: { path: /o }, limit: { algorithm: fixed_window, limit: 100, window: 15m } }
+  - { id: seed, match: { path: /p }, limit: { algorithm: token_bucket, capacity: 10, refill: 2/s } }
+  - { id: seed-continuous, match: { path: /q }, limit: { algorithm: token_bucket, capacity: 10, refill: 2/s } }
+  - { id: seed-per-unit, match: { path: /r }, limit: { algorithm: token_bucket, capacity: 10, refill: 2/s } }
 )";
 
 const Policy &policy()
@@ -252,12 +258,75 @@ TEST(LayoutDecoder, SpringCloudGatewayTwoKeys)
     EXPECT_EQ(d->scanPattern(), "request_rate_limiter.*.tokens");
     EXPECT_EQ(d->reads(tokens).first(),
         (Command{"MGET", tokens, "request_rate_limiter.{route1.alice}.timestamp"}));
-    const qint64 ts = kNow / 1'000'000 - 1; // 1 s ago (+ the µs of this second)
-    const double elapsed = double(kNow) / 1e6 - double(ts);
+    // The script's clock is whole seconds: 1 s after the last update (and 0.12 s into the next
+    // second) it grants 2 + 1 * 10 tokens, not 2 + 1.12 * 10.
+    const qint64 ts = kNow / 1'000'000 - 1;
     const KeyQuota q = decode(
         "spring", tokens, {array({bulk("2"), bulk(QByteArray::number(ts))}), integer(4000)});
     ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
-    EXPECT_EQ(q.remaining, qint64(std::floor(std::min(20.0, 2 + elapsed * 10))));
+    EXPECT_EQ(q.remaining, 12);
+    // Full (20) when 8 more have arrived: at ts + 2 s, a whole second.
+    EXPECT_EQ(q.resetAfterMs, ((ts + 2) * 1'000'000 - kNow + 999) / 1000);
+}
+
+// The seed's script: `now = int(time.time())`, tokens = min(cap, tokens + (now - last) * rate).
+// It refills by whole seconds: 0.7 s into a second it grants what the bucket held at its start.
+TEST(LayoutDecoder, TutorialHashRefillsByWholeSecondsAsTheScriptDoes)
+{
+    const qint64 second = kNow / 1'000'000;
+    const qint64 now = second * 1'000'000 + 700'000;
+    const auto hash = [](const char *tokens, qint64 updated) {
+        return QList<RespValue>{
+            array({bulk(tokens), bulk(QByteArray::number(updated))}), integer(3'600'000)};
+    };
+    // Emptied in this second: refused until the next one, whatever a continuous refill says
+    // (1.4 tokens by now at 2/s).
+    KeyQuota q = decode("seed", "seed:a", hash("0", second), now);
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.remaining, 0);
+    EXPECT_TRUE(q.throttled);
+    EXPECT_EQ(q.resetAfterMs, 4300); // 10 tokens at 2/s: full at second + 5
+    // 3 tokens two seconds ago: 3 + 2 * 2 = 7 (continuous: 8.4). Full once 1.5 s of refill
+    // have passed since this second began: at the second after next (9, then 10).
+    q = decode("seed", "seed:b", hash("3", second - 2), now);
+    EXPECT_EQ(q.remaining, 7);
+    EXPECT_EQ(q.resetAfterMs, 1300);
+    // `refill: continuous` says otherwise for a deployment whose clock is fractional.
+    q = decode("seed-continuous", "cont:b", hash("3", second - 2), now);
+    EXPECT_EQ(q.remaining, 8);
+    EXPECT_EQ(q.resetAfterMs, 800);
+    // Unset, a fractional stored time means a fractional clock; `per_unit` floors anyway.
+    const QList<RespValue> fractional{
+        array({bulk("3"), bulk(QByteArray::number(double(now) / 1e6 - 2.2, 'f', 6))}), integer(-1)};
+    EXPECT_EQ(decode("seed", "seed:c", fractional, now).remaining, 7); // 3 + 2.2 * 2
+    EXPECT_EQ(decode("seed-per-unit", "unit:c", fractional, now).remaining, 6); // 3 + 1.5 * 2
+}
+
+// Values no deployment writes: NaN or infinite tokens, a last update in the future.
+TEST(LayoutDecoder, NonFiniteTokensAndFutureClocksAreUnreadable)
+{
+    const qint64 second = kNow / 1'000'000;
+    for (const char *bad : {"nan", "inf", "-inf", "NaN"}) {
+        SCOPED_TRACE(bad);
+        const KeyQuota q = decode(
+            "seed", "seed:a", {array({bulk(bad), bulk(QByteArray::number(second))}), integer(-1)});
+        EXPECT_EQ(q.status, KeyQuota::Status::Unreadable);
+        EXPECT_EQ(decode("seed", "seed:a", {array({bulk("3"), bulk(bad)}), integer(-1)}).status,
+            KeyQuota::Status::Unreadable);
+        EXPECT_EQ(decode("spring", "request_rate_limiter.{x}.tokens",
+                      {array({bulk(bad), bulk(QByteArray::number(second))}), integer(-1)})
+                      .status,
+            KeyQuota::Status::Unreadable);
+    }
+    // A clock 8.2e9 s ahead is not a deployment's; two seconds ahead is a host's skew.
+    KeyQuota q = decode("seed", "seed:a",
+        {array({bulk("0"), bulk(QByteArray::number(second + 8'200'000'000))}), integer(-1)});
+    EXPECT_EQ(q.status, KeyQuota::Status::Unreadable);
+    EXPECT_TRUE(q.why.contains("ahead of the server's clock")) << q.why.toStdString();
+    q = decode(
+        "seed", "seed:a", {array({bulk("0"), bulk(QByteArray::number(second + 2))}), integer(-1)});
+    EXPECT_EQ(q.status, KeyQuota::Status::Read);
+    EXPECT_TRUE(q.throttled);
 }
 
 // express-rate-limit: remaining = max(0, limit - v), reset = PTTL.

@@ -84,3 +84,26 @@ TEST(LayoutPreset, WrittenBackAsRead)
     const auto again = readPolicy(yaml, "p.yaml");
     EXPECT_EQ(again.policy.redis.layouts, r.policy.redis.layouts);
 }
+
+// `refill` says how a tutorial hash's script refills; other presets follow their own clock.
+TEST(LayoutPreset, RefillModelIsReadCheckedAndWrittenBack)
+{
+    const auto r = readPolicy(
+        policyWithLayout("{ route: a, key: \"b:{key}\", time_unit: s, refill: per_unit }"),
+        "p.yaml");
+    ASSERT_FALSE(hasErrors(r.diagnostics));
+    EXPECT_EQ(r.policy.redis.layouts[0].refill, QStringLiteral("per_unit"));
+    const QByteArray yaml = writePolicy(r.policy, PolicyFormat::Yaml);
+    EXPECT_EQ(readPolicy(yaml, "p.yaml").policy.redis.layouts, r.policy.redis.layouts)
+        << yaml.toStdString();
+    const auto typo = readPolicy(policyWithLayout("{ route: a, refill: per-unit }"), "p.yaml");
+    const Diagnostic *d = errorAt(typo.diagnostics, "redis.layouts[0].refill");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->line, 5);
+    EXPECT_TRUE(d->message.contains("per_unit")) << d->message.toStdString();
+    const auto other
+        = readPolicy(policyWithLayout("{ route: w, preset: kong, refill: continuous }"), "p.yaml");
+    d = errorAt(other.diagnostics, "redis.layouts[0].refill");
+    ASSERT_TRUE(d);
+    EXPECT_TRUE(d->message.contains("only the tutorial-hash preset")) << d->message.toStdString();
+}
