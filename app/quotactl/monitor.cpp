@@ -178,7 +178,9 @@ std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
 }
 
 // The first connection decides: a wrong password, certificate or address is exit 1 at once.
-// Later losses are reported in the output while the monitor keeps retrying.
+// Later losses are reported in the output while the monitor keeps retrying; credentials that
+// stop working later (a changed password) are reported in the output too, then end it with 1
+// (endsTheMonitor).
 void exitOnFirstFailure(const RespClient &client, const QString &server, bool &everConnected,
     int &exitCode, const std::function<bool()> &moreToTry = {})
 {
@@ -189,15 +191,22 @@ void exitOnFirstFailure(const RespClient &client, const QString &server, bool &e
                 everConnected = true;
             if (moreToTry && moreToTry())
                 return; // a cluster's next seed is about to be tried
-            const bool fatal = state == RespClient::State::AuthenticationFailed
-                || state == RespClient::State::TlsError
-                || (!everConnected && state == RespClient::State::Unreachable);
+            const bool fatal = !everConnected
+                && (state == RespClient::State::AuthenticationFailed
+                    || state == RespClient::State::TlsError
+                    || state == RespClient::State::Unreachable);
             if (!fatal || exitCode != 0)
                 return;
             QTextStream(stderr) << "quotactl monitor: " << server << ": " << text << '\n';
             exitCode = 1;
             QCoreApplication::exit(1);
         });
+}
+
+// States that do not heal by retrying: the monitor cannot go on without other credentials.
+bool endsTheMonitor(RespClient::State state)
+{
+    return state == RespClient::State::AuthenticationFailed || state == RespClient::State::TlsError;
 }
 
 void quitOnSignal()
@@ -274,6 +283,12 @@ int runMonitor(const QStringList &args)
         QTextStream out(stdout);
         out << (m.json ? snapshotJson(s) : snapshotText(s, terminal));
         out.flush();
+        if (endsTheMonitor(s.state) && exitCode == 0) {
+            QTextStream(stderr) << "quotactl monitor: " << m.redis << ": " << s.stateText << '\n';
+            exitCode = 1;
+            QCoreApplication::exit(1);
+            return;
+        }
         if (m.count > 0 && ++refreshes >= m.count)
             QCoreApplication::exit(0);
     });

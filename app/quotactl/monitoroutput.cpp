@@ -70,18 +70,24 @@ QString printableKey(const QByteArray &key)
 
 QString snapshotJson(const MonitorSnapshot &s)
 {
+    // Nothing was read in a refresh without a connection: the figures the monitor still holds
+    // are the last connection's, and a line repeating them would say they are current.
+    const bool read = s.serverTimeUs != 0;
+    const auto figure = [read](qint64 v) { return read ? QJsonValue(v) : QJsonValue(); };
     QJsonArray routes, hot, unreadable;
     for (const RouteStatus &r : s.routes) {
-        QJsonObject o{{QStringLiteral("id"), r.id}, {QStringLiteral("keys"), r.keys},
-            {QStringLiteral("throttled"), r.throttled},
-            {QStringLiteral("unreadable"), r.unreadable},
-            {QStringLiteral("allowed_per_s"), optionalNumber(r.allowedPerSecond)},
-            {QStringLiteral("denied_per_s"), optionalNumber(r.deniedPerSecond)}};
+        QJsonObject o{{QStringLiteral("id"), r.id}, {QStringLiteral("keys"), figure(r.keys)},
+            {QStringLiteral("throttled"), figure(r.throttled)},
+            {QStringLiteral("unreadable"), figure(r.unreadable)},
+            {QStringLiteral("allowed_per_s"),
+                read ? optionalNumber(r.allowedPerSecond) : QJsonValue()},
+            {QStringLiteral("denied_per_s"),
+                read ? optionalNumber(r.deniedPerSecond) : QJsonValue()}};
         if (!r.problem.isEmpty())
             o.insert(QStringLiteral("problem"), r.problem);
         routes.append(o);
     }
-    for (const HotKey &h : s.hotKeys)
+    for (const HotKey &h : read ? s.hotKeys : QList<HotKey>())
         hot.append(QJsonObject{{QStringLiteral("route"), h.route},
             {QStringLiteral("key"), printableKey(h.key)},
             {QStringLiteral("remaining"), h.quota.remaining},
@@ -90,7 +96,7 @@ QString snapshotJson(const MonitorSnapshot &s)
             {QStringLiteral("ttl_ms"),
                 h.quota.ttlMs == KeyQuota::kTtlNotRead ? QJsonValue() : QJsonValue(h.quota.ttlMs)},
             {QStringLiteral("throttled"), h.quota.throttled}});
-    for (const UnreadableKey &u : s.unreadable)
+    for (const UnreadableKey &u : read ? s.unreadable : QList<UnreadableKey>())
         unreadable.append(QJsonObject{{QStringLiteral("route"), u.route},
             {QStringLiteral("key"), printableKey(u.key)}, {QStringLiteral("why"), u.why}});
     QJsonArray nodes;
@@ -134,6 +140,8 @@ QString snapshotText(const MonitorSnapshot &s, bool clearScreen)
     const auto rate = [](const std::optional<double> &v) {
         return v ? QString::number(*v, 'f', 0) : QStringLiteral("-");
     };
+    if (s.serverTimeUs == 0) // not connected: the figures held are the last connection's
+        return out + QStringLiteral("no figures while %1\n\n").arg(s.stateText);
     for (const RouteStatus &r : s.routes) {
         if (!r.problem.isEmpty()) {
             out += QStringLiteral("%1 not monitored: %2\n").arg(r.id, -24).arg(r.problem);
