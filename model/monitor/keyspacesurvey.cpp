@@ -113,8 +113,9 @@ void KeyspaceSurvey::run(const Options &options)
 
 void KeyspaceSurvey::sendBudgeted(const QList<QByteArray> &argv, RespClient::Callback callback)
 {
-    // A SCAN costs Redis about COUNT/3 GETs (docs/monitoring.md): it counts so in the budget.
-    const qint64 cost = argv.first() == "SCAN" ? std::max(1, m_options.scanCount / 3) : 1;
+    // A SCAN walks COUNT buckets, each about a read's worth of Redis CPU (docs/monitoring.md):
+    // it counts so in the budget.
+    const qint64 cost = argv.first() == "SCAN" ? std::max(1, m_options.scanCount) : 1;
     if (m_client.state() != RespClient::State::Connected) {
         if (m_client.state() == RespClient::State::Connecting
             || m_client.state() == RespClient::State::Loading) {

@@ -1,6 +1,7 @@
 #include "model/monitor/quotamonitor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace qs {
@@ -10,6 +11,41 @@ namespace {
 constexpr int kRescanEveryRefreshes = 5; // a new SCAN pass at most every 5 refreshes
 constexpr int kUnreadableSample = 20;
 constexpr int kReadsPerTurn = 4000; // keys whose reads one turn of the event loop sends
+constexpr qint64 kMaxInFlight = 16'384; // commands sent and not yet answered, at most
+// How often the cost of a SCAN is measured again from the server's INFO commandstats.
+constexpr qint64 kCostEveryUs = 10'000'000;
+
+// Commands in flight at once. Without a budget a fixed window: bounded work however large the
+// keyspace. With one, a twentieth of it: what the server processes in any second was either
+// in flight when the second began or sent during it, so the sliding log allows budget − window
+// and the server's own counters never see more than the budget.
+qint64 inFlightWindow(qint64 budget)
+{
+    return budget == 0 ? kMaxInFlight : std::clamp<qint64>(budget / 20, 1, kMaxInFlight);
+}
+
+qint64 logBudget(qint64 budget)
+{
+    return budget == 0 ? 0 : std::max<qint64>(1, budget - inFlightWindow(budget));
+}
+
+// INFO commandstats: calls and usec of the commands the monitor cares about, summed.
+CommandCost commandCost(const QByteArray &info, const QList<QByteArray> &commands)
+{
+    CommandCost total;
+    for (const QByteArray &line : info.split('\n')) {
+        const qsizetype colon = line.indexOf(':');
+        if (!line.startsWith("cmdstat_") || colon < 0 || !commands.contains(line.mid(8, colon - 8)))
+            continue;
+        for (const QByteArray &field : line.mid(colon + 1).trimmed().split(',')) {
+            if (field.startsWith("calls="))
+                total.calls += field.mid(6).toLongLong();
+            else if (field.startsWith("usec="))
+                total.usec += field.mid(5).toLongLong();
+        }
+    }
+    return total;
+}
 
 } // namespace
 
@@ -63,7 +99,14 @@ QuotaMonitor::~QuotaMonitor() = default;
 void QuotaMonitor::start(const MonitorOptions &options)
 {
     m_options = options;
-    m_budget = ReadBudget(options.budgetPerSecond);
+    m_budget = ReadBudget(logBudget(options.budgetPerSecond));
+    m_outstanding = m_peakOutstanding = 0;
+    m_readsWaitForWindow = false;
+    m_bucketCost = 1.0; // until measured: a bucket walked costs about a read
+    m_dbSize = -1;
+    m_costSample.reset();
+    m_costMeasuredAtUs = std::numeric_limits<qint64>::min() / 2;
+    m_scanCarry = 0;
     m_client.open(options.connection);
     m_timer.start(std::max(50, options.intervalMs));
 }
@@ -71,7 +114,7 @@ void QuotaMonitor::start(const MonitorOptions &options)
 void QuotaMonitor::setBudgetPerSecond(qint64 perSecond)
 {
     m_options.budgetPerSecond = perSecond;
-    m_budget.setPerSecond(perSecond);
+    m_budget.setPerSecond(logBudget(perSecond));
 }
 
 void QuotaMonitor::stop()
@@ -112,13 +155,14 @@ void QuotaMonitor::refresh()
     m_pending = 0;
     for (ScanGroup &g : m_groups)
         g.scanning = false; // an abandoned refresh's SCAN will never be answered to us
+    m_readsWaitForWindow = false;
+    m_plan.clear();
+    m_planPos = 0;
     if (!connected()) {
         // Nothing is sent while the connection is down: commands would queue and burst out on
-        // reconnection. SCAN passes restart: the server may have come back with other data.
-        for (ScanGroup &g : m_groups) {
-            g.cursor = "0";
-            g.passDone = false;
-        }
+        // reconnection. A SCAN pass resumes from its cursor once connected again (a cursor
+        // stays valid; keys the server gained meanwhile are found by the next pass), rather
+        // than walking a large keyspace from the start after every lost connection.
         finishRefresh();
         return;
     }
@@ -130,9 +174,9 @@ void QuotaMonitor::refresh()
     m_keysRead = 0;
     m_lastError.clear();
     ++m_refreshes;
-    const qint64 perRefresh = m_options.budgetPerSecond == 0
+    const qint64 perRefresh = m_budget.perSecond() == 0
         ? std::numeric_limits<int>::max()
-        : std::max<qint64>(1, m_options.budgetPerSecond * m_options.intervalMs / 1000);
+        : std::max<qint64>(1, m_budget.perSecond() * m_options.intervalMs / 1000);
     // Scans may take a fifth of the refresh's budget, half until the keyspace has been walked
     // once; reads the rest. Either gives what it does not need to the other (below).
     const bool discovering = std::any_of(
@@ -141,18 +185,109 @@ void QuotaMonitor::refresh()
     const bool scanning = std::any_of(m_groups.cbegin(), m_groups.cend(), [](const ScanGroup &g) {
         return !g.passDone;
     }) || m_refreshes % kRescanEveryRefreshes == 0;
-    m_scanBudgetLeft = scanning ? perRefresh / (discovering ? 2 : 5) : 0;
+    // A SCAN that costs more than one refresh's share goes out every few refreshes: what a
+    // share left unspent is carried over, up to one SCAN.
+    m_scanBudgetLeft
+        = scanning ? perRefresh / (discovering ? 2 : 5) + std::min(m_scanCarry, scanCost()) : 0;
+    m_scanCarry = 0;
     // Reads get the rest, for this refresh as a whole: spent as the sliding second frees up,
     // they would otherwise take every unit the moment it frees and starve the scans.
     m_readBudgetLeft = std::max<qint64>(0, perRefresh - overhead - m_scanBudgetLeft);
+    measureCosts(); // answered before TIME: this refresh's scans are charged what they cost
+    send({"TIME"}, [this](const RespValue &reply) { onTime(reply); });
+}
+
+void QuotaMonitor::send(const Command &argv, std::function<void(const RespValue &)> handle)
+{
+    m_peakOutstanding = std::max(m_peakOutstanding, ++m_outstanding);
     expect(1);
     const quint64 generation = m_generation;
-    m_client.send({"TIME"}, [this, generation](const RespValue &reply) {
+    m_client.send(argv, [this, generation, handle = std::move(handle)](const RespValue &reply) {
+        --m_outstanding; // in flight whichever refresh sent it
         if (generation != m_generation)
             return;
-        onTime(reply);
+        handle(reply);
+        // Reads held back by the in-flight window go on once half of it has drained: in
+        // batches, not one command per reply.
+        if (m_readsWaitForWindow
+            && m_outstanding <= inFlightWindow(m_options.budgetPerSecond) / 2) {
+            m_readsWaitForWindow = false;
+            continueReads();
+        }
         replied();
     });
+}
+
+bool QuotaMonitor::pastDeadline() const
+{
+    // With a budget, 90% of the interval: what the budget holds back waits for the next
+    // refresh. Without one, until 50 ms before the next: time left to the last replies.
+    const qint64 intervalUs = qint64(m_options.intervalMs) * 1000;
+    const qint64 cutUs = m_budget.perSecond() == 0
+        ? std::max(intervalUs * 9 / 10, intervalUs - 50'000)
+        : intervalUs * 9 / 10;
+    return steadyMicros() >= m_refreshStartUs + cutUs;
+}
+
+void QuotaMonitor::measureCosts()
+{
+    // What a SCAN costs Redis, in reads, from the server's own accounting: it walks COUNT
+    // buckets (the whole table when it is smaller) whatever MATCH keeps, each about a read's
+    // worth of CPU (957 µs for COUNT 1000 over 2M keys against 0.9 µs per read here:
+    // docs/benchmarks.md). Measured at connection and again every 10 s as the keyspace changes;
+    // a server that refuses INFO or DBSIZE (an ACL) keeps the estimate of a read per bucket.
+    if (m_infoRefused || m_serverTimeUs - m_costMeasuredAtUs < kCostEveryUs
+        || budgetAvailable() < m_infoCost + 1)
+        return;
+    spend(m_infoCost + 1);
+    m_costMeasuredAtUs = m_serverTimeUs;
+    send({"DBSIZE"}, [this](const RespValue &reply) {
+        if (reply.type == RespValue::Type::Integer)
+            m_dbSize = reply.integer;
+    });
+    const ScansSent scans = m_scansSent;
+    m_scansSent = {};
+    send({"INFO", "commandstats"}, [this, scans](const RespValue &reply) {
+        if (reply.type != RespValue::Type::String) {
+            m_infoRefused = reply.isError() && !reply.text.startsWith("LOADING");
+            return;
+        }
+        static const QList<QByteArray> reads
+            = {"get", "mget", "hmget", "pttl", "lrange", "zrange", "hgetall"};
+        const CostSample now{commandCost(reply.text, {"scan"}), commandCost(reply.text, reads),
+            commandCost(reply.text, {"info"})};
+        const bool first = !m_costSample;
+        const CostSample since = first ? now : now.minus(*m_costSample);
+        m_costSample = now;
+        if (since.reads.calls < 100 || since.reads.usec <= 0)
+            return;
+        const double read = double(since.reads.usec) / double(since.reads.calls);
+        if (since.info.calls >= 1)
+            m_infoCost = std::clamp<qint64>(
+                qint64(std::llround(double(since.info.usec) / double(since.info.calls) / read)), 1,
+                10'000);
+        // Per bucket, from the SCANs this monitor sent since the last sample (their COUNTs
+        // are known; other clients' SCANs are rare and count alike).
+        if (!first && since.scans.calls >= 3 && scans.calls > 0 && scans.buckets > 0)
+            m_bucketCost = std::clamp(double(since.scans.usec) / double(since.scans.calls) / read
+                    / (double(scans.buckets) / double(scans.calls)),
+                0.01, 20.0);
+    });
+}
+
+int QuotaMonitor::scanCountNow() const
+{
+    // A SCAN must fit in half a second of the budget, or it would never go out: a budget too
+    // small for COUNT's buckets walks fewer per call.
+    if (m_budget.perSecond() == 0)
+        return m_options.scanCount;
+    const double fits = double(m_budget.perSecond()) / 2 / m_bucketCost;
+    return int(std::clamp<double>(fits, 10, m_options.scanCount));
+}
+
+qint64 QuotaMonitor::bucketsWalked(int count) const
+{
+    return m_dbSize >= 0 ? std::max<qint64>(1, std::min<qint64>(count, m_dbSize)) : count;
 }
 
 void QuotaMonitor::noteRefusal(const QByteArray &command, const RespValue &reply)
@@ -186,18 +321,12 @@ void QuotaMonitor::sendMetrics()
         if (w.metricsPrefix.isEmpty() || budgetAvailable() < 1)
             continue;
         spend(1);
-        expect(1);
-        const quint64 generation = m_generation;
-        m_client.send({"HMGET", w.metricsPrefix + second, "a", "d"},
-            [this, generation, &w](const RespValue &reply) {
-                if (generation != m_generation)
-                    return;
-                if (reply.type == RespValue::Type::Array && reply.elements.size() == 2) {
-                    w.allowed = replyNumber(reply.elements[0]).value_or(0);
-                    w.denied = replyNumber(reply.elements[1]).value_or(0);
-                }
-                replied();
-            });
+        send({"HMGET", w.metricsPrefix + second, "a", "d"}, [&w](const RespValue &reply) {
+            if (reply.type == RespValue::Type::Array && reply.elements.size() == 2) {
+                w.allowed = replyNumber(reply.elements[0]).value_or(0);
+                w.denied = replyNumber(reply.elements[1]).value_or(0);
+            }
+        });
     }
 }
 
@@ -207,12 +336,17 @@ bool QuotaMonitor::mayRead(qint64 commands) const
         || (m_readBudgetLeft >= commands && budgetAvailable() >= commands);
 }
 
+bool QuotaMonitor::windowAllows(qint64 commands) const
+{
+    return m_outstanding + commands <= inFlightWindow(m_options.budgetPerSecond);
+}
+
 qint64 QuotaMonitor::scanCost() const
 {
-    // SCAN COUNT 1000 cost Redis 295-350 µs against 1.1 µs for a GET (docs/benchmarks.md): it
-    // walks COUNT buckets whatever MATCH keeps. Counted as one command, it would let the budget
-    // hide most of what the monitor costs.
-    return std::max<qint64>(1, m_options.scanCount / 3);
+    // Counted as one command, a SCAN would let the budget hide most of what the monitor costs:
+    // measureCosts() keeps what the server says it costs.
+    return std::max<qint64>(
+        1, qint64(std::ceil(m_bucketCost * double(bucketsWalked(scanCountNow())))));
 }
 
 void QuotaMonitor::sendScan(size_t group)
@@ -224,16 +358,14 @@ void QuotaMonitor::sendScan(size_t group)
     spend(cost);
     m_scanBudgetLeft -= cost;
     g.scanning = true;
-    expect(1);
-    const quint64 generation = m_generation;
-    m_client.send(
-        {"SCAN", g.cursor, "MATCH", g.pattern, "COUNT", QByteArray::number(m_options.scanCount)},
-        [this, generation, group](const RespValue &reply) {
-            if (generation != m_generation)
-                return;
-            onScan(group, reply);
-            replied();
-        });
+    const int count = scanCountNow();
+    ++m_scansSent.calls;
+    m_scansSent.buckets += bucketsWalked(count);
+    send({"SCAN", g.cursor, "MATCH", g.pattern, "COUNT", QByteArray::number(count)},
+        [this, group](const RespValue &reply) { onScan(group, reply); });
+    // The chain waits for this SCAN: on the wire now, not after the replies of this turn of
+    // the event loop have been handled (a pass over a million keys took 1.3x as long).
+    m_client.flush();
 }
 
 void QuotaMonitor::onScan(size_t group, const RespValue &reply)
@@ -268,15 +400,21 @@ void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
             m_readBudgetLeft += m_scanBudgetLeft; // what the scans did not need
             m_scanBudgetLeft = 0;
         }
-    } else {
-        sendScan(group); // chained within this refresh's share of the budget
+    } else if (!pastDeadline()) {
+        sendScan(group); // chained within this refresh's share of the budget and its time
     }
-    // New keys are read at once, while the next SCAN walks on: the round trips overlap.
+    // New keys are read at once, while the next SCAN walks on: the round trips overlap. What
+    // the budget or the in-flight window holds back joins this refresh's plan.
     for (qint32 i : found) {
-        if (!mayRead(m_routes[size_t(m_keys[size_t(i)].route)].readCost))
-            break;
-        readKey(i);
+        const qint64 cost = m_routes[size_t(m_keys[size_t(i)].route)].readCost;
+        if (m_planPos >= m_plan.size() && mayRead(cost) && windowAllows(cost))
+            readKey(i);
+        else if (m_budget.perSecond() == 0 || m_plan.size() < size_t(m_readBudgetLeft))
+            m_plan.push_back(m_keys[size_t(i)].key);
     }
+    if (m_readsWaitForWindow || m_planPos >= m_plan.size())
+        return;
+    m_readsWaitForWindow = true; // the plan goes on as replies come in
 }
 
 bool QuotaMonitor::hot(const Tracked &t) const
@@ -307,15 +445,20 @@ void QuotaMonitor::sendReads()
             < y.remaining * std::max<qint64>(1, x.limit);
     });
     // No plan longer than a refresh's budget could read (every key takes at least a command).
-    const size_t cap = m_options.budgetPerSecond == 0
+    const size_t cap = m_budget.perSecond() == 0
         ? m_keys.size()
-        : size_t(std::max<qint64>(1, m_options.budgetPerSecond * m_options.intervalMs / 1000));
+        : size_t(std::max<qint64>(1, m_budget.perSecond() * m_options.intervalMs / 1000));
     m_plan.clear();
     for (const auto *list : {&hotKeys, &fresh})
         for (qint32 i : *list)
             if (m_plan.size() < cap)
                 m_plan.push_back(m_keys[size_t(i)].key);
-    const size_t n = m_keys.size();
+    // Without a budget, until the keyspace has been walked once, the long tail waits: rereading
+    // it would queue every SCAN behind a refresh's worth of reads on the one connection, and a
+    // million keys took eight times as long to find and read once (docs/benchmarks.md).
+    const bool firstWalk = std::any_of(
+        m_groups.cbegin(), m_groups.cend(), [](const ScanGroup &g) { return g.passes == 0; });
+    const size_t n = m_budget.perSecond() == 0 && firstWalk ? 0 : m_keys.size();
     for (size_t step = 0; step < n && m_plan.size() < cap; ++step) {
         const Tracked &t = m_keys[(m_rotation + step) % n];
         if (t.everRead && !hot(t) && t.readIn != quint32(m_refreshes))
@@ -341,6 +484,7 @@ void QuotaMonitor::continueReads()
     // held the GUI thread for 100 ms; a slice of 4000 takes about 4 ms, and the next follows
     // as soon as the loop has served the screen.
     int slice = kReadsPerTurn;
+    bool heldByWindow = false;
     while (m_planPos < m_plan.size() && connected() && slice > 0) {
         const auto found = m_index.constFind(m_plan[m_planPos]);
         if (found == m_index.cend()) {
@@ -351,6 +495,12 @@ void QuotaMonitor::continueReads()
         const qint64 cost = m_routes[size_t(t.route)].readCost;
         if (!mayRead(cost))
             break;
+        if (!windowAllows(cost)) {
+            heldByWindow = true;
+            break;
+        }
+        if (pastDeadline() && m_budget.perSecond() == 0)
+            break; // the rest waits for the next refresh, which plans anew
         if (t.everRead && !hot(t))
             m_rotation = (size_t(*found) + 1) % std::max<size_t>(1, m_keys.size());
         readKey(*found);
@@ -368,12 +518,16 @@ void QuotaMonitor::continueReads()
     // Cut short by the slice, the plan goes on at the next turn whatever the time: the budget
     // allowed all of it, as it did when the plan went out in one piece. Held back by the budget,
     // it waits for the budget to free up, until 90% of the interval.
+    // Held by the in-flight window, it goes on as replies drain it (send()).
     const bool cutBySlice = slice == 0 && m_planPos < m_plan.size();
-    const qint64 deadline = m_refreshStartUs + qint64(m_options.intervalMs) * 900;
+    if (heldByWindow && connected() && !pastDeadline()) {
+        m_readsWaitForWindow = true;
+        return;
+    }
     if (!connected()
-        || (!cutBySlice
-            && ((m_planPos >= m_plan.size() && !scansWaiting) || steadyMicros() >= deadline))) {
+        || (!cutBySlice && ((m_planPos >= m_plan.size() && !scansWaiting) || pastDeadline()))) {
         m_plan.clear();
+        m_planPos = 0;
         return;
     }
     expect(1); // the refresh is not over while its plan goes on
@@ -393,29 +547,19 @@ void QuotaMonitor::readKey(qint32 index)
     const QList<Command> commands = m_routes[size_t(t.route)].decoder->reads(t.key);
     spend(commands.size());
     m_readBudgetLeft -= commands.size();
-    expect(int(commands.size()));
-    const quint64 generation = m_generation;
     const QByteArray key = t.key;
     if (commands.size() == 1) { // the common case (Quota Studio's keys): nothing to gather
-        m_client.send(commands[0], [this, generation, key](const RespValue &r) {
-            if (generation != m_generation)
-                return;
-            onRead(key, {r});
-            replied();
-        });
+        send(commands[0], [this, key](const RespValue &r) { onRead(key, {r}); });
         return;
     }
     auto replies = std::make_shared<QList<RespValue>>();
     replies->resize(commands.size());
     auto left = std::make_shared<int>(int(commands.size()));
     for (qsizetype c = 0; c < commands.size(); ++c)
-        m_client.send(commands[c], [this, generation, key, replies, left, c](const RespValue &r) {
-            if (generation != m_generation)
-                return;
+        send(commands[c], [this, key, replies, left, c](const RespValue &r) {
             (*replies)[c] = r;
             if (--*left == 0)
                 onRead(key, *replies);
-            replied();
         });
 }
 
@@ -505,6 +649,9 @@ void QuotaMonitor::replied()
 void QuotaMonitor::finishRefresh()
 {
     m_refreshing = false;
+    if (std::any_of(
+            m_groups.cbegin(), m_groups.cend(), [](const ScanGroup &g) { return !g.passDone; }))
+        m_scanCarry = std::max<qint64>(0, m_scanBudgetLeft);
     MonitorSnapshot s = snapshot();
     m_history.push_back(s);
     const size_t keep
@@ -537,6 +684,7 @@ MonitorSnapshot QuotaMonitor::snapshot() const
     s.keysRead = m_keysRead;
     s.scanComplete = true;
     s.lastError = m_lastError;
+    s.scanCost = scanCost();
     for (const RouteWatch &w : m_routes) {
         RouteStatus r;
         r.id = w.id;

@@ -20,7 +20,10 @@
 #include <QTimer>
 
 #include <deque>
+#include <functional>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace qs {
@@ -36,6 +39,11 @@ struct MonitorOptions {
     // whether to read each master's replica instead of the master.
     QList<QPair<QString, quint16>> moreSeeds;
     bool readReplicas = false;
+};
+
+// Calls and CPU time (µs) the server counted for some commands (INFO commandstats).
+struct CommandCost {
+    qint64 calls = 0, usec = 0;
 };
 
 struct RouteStatus {
@@ -92,6 +100,7 @@ struct MonitorSnapshot {
     bool scanComplete = false; // every route's SCAN has walked the whole keyspace once
     QString lastError; // the server refused a command (an ACL without SCAN, …); empty: none
     QList<NodeStatus> nodes; // a cluster's nodes, one per master; empty on a single server
+    qint64 scanCost = 0; // what one SCAN counts for in the budget, as measured (commands)
 };
 
 class QuotaMonitor : public QObject {
@@ -107,6 +116,9 @@ public:
     // A new budget from now on (the UI's budget field); the last second's commands still count.
     void setBudgetPerSecond(qint64 perSecond);
     qint64 trackedKeys() const { return qint64(m_keys.size()); }
+    // The most commands this monitor has had in flight at once since start(): the in-flight
+    // window bounds it, with or without a budget.
+    qint64 peakInFlight() const { return m_peakOutstanding; }
     // The last snapshots, oldest first, at most historySeconds worth.
     const std::deque<MonitorSnapshot> &history() const { return m_history; }
     // Every key read at least once, as of now (all of them: the hot-keys table's rows).
@@ -162,7 +174,15 @@ private:
     void onScan(size_t group, const RespValue &reply);
     void scanAnswered(size_t group, const RespValue &reply); // tracks, reads, chains the next
     qint64 scanCost() const; // what one SCAN counts for in the budget
+    int scanCountNow() const; // the COUNT a SCAN is sent with
+    qint64 bucketsWalked(int count) const; // by a SCAN of that COUNT, as far as DBSIZE tells
     bool mayRead(qint64 commands) const; // within this refresh's read share and the budget
+    bool windowAllows(qint64 commands) const; // within the in-flight window
+    bool pastDeadline() const; // 90% of the interval is over: nothing new goes out
+    // Sends a command of this refresh: counted in flight, its reply handled unless the refresh
+    // was abandoned meanwhile.
+    void send(const Command &argv, std::function<void(const RespValue &)> handle);
+    void measureCosts(); // SCAN's and INFO's cost in reads, from INFO commandstats
     void sendMetrics();
     void sendReads(); // plans this refresh's reads and starts them
     void continueReads(); // sends as much of the plan as the budget allows now
@@ -210,6 +230,29 @@ private:
     qint64 m_keysRead = 0;
     bool m_refreshing = false;
     bool m_readOnly = true;
+    qint64 m_outstanding = 0; // commands sent and not answered yet
+    qint64 m_peakOutstanding = 0;
+    bool m_readsWaitForWindow = false; // the plan goes on when the in-flight window drains
+    // What a SCAN and an INFO cost Redis, in reads (measureCosts()).
+    struct CostSample {
+        CommandCost scans, reads, info;
+        CostSample minus(const CostSample &o) const
+        {
+            return {{scans.calls - o.scans.calls, scans.usec - o.scans.usec},
+                {reads.calls - o.reads.calls, reads.usec - o.reads.usec},
+                {info.calls - o.info.calls, info.usec - o.info.usec}};
+        }
+    };
+    std::optional<CostSample> m_costSample;
+    struct ScansSent {
+        qint64 calls = 0, buckets = 0;
+    } m_scansSent; // since the last cost sample
+    double m_bucketCost = 1.0; // reads' worth of CPU per bucket a SCAN walks
+    qint64 m_dbSize = -1; // DBSIZE at the last sample; -1: not known
+    qint64 m_infoCost = 100;
+    qint64 m_scanCarry = 0; // scan share a refresh left for the next (scanning goes on)
+    qint64 m_costMeasuredAtUs = std::numeric_limits<qint64>::min() / 2;
+    bool m_infoRefused = false;
 };
 
 } // namespace qs

@@ -198,6 +198,9 @@ void RespClient::onConnected()
 {
     m_connectTimer.stop();
     m_timeoutTimer.start();
+    // Without TCP_NODELAY a small command written while replies are due (the next SCAN) waits
+    // for the server's delayed ACK: a SCAN chain ran at 100 calls/s instead of 400.
+    m_socket.setSocketOption(QAbstractSocket::LowDelayOption, 1);
     // The handshake goes first in the pipeline; its replies decide the state.
     const auto step = [this](QList<QByteArray> argv, bool authentication) {
         ++m_handshakeLeft;
@@ -248,6 +251,12 @@ void RespClient::send(const QList<QByteArray> &argv, Callback done)
         m_queue.push_back({argv, std::move(done), 0});
 }
 
+void RespClient::flush()
+{
+    if (m_state == State::Connected)
+        m_socket.flush();
+}
+
 void RespClient::write(Pending command)
 {
     encode(
@@ -269,6 +278,7 @@ void RespClient::flushQueue()
 
 void RespClient::onReadyRead()
 {
+    m_heardAtMs = m_clock.elapsed();
     const QByteArray bytes = m_socket.readAll();
     if (redisReaderFeed(m_reader, bytes.constData(), size_t(bytes.size())) != REDIS_OK) {
         lost(State::Unreachable, tr("the server sent something that is not RESP"));
@@ -333,7 +343,14 @@ void RespClient::checkTimeouts()
 {
     if (m_inFlight.empty())
         return;
-    const qint64 waited = m_clock.elapsed() - m_inFlight.front().sentAtMs;
+    // The server's silence, not the age of the oldest command: behind a deep pipeline the
+    // oldest waits for everything before it (in our write buffer, in the server's input), and
+    // the server answering all along is not a server that is gone. Replies that arrived while
+    // this thread was busy are not silence either.
+    if (m_drainQueued || m_socket.bytesAvailable() > 0)
+        return;
+    const qint64 now = m_clock.elapsed();
+    const qint64 waited = now - std::max(m_heardAtMs, m_inFlight.front().sentAtMs);
     if (waited > m_options.readTimeoutMs)
         lost(State::Unreachable,
             tr("no reply within %1 ms (the server is busy or gone)").arg(m_options.readTimeoutMs));

@@ -69,9 +69,13 @@ public:
     State state() const { return m_state; }
     QString stateText() const { return m_stateText; }
 
-    // Queues a command; its reply, or an error value when the connection is lost or the reply
-    // takes longer than the read timeout, goes to `done` (on the event loop, in order).
+    // Queues a command; its reply, or an error value when the connection is lost or the server
+    // says nothing for the read timeout while replies are due, goes to `done` (on the event
+    // loop, in order).
     void send(const QList<QByteArray> &argv, Callback done = {});
+    // Writes what send() queued now rather than when the event loop next turns: for a command
+    // that others wait for (the next SCAN of a chain) sent while many replies are handled.
+    void flush();
     // Milliseconds until the next connection attempt; -1 when none is planned (connected,
     // closed, or a state that waits for open() with other credentials).
     int retryInMs() const
@@ -118,6 +122,7 @@ private:
     static constexpr int kRepliesPerTurn = 2000;
     int m_backoffMs = 0;
     quint64 m_sent = 0;
+    qint64 m_heardAtMs = 0; // when the server last sent bytes (m_clock)
     State m_state = State::Disconnected;
     QString m_stateText;
 };

@@ -5,9 +5,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace qs::bench {
 
@@ -33,6 +36,28 @@ inline long long redisTimeUs(redisContext *c)
         = std::atoll(t->element[0]->str) * 1'000'000 + std::atoll(t->element[1]->str);
     freeReplyObject(t);
     return us;
+}
+
+// INFO commandstats: command -> (calls, usec), INFO itself left out.
+inline std::map<std::string, std::pair<long long, long long>> commandStats(redisContext *c)
+{
+    auto *r = static_cast<redisReply *>(redisCommand(c, "INFO commandstats"));
+    std::map<std::string, std::pair<long long, long long>> stats;
+    if (!r || r->type != REDIS_REPLY_STRING) {
+        freeReplyObject(r);
+        return stats;
+    }
+    std::istringstream in(std::string(r->str, r->len));
+    freeReplyObject(r);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto colon = line.find(':'), calls = line.find("calls="), usec = line.find("usec=");
+        if (line.rfind("cmdstat_", 0) == 0 && line.rfind("cmdstat_info", 0) != 0
+            && calls != std::string::npos && usec != std::string::npos)
+            stats[line.substr(8, colon - 8)]
+                = {std::stoll(line.substr(calls + 6)), std::stoll(line.substr(usec + 5))};
+    }
+    return stats;
 }
 
 } // namespace qs::bench

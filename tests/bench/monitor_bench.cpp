@@ -20,8 +20,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -69,24 +67,6 @@ void load(redisContext *c, long keys, long long nowUs)
                 freeReplyObject(r);
             }
     }
-}
-
-// INFO commandstats: command -> (calls, usec), INFO itself left out.
-std::map<std::string, std::pair<long long, long long>> commandStats(redisContext *c)
-{
-    auto *r = static_cast<redisReply *>(redisCommand(c, "INFO commandstats"));
-    std::map<std::string, std::pair<long long, long long>> stats;
-    std::istringstream in(std::string(r->str, r->len));
-    freeReplyObject(r);
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto colon = line.find(':'), calls = line.find("calls="), usec = line.find("usec=");
-        if (line.rfind("cmdstat_", 0) == 0 && line.rfind("cmdstat_info", 0) != 0
-            && calls != std::string::npos && usec != std::string::npos)
-            stats[line.substr(8, colon - 8)]
-                = {std::stoll(line.substr(calls + 6)), std::stoll(line.substr(usec + 5))};
-    }
-    return stats;
 }
 
 double redisBenchmarkGets(int port, long keys)
@@ -142,7 +122,8 @@ int main(int argc, char **argv)
     clock.start();
     monitor.start(o);
     while (refreshSeconds.empty())
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QCoreApplication::processEvents(
+            QEventLoop::WaitForMoreEvents); // as exec() would: no spinning
     const double firstSeconds = refreshSeconds[0];
     const qint64 firstRead = last[0].keysRead;
     const std::size_t heapTracked = bench::heapInUse();
@@ -156,7 +137,7 @@ int main(int argc, char **argv)
     const double reference = (referenceBefore + referenceAfter) / 2;
 
     // The default budget: Redis' CPU per refresh, from its own accounting.
-    const auto statsBefore = commandStats(admin);
+    const auto statsBefore = bench::commandStats(admin);
     const std::size_t refreshesBefore = refreshSeconds.size();
     monitor.stop();
     MonitorOptions slow = o;
@@ -165,8 +146,9 @@ int main(int argc, char **argv)
     monitor.start(slow);
     clock.restart();
     while (refreshSeconds.size() < refreshesBefore + 5)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    const auto statsAfter = commandStats(admin);
+        QCoreApplication::processEvents(
+            QEventLoop::WaitForMoreEvents); // as exec() would: no spinning
+    const auto statsAfter = bench::commandStats(admin);
     monitor.stop();
     long long usecTotal = 0;
     std::string breakdown;

@@ -13,7 +13,7 @@ public:
 
     QList<Command> reads(const QByteArray &key) const override
     {
-        return {{"GET", key}, {"PTTL", key}};
+        return {{QByteArrayLiteral("GET"), key}, {QByteArrayLiteral("PTTL"), key}};
     }
 
     KeyQuota decode(const QByteArray &, const QList<RespValue> &replies, qint64) const override

@@ -40,7 +40,10 @@ public:
         return TemplateLayout::accepts(key) && periodInKey(key).has_value();
     }
 
-    QList<Command> reads(const QByteArray &key) const override { return {{"GET", key}}; }
+    QList<Command> reads(const QByteArray &key) const override
+    {
+        return {{QByteArrayLiteral("GET"), key}};
+    }
 
     KeyQuota decode(
         const QByteArray &key, const QList<RespValue> &replies, qint64 nowUs) const override

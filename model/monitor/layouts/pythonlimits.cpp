@@ -52,8 +52,10 @@ public:
     QList<Command> reads(const QByteArray &key) const override
     {
         if (m_moving)
-            return {{"LRANGE", key, "0", "-1"}, {"PTTL", key}};
-        return {{"GET", key}, {"PTTL", key}};
+            return {
+                {QByteArrayLiteral("LRANGE"), key, QByteArrayLiteral("0"), QByteArrayLiteral("-1")},
+                {QByteArrayLiteral("PTTL"), key}};
+        return {{QByteArrayLiteral("GET"), key}, {QByteArrayLiteral("PTTL"), key}};
     }
 
     KeyQuota decode(

@@ -18,7 +18,7 @@ public:
 
     QList<Command> reads(const QByteArray &key) const override
     {
-        return {{"GET", key}, {"PTTL", key}};
+        return {{QByteArrayLiteral("GET"), key}, {QByteArrayLiteral("PTTL"), key}};
     }
 
     KeyQuota decode(

@@ -15,7 +15,8 @@ public:
 
     QList<Command> reads(const QByteArray &key) const override
     {
-        return {{"MGET", key, timestampKey(key)}, {"PTTL", key}};
+        return {
+            {QByteArrayLiteral("MGET"), key, timestampKey(key)}, {QByteArrayLiteral("PTTL"), key}};
     }
 
     KeyQuota decode(

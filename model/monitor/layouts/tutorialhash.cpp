@@ -23,7 +23,8 @@ public:
 
     QList<Command> reads(const QByteArray &key) const override
     {
-        return {{"HMGET", key, m_tokens, m_updated}, {"PTTL", key}};
+        return {{QByteArrayLiteral("HMGET"), key, m_tokens, m_updated},
+            {QByteArrayLiteral("PTTL"), key}};
     }
 
     KeyQuota decode(

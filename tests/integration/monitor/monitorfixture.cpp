@@ -120,4 +120,15 @@ std::map<std::string, qint64> Admin::commandCalls()
     return calls;
 }
 
+std::string Admin::nextScanCursor(const std::string &cursor, int count)
+{
+    auto *r
+        = static_cast<redisReply *>(redisCommand(m_c, "SCAN %s COUNT %d", cursor.c_str(), count));
+    std::string next = r && r->type == REDIS_REPLY_ARRAY && r->elements == 2
+        ? std::string(r->element[0]->str, r->element[0]->len)
+        : std::string("0");
+    freeReplyObject(r);
+    return next;
+}
+
 } // namespace qs::test

@@ -37,6 +37,8 @@ public:
     void waitForRoomInWindow(qint64 windowUs, qint64 marginUs);
     // INFO commandstats as command -> calls.
     std::map<std::string, qint64> commandCalls();
+    // SCAN cursor COUNT count: the next cursor.
+    std::string nextScanCursor(const std::string &cursor, int count);
 
 private:
     redisContext *m_c = nullptr;

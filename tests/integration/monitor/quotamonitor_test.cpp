@@ -210,6 +210,91 @@ TEST(QuotaMonitor, KilledServerIsUnreachableThenMonitoredAgain)
     EXPECT_TRUE(back) << "no restart of the monitor needed";
 }
 
+// "No budget" still means bounded work: at most a window of commands in flight, however many
+// keys (without the window, 60 000 keys were 60 000 reads in flight at once); with a budget, a
+// twentieth of it.
+TEST(QuotaMonitor, CommandsInFlightAreBoundedWithAndWithoutABudget)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    const qint64 now = admin.serverTimeUs();
+    std::vector<std::vector<std::string>> writes;
+    for (int i = 0; i < 60'000; ++i)
+        writes.push_back(
+            {"SET", "qs:api:w" + std::to_string(i), packedTokens(3.0, now), "PX", "600000"});
+    ASSERT_TRUE(admin.pipeline(writes));
+    for (const qint64 budget : {qint64(0), qint64(20'000)}) {
+        SCOPED_TRACE(budget);
+        QuotaMonitor monitor(policyOrFail(kPolicy));
+        Snapshots snapshots(monitor);
+        MonitorOptions o = monitorOptions(server.port());
+        o.budgetPerSecond = budget;
+        o.intervalMs = 1000;
+        monitor.start(o);
+        ASSERT_TRUE(snapshots.waitFor(
+            [&](const MonitorSnapshot &s) {
+                return s.scanComplete && qint64(monitor.keyRows().size()) == 60'000;
+            },
+            30'000))
+            << monitor.keyRows().size() << " keys read";
+        if (budget == 0) {
+            EXPECT_LE(monitor.peakInFlight(), 16'384);
+            EXPECT_GE(monitor.peakInFlight(), 1000) << "reads are still pipelined deeply";
+        } else {
+            EXPECT_LE(monitor.peakInFlight(), budget / 20);
+        }
+    }
+}
+
+// A lost connection in the middle of a SCAN pass: the pass goes on from its cursor once
+// connected again, rather than walking the keyspace from the start (at a million keys a pass
+// that restarted after every lost connection never finished).
+TEST(QuotaMonitor, AScanPassResumesAfterALostConnection)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    const qint64 now = admin.serverTimeUs();
+    std::vector<std::vector<std::string>> writes;
+    for (int i = 0; i < 20'000; ++i)
+        writes.push_back(
+            {"SET", "qs:api:r" + std::to_string(i), packedTokens(3.0, now), "PX", "600000"});
+    ASSERT_TRUE(admin.pipeline(writes));
+    // What one pass of SCAN COUNT 100 takes on this keyspace.
+    int onePass = 0;
+    std::string cursor = "0";
+    do {
+        ++onePass;
+        cursor = admin.nextScanCursor(cursor, 100);
+    } while (cursor != "0");
+    admin.run({"CONFIG", "RESETSTAT"});
+
+    QuotaMonitor monitor(policyOrFail(kPolicy));
+    Snapshots snapshots(monitor);
+    int lost = 0;
+    QObject::connect(&monitor.client(), &RespClient::stateChanged,
+        [&](RespClient::State state) { lost += state == RespClient::State::Unreachable ? 1 : 0; });
+    MonitorOptions o = monitorOptions(server.port());
+    o.scanCount = 100;
+    o.budgetPerSecond = 10'000; // about 47 SCANs a second: the pass takes 4-5 s
+    o.intervalMs = 1000; // the next pass begins 5 refreshes after the first: not before it ends
+    o.connection.reconnectMinMs = 1500; // a refresh comes while the connection is down
+    monitor.start(o);
+    ASSERT_TRUE(waitUntil([&] { return admin.commandCalls()["scan"] >= onePass / 2; }, 20'000));
+    EXPECT_EQ(admin.run({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"}), "1");
+    const MonitorSnapshot *done
+        = snapshots.waitFor([](const MonitorSnapshot &s) { return s.scanComplete; }, 30'000);
+    ASSERT_TRUE(done);
+    EXPECT_EQ(lost, 1);
+    const qint64 scans = admin.commandCalls()["scan"];
+    // One pass for each of the policy's two key patterns (qs:* and rate_limit:*) and the SCANs
+    // lost with the connection sent again; a restarted pass would have walked the first half
+    // twice.
+    EXPECT_LE(scans, 2 * onePass + 2) << "one pass is " << onePass << " SCANs";
+    EXPECT_EQ(monitor.trackedKeys(), 20'000);
+}
+
 // DEBUG SLEEP 2: the reads time out and say so, and the event loop keeps turning meanwhile.
 TEST(QuotaMonitor, BusyServerTimesOutWhileTheEventLoopTurns)
 {
@@ -293,7 +378,7 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
     EXPECT_EQ(admin.run({"ACL", "SETUSER", "quota-monitor", "on", ">monitor-pw", "resetkeys", "~*",
                   "resetchannels", "-@all", "+scan", "+time", "+type", "+get", "+mget", "+hmget",
                   "+hgetall", "+lrange", "+zrange", "+pttl", "+client|setname", "+select",
-                  "+cluster|slots", "+readonly"}),
+                  "+cluster|slots", "+readonly", "+info", "+dbsize"}),
         "OK");
     admin.run({"SET", "qs:api:a", packedTokens(0, admin.serverTimeUs()), "PX", "60000"});
     {
@@ -321,6 +406,10 @@ TEST(QuotaMonitor, ReadOnlyAclUserOfTheDocsIsEnough)
         return keyIn(s, "qs:api:a") && keyIn(s, "qs:api:a")->quota.throttled;
     });
     ASSERT_TRUE(s) << snapshots.last().stateText.toStdString();
+    // INFO and DBSIZE are allowed: a SCAN of this one-key database is charged what it costs
+    // (one bucket), not COUNT's thousand.
+    EXPECT_EQ(s->scanCost, 1);
+    EXPECT_TRUE(s->lastError.isEmpty()) << s->lastError.toStdString();
     Admin asMonitor(server.port(), "quota-monitor", "monitor-pw");
     EXPECT_EQ(asMonitor.run({"GET", "qs:api:a"}).size(), 16u);
     EXPECT_EQ(asMonitor.run({"SET", "qs:api:a", "x"}).rfind("NOPERM", 0), 0u);

@@ -148,6 +148,37 @@ TEST(RespClient, ABusyServerIsATimeoutAndTheEventLoopKeepsTurning)
     EXPECT_EQ(call(client, {"PING"}).text, QByteArray("PONG"));
 }
 
+// Behind a deep pipeline the oldest command waits far longer than the read timeout while the
+// server answers all along: that is not a server that is gone. 30 scripts of 20 ms each (padded
+// to 16 KiB, so that the server reads, runs and answers them one at a time) take 600 ms against
+// a timeout of 150 ms; the server is never silent for more than about 20 ms.
+TEST(RespClient, TheTimeoutMeasuresTheServersSilenceNotThePipelinesDepth)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    RespClient client;
+    RespClient::Options o = optionsFor(server);
+    o.readTimeoutMs = 150;
+    client.open(o);
+    ASSERT_TRUE(waitFor(client, RespClient::State::Connected));
+    const QByteArray busy20ms
+        = "local s = redis.call('TIME') local n repeat n = redis.call('TIME') "
+          "until (n[1] - s[1]) * 1000000 + (n[2] - s[2]) >= 20000 return 1";
+    int answered = 0, errors = 0;
+    QElapsedTimer clock;
+    clock.start();
+    for (int i = 0; i < 30; ++i)
+        client.send({"EVAL", busy20ms, "0", QByteArray(16 * 1024, 'x')}, [&](const RespValue &v) {
+            ++answered;
+            errors += v.isError() ? 1 : 0;
+        });
+    ASSERT_TRUE(waitUntil([&] { return answered == 30; }, 10'000));
+    EXPECT_EQ(errors, 0) << "answered in " << clock.elapsed() << " ms";
+    EXPECT_EQ(client.state(), RespClient::State::Connected);
+    EXPECT_GT(clock.elapsed(), 4 * o.readTimeoutMs)
+        << "the pipeline was not deeper than the timeout";
+}
+
 TEST(RespClient, AServerRunningALongScriptIsBusyThenBack)
 {
     RedisProcess server({"--busy-reply-threshold", "100"});
