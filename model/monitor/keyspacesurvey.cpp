@@ -4,6 +4,7 @@
 #include "model/policy/layoutpreset.h"
 
 #include <QRegularExpression>
+#include <QSet>
 #include <QTimer>
 
 #include <algorithm>
@@ -60,6 +61,50 @@ std::optional<QByteArray> envoyPattern(const QByteArray &key)
     return head + '*';
 }
 
+// python-limits: LIMITER/<identifiers…>/<amount>/<multiples>/<granularity>, 3.7+ with LIMITS:.
+struct PythonLimitsName {
+    QByteArray head; // LIMITER or LIMITS:LIMITER
+    QList<QByteArray> ids; // the identifiers: Flask-Limiter's key function's value, the scope…
+    QByteArray limit; // amount/multiples/granularity
+};
+
+std::optional<PythonLimitsName> pythonLimitsName(const QByteArray &key)
+{
+    static const QRegularExpression name(QStringLiteral(
+        "^((?:LIMITS:)?LIMITER)/(.+)/(\\d+/\\d+/(?:second|minute|hour|day|month|year))$"));
+    const auto m = name.match(QString::fromUtf8(key));
+    if (!m.hasMatch())
+        return std::nullopt;
+    return PythonLimitsName{group(m, 1), group(m, 2).split('/'), group(m, 3)};
+}
+
+// Which identifier is the client's. Flask-Limiter writes `<key function>/<scope>`, slowapi and
+// hand-written code other orders: the position whose values look like clients (addresses,
+// ids: mostly digits, or long) and vary most, else the one that varies most.
+qsizetype clientPosition(const std::vector<PythonLimitsName> &names)
+{
+    const qsizetype n = names.front().ids.size();
+    qsizetype best = 0, bestDistinct = -1;
+    bool bestLooksVariable = false;
+    for (qsizetype p = 0; p < n; ++p) {
+        QSet<QByteArray> values;
+        qsizetype variables = 0;
+        for (const PythonLimitsName &name : names) {
+            values.insert(name.ids[p]);
+            variables += variable(name.ids[p]) ? 1 : 0;
+        }
+        const bool looksVariable = variables * 2 > qsizetype(names.size());
+        const qsizetype distinct = values.size();
+        if ((looksVariable && !bestLooksVariable)
+            || (looksVariable == bestLooksVariable && distinct > bestDistinct)) {
+            best = p;
+            bestDistinct = distinct;
+            bestLooksVariable = looksVariable;
+        }
+    }
+    return best;
+}
+
 } // namespace
 
 KeyShape shapeOfKey(const QByteArray &key, const QByteArray &qsPrefix)
@@ -106,6 +151,8 @@ void KeyspaceSurvey::run(const Options &options)
     m_budget = ReadBudget(options.budgetPerSecond);
     m_report = SurveyReport();
     m_families.clear();
+    m_pythonLimitsKeys.clear();
+    m_pythonLimitsTypes.clear();
     m_cursor = "0";
     m_running = true;
     scanNext();
@@ -154,6 +201,10 @@ void KeyspaceSurvey::onScan(const RespValue &reply)
             break;
         ++m_report.keysLookedAt;
         const KeyShape shape = shapeOfKey(k.text, m_options.qsPrefix);
+        if (shape.preset == QLatin1String("python-limits")) {
+            m_pythonLimitsKeys.push_back(k.text); // grouped once all are in (groupPythonLimits)
+            continue;
+        }
         KeyFamily &f = m_families[shape.pattern];
         if (f.count++ == 0) {
             f.pattern = shape.pattern;
@@ -165,9 +216,66 @@ void KeyspaceSurvey::onScan(const RespValue &reply)
     m_cursor = reply.elements[0].text;
     m_report.wholeKeyspace = m_cursor == "0";
     if (m_report.wholeKeyspace || m_report.keysLookedAt >= m_options.maxKeys)
-        inspectFamilies();
+        typePythonLimits();
     else
         scanNext();
+}
+
+void KeyspaceSurvey::typePythonLimits()
+{
+    // The same limit on several endpoints, or a fixed-window app beside a moving-window one,
+    // share a name's shape: each key's type is asked (fixed: a string, moving: a list), so that
+    // each suggested layout reads keys of one kind.
+    if (m_pythonLimitsKeys.empty()) {
+        inspectFamilies();
+        return;
+    }
+    auto left = std::make_shared<size_t>(m_pythonLimitsKeys.size());
+    m_pythonLimitsTypes.assign(m_pythonLimitsKeys.size(), QByteArray());
+    for (size_t i = 0; i < m_pythonLimitsKeys.size(); ++i)
+        sendBudgeted({"TYPE", m_pythonLimitsKeys[i]}, [this, i, left](const RespValue &r) {
+            if (!m_running)
+                return;
+            m_pythonLimitsTypes[i] = r.text;
+            if (--*left == 0) {
+                groupPythonLimits();
+                inspectFamilies();
+            }
+        });
+}
+
+void KeyspaceSurvey::groupPythonLimits()
+{
+    // By shape first (prefix, number of identifiers, limit), then by every identifier but the
+    // client's, then by type: LIMITER/*/app.search/20/1/minute (list) is one family.
+    QHash<QByteArray, std::vector<size_t>> shapes;
+    std::vector<PythonLimitsName> names;
+    for (size_t i = 0; i < m_pythonLimitsKeys.size(); ++i) {
+        names.push_back(*pythonLimitsName(m_pythonLimitsKeys[i]));
+        const PythonLimitsName &n = names.back();
+        shapes[n.head + '/' + QByteArray::number(n.ids.size()) + '/' + n.limit].push_back(i);
+    }
+    for (const std::vector<size_t> &members : std::as_const(shapes)) {
+        std::vector<PythonLimitsName> of;
+        for (size_t i : members)
+            of.push_back(names[i]);
+        const qsizetype client = clientPosition(of);
+        for (size_t i : members) {
+            QList<QByteArray> parts = names[i].ids;
+            parts[client] = "*";
+            const QByteArray pattern = names[i].head + '/' + parts.join('/') + '/' + names[i].limit;
+            const QByteArray type = m_pythonLimitsTypes[i];
+            if (type == "none")
+                continue; // expired since the SCAN
+            KeyFamily &f = m_families[pattern + '\0' + type];
+            if (f.count++ == 0) {
+                f.pattern = pattern;
+                f.type = type;
+                f.preset = QStringLiteral("python-limits");
+                f.example = m_pythonLimitsKeys[i];
+            }
+        }
+    }
 }
 
 void KeyspaceSurvey::inspectFamilies()
@@ -183,7 +291,11 @@ void KeyspaceSurvey::inspectFamilies()
         return;
     }
     auto left = std::make_shared<int>(int(m_report.families.size()));
-    for (qsizetype i = 0; i < m_report.families.size(); ++i)
+    for (qsizetype i = 0; i < m_report.families.size(); ++i) {
+        if (!m_report.families[i].type.isEmpty()) { // typed already (python-limits)
+            inspect(m_report.families[i], left);
+            continue;
+        }
         sendBudgeted({"TYPE", m_report.families[i].example}, [this, i, left](const RespValue &r) {
             if (!m_running)
                 return;
@@ -191,6 +303,7 @@ void KeyspaceSurvey::inspectFamilies()
             f.type = r.text;
             inspect(f, left);
         });
+    }
 }
 
 namespace {
@@ -314,6 +427,21 @@ void KeyspaceSurvey::inspect(KeyFamily &f, std::shared_ptr<int> left)
             finishOne();
         });
         return;
+    } else if (f.preset == QLatin1String("python-limits")) {
+        // The type says the strategy, and the route's limit must use its algorithm.
+        if (f.type == "string" || f.type == "list") {
+            f.note = f.type == "string"
+                ? QStringLiteral("the Python limits library, fixed window: give the route a "
+                                 "fixed_window limit (the amount and window come from the key)")
+                : QStringLiteral("the Python limits library, moving window: give the route a "
+                                 "sliding_window_log limit (the amount and window come from the "
+                                 "key)");
+            offerLayout(f);
+        } else {
+            f.note = QStringLiteral("named like the Python limits library, but a %1")
+                         .arg(QString::fromUtf8(f.type));
+            f.preset.clear();
+        }
     } else if (!f.preset.isEmpty()) {
         f.note = layoutPreset(f.preset) ? layoutPreset(f.preset)->summary : QString();
         offerLayout(f);

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace qs {
 
@@ -68,6 +69,8 @@ signals:
 private:
     void scanNext();
     void onScan(const RespValue &reply);
+    void typePythonLimits(); // TYPE of every python-limits key, then groupPythonLimits()
+    void groupPythonLimits();
     void inspectFamilies();
     void inspect(KeyFamily &family, std::shared_ptr<int> left); // left: families still due
     void done();
@@ -81,6 +84,8 @@ private:
     QByteArray m_cursor = "0";
     SurveyReport m_report;
     QHash<QByteArray, KeyFamily> m_families;
+    std::vector<QByteArray> m_pythonLimitsKeys; // grouped by what their names and types say
+    std::vector<QByteArray> m_pythonLimitsTypes;
     bool m_running = false;
 };
 

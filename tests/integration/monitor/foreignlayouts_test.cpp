@@ -191,13 +191,80 @@ TEST(ForeignLayouts, DiscoverNamesPythonLimitsAndTheOthers)
     EXPECT_EQ(families["rl:*"].preset, "express-rate-limit");
     EXPECT_EQ(families["rl:*"].type, "string");
     EXPECT_TRUE(families["rl:*"].layoutYaml.contains("key: \"rl:{key}\""));
-    EXPECT_EQ(families["LIMITER/*/10/1/minute"].preset, "python-limits");
-    EXPECT_EQ(families["LIMITER/*/10/1/minute"].count, 2);
-    EXPECT_EQ(families["LIMITER/*/5/10/second"].preset, "python-limits");
-    EXPECT_EQ(families["LIMITER/*/5/10/second"].type, "list");
+    // LIMITER/<endpoint>/<client>/…: the endpoint stays, the clients (who vary) are the `*`.
+    EXPECT_EQ(families["LIMITER/app.home/*/10/1/minute"].preset, "python-limits");
+    EXPECT_EQ(families["LIMITER/app.home/*/10/1/minute"].count, 2);
+    EXPECT_EQ(families["LIMITER/app.search/*/5/10/second"].preset, "python-limits");
+    EXPECT_EQ(families["LIMITER/app.search/*/5/10/second"].type, "list");
     EXPECT_EQ(families["bucket:*"].preset, "tutorial-hash");
     EXPECT_TRUE(families["bucket:*"].layoutYaml.contains("updated_at: last_refill"))
         << families["bucket:*"].layoutYaml.toStdString();
     EXPECT_TRUE(families["bucket:*"].layoutYaml.contains("time_unit: ms"));
     EXPECT_TRUE(families["session:*"].preset.isEmpty());
+}
+
+// The keyspace two real Flask-Limiter apps leave (data/flask_limiter_app.py): one limit,
+// "20/minute", on five endpoints, three of a fixed-window app (strings) and two of a
+// moving-window app (lists). Grouped by name shape alone they were one family whose layout
+// left the other kind's keys unreadable; grouped by endpoint and type, every suggested layout
+// pasted into a policy reads its keys and none is unreadable.
+TEST(ForeignLayouts, DiscoverGroupsFlaskLimiterKeysByEndpointAndType)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    std::string output;
+    const std::string script = std::string(QS_MONITOR_TEST_DATA) + "/flask_limiter_app.py";
+    ASSERT_EQ(
+        run("/usr/bin/python3 " + script + " " + std::to_string(server.port()) + " 2>&1", &output),
+        0)
+        << "python3-flask-limiter (scripts/deps installs it): " << output;
+    const QJsonArray written = QJsonDocument::fromJson(QByteArray::fromStdString(output)).array();
+    ASSERT_EQ(written.size(), 7) << output;
+
+    RespClient client;
+    RespClient::Options o;
+    o.port = quint16(server.port());
+    client.open(o);
+    KeyspaceSurvey survey(client);
+    std::optional<SurveyReport> report;
+    QObject::connect(
+        &survey, &KeyspaceSurvey::finished, [&](const SurveyReport &r) { report = r; });
+    survey.run({});
+    ASSERT_TRUE(waitUntil([&] { return report.has_value(); }));
+    std::map<std::string, KeyFamily> families;
+    for (const KeyFamily &f : report->families)
+        families[f.pattern.toStdString() + " " + f.type.toStdString()] = f;
+    for (const char *endpoint : {"a_search", "a_items", "a_login"})
+        EXPECT_EQ(families[std::string("LIMITER/*/") + endpoint + "/20/1/minute string"].count, 1)
+            << endpoint;
+    for (const char *endpoint : {"b_search", "b_feed"})
+        EXPECT_EQ(families[std::string("LIMITER/*/") + endpoint + "/20/1/minute list"].count, 2)
+            << endpoint;
+    EXPECT_EQ(families.size(), 5u);
+
+    // Each suggested layout, pasted with a route of the algorithm its note names.
+    QByteArray yaml = "quota_studio: 1\nname: flask\nredis:\n  layouts:\n";
+    QByteArray routes = "routes:\n";
+    int n = 0;
+    for (const auto &[name, f] : families) {
+        ASSERT_TRUE(f.layout.has_value()) << name;
+        const QByteArray id = "r" + QByteArray::number(n++);
+        yaml += "    - { route: " + id + ", preset: python-limits, key: \""
+            + f.layout->keyTemplate.toUtf8() + "\" }\n";
+        const bool moving = f.note.contains("sliding_window_log");
+        EXPECT_EQ(moving, f.type == "list") << f.note.toStdString();
+        routes += "  - { id: " + id + ", match: { path: /" + id + " }, limit: { algorithm: "
+            + (moving ? "sliding_window_log" : "fixed_window") + ", limit: 20, window: 1m } }\n";
+    }
+    QuotaMonitor monitor(policyOrFail(yaml + routes));
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    const MonitorSnapshot *s = snapshots.waitFor(
+        [](const MonitorSnapshot &s) { return s.scanComplete && s.hotKeys.size() == 7; });
+    ASSERT_TRUE(s) << snapshots.last().hotKeys.size() << " keys read";
+    for (const RouteStatus &r : s->routes)
+        EXPECT_EQ(r.unreadable, 0) << r.id.toStdString();
+    EXPECT_EQ(keyIn(*s, "LIMITER/203.0.113.8/a_items/20/1/minute")->quota.remaining, 0);
+    EXPECT_EQ(keyIn(*s, "LIMITER/198.51.100.2/b_search/20/1/minute")->quota.remaining, 0);
+    EXPECT_EQ(keyIn(*s, "LIMITER/198.51.100.3/b_feed/20/1/minute")->quota.remaining, 14);
 }
