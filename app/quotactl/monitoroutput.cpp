@@ -95,7 +95,8 @@ QString snapshotJson(const MonitorSnapshot &s)
             {QStringLiteral("reset_after_ms"), h.quota.resetAfterMs},
             {QStringLiteral("ttl_ms"),
                 h.quota.ttlMs == KeyQuota::kTtlNotRead ? QJsonValue() : QJsonValue(h.quota.ttlMs)},
-            {QStringLiteral("throttled"), h.quota.throttled}});
+            {QStringLiteral("throttled"), h.quota.throttled},
+            {QStringLiteral("read_at"), timeText(h.readAtUs)}});
     for (const UnreadableKey &u : read ? s.unreadable : QList<UnreadableKey>())
         unreadable.append(QJsonObject{{QStringLiteral("route"), u.route},
             {QStringLiteral("key"), printableKey(u.key)}, {QStringLiteral("why"), u.why}});

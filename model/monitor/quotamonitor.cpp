@@ -722,7 +722,7 @@ MonitorSnapshot QuotaMonitor::snapshot() const
     std::partial_sort(candidates.begin(), candidates.begin() + long(top), candidates.end(), hotter);
     for (size_t i = 0; i < top; ++i) {
         const Tracked &t = *candidates[i];
-        s.hotKeys.append({m_routes[size_t(t.route)].id, t.key, t.quota()});
+        s.hotKeys.append({m_routes[size_t(t.route)].id, t.key, t.quota(), t.readAtUs});
     }
     return s;
 }

@@ -59,6 +59,7 @@ struct HotKey {
     QString route;
     QByteArray key;
     KeyQuota quota;
+    qint64 readAtUs = 0; // the server's time when the figures were read (µs since the epoch)
 };
 
 struct UnreadableKey {
