@@ -51,8 +51,10 @@ Options:
   --insecure           TLS without verifying the server: anyone on the path can read and
                        change the traffic. For a test server only
   --interval D         time between refreshes: 1s (default), 500ms, 5s
-  --budget N           at most N commands per second, in any second (default 5000; 0: none);
-                       a SCAN counts as 333 (it costs Redis about as much as 333 GETs)
+  --budget N           at most N commands per second, in any second, as the server counts
+                       them (default 5000; 0: none, yet at most 16384 in flight); a SCAN
+                       counts what it costs Redis in reads (about one per bucket it walks:
+                       ~1000 for COUNT 1000 on a large keyspace), measured with INFO
   --count N            stop after N refreshes (default: until Ctrl-C)
   --hot N              hottest keys listed per refresh (default 10)
   --json               one JSON object per refresh (JSON lines) instead of the table

@@ -176,8 +176,11 @@ QWidget *ConnectionPanel::buildFields()
     m_budget->setSuffix(tr(" commands/s"));
     m_budget->setSpecialValueText(tr("no limit"));
     m_budget->setToolTip(tr("The most commands the monitor sends in any second (SCAN, reads, "
-                            "metrics). Lower it on a busy production server: a smaller budget "
-                            "reads the long tail of keys less often, never the hottest less."));
+                            "metrics), as the server counts them. A SCAN counts what it costs "
+                            "Redis in reads (about 1000 on a large keyspace), so discovery is "
+                            "slow at a small budget. Lower it on a busy production server: a "
+                            "smaller budget reads the long tail of keys less often, never the "
+                            "hottest less."));
     form->addRow(tr("&Read budget:"), m_budget);
     m_fields << m_host << m_port << m_seeds << m_replicas << m_db << m_user << m_password
              << m_keepPassword << m_tls << m_profile << m_save << m_delete;

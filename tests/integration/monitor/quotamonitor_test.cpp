@@ -107,7 +107,7 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
     QuotaMonitor monitor(policy);
     Snapshots snapshots(monitor);
     MonitorOptions o = monitorOptions(server.port());
-    // A refresh takes 100 000 GETs and ~34 000 for SCAN (COUNT/3 each). The budget leaves room
+    // A refresh takes 100 000 GETs and about as many for SCAN (a read per bucket). The budget leaves room
     // for two refreshes in one sliding second, so that a slow (sanitizer) build that sent the
     // last refresh late still has the whole next one at its start.
     o.budgetPerSecond = 400'000;
