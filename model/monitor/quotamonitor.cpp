@@ -155,7 +155,7 @@ void QuotaMonitor::refresh()
     m_pending = 0;
     for (ScanGroup &g : m_groups)
         g.scanning = false; // an abandoned refresh's SCAN will never be answered to us
-    m_readsWaitForWindow = false;
+    m_readsWaitForWindow = m_continuationArmed = false;
     m_plan.clear();
     m_planPos = 0;
     if (!connected()) {
@@ -412,8 +412,8 @@ void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
         else if (m_budget.perSecond() == 0 || m_plan.size() < size_t(m_readBudgetLeft))
             m_plan.push_back(m_keys[size_t(i)].key);
     }
-    if (m_readsWaitForWindow || m_planPos >= m_plan.size())
-        return;
+    if (m_readsWaitForWindow || m_continuationArmed || m_planPos >= m_plan.size())
+        return; // already going on
     m_readsWaitForWindow = true; // the plan goes on as replies come in
 }
 
@@ -532,9 +532,11 @@ void QuotaMonitor::continueReads()
     }
     expect(1); // the refresh is not over while its plan goes on
     const quint64 generation = m_generation;
+    m_continuationArmed = true; // one timer at a time carries the plan on
     QTimer::singleShot(cutBySlice ? 0 : 10, this, [this, generation] {
         if (generation != m_generation)
             return;
+        m_continuationArmed = false;
         continueReads();
         replied();
     });

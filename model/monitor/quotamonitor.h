@@ -234,6 +234,7 @@ private:
     qint64 m_outstanding = 0; // commands sent and not answered yet
     qint64 m_peakOutstanding = 0;
     bool m_readsWaitForWindow = false; // the plan goes on when the in-flight window drains
+    bool m_continuationArmed = false; // a timer will carry the plan on
     // What a SCAN and an INFO cost Redis, in reads (measureCosts()).
     struct CostSample {
         CommandCost scans, reads, info;
