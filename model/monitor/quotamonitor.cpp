@@ -197,25 +197,32 @@ void QuotaMonitor::refresh()
     send({"TIME"}, [this](const RespValue &reply) { onTime(reply); });
 }
 
-void QuotaMonitor::send(const Command &argv, std::function<void(const RespValue &)> handle)
+template <class Handle>
+void QuotaMonitor::send(const Command &argv, Handle handle)
 {
     m_peakOutstanding = std::max(m_peakOutstanding, ++m_outstanding);
     expect(1);
     const quint64 generation = m_generation;
+    // One callable per command, the handler inside it (not a std::function in a std::function:
+    // a million reads made two million allocations of it).
     m_client.send(argv, [this, generation, handle = std::move(handle)](const RespValue &reply) {
         --m_outstanding; // in flight whichever refresh sent it
         if (generation != m_generation)
             return;
         handle(reply);
-        // Reads held back by the in-flight window go on once half of it has drained: in
-        // batches, not one command per reply.
-        if (m_readsWaitForWindow
-            && m_outstanding <= inFlightWindow(m_options.budgetPerSecond) / 2) {
-            m_readsWaitForWindow = false;
-            continueReads();
-        }
-        replied();
+        afterReply();
     });
+}
+
+void QuotaMonitor::afterReply()
+{
+    // Reads held back by the in-flight window go on once half of it has drained: in batches,
+    // not one command per reply.
+    if (m_readsWaitForWindow && m_outstanding <= inFlightWindow(m_options.budgetPerSecond) / 2) {
+        m_readsWaitForWindow = false;
+        continueReads();
+    }
+    replied();
 }
 
 bool QuotaMonitor::pastDeadline() const
@@ -554,14 +561,19 @@ void QuotaMonitor::readKey(qint32 index)
         send(commands[0], [this, key](const RespValue &r) { onRead(key, {r}); });
         return;
     }
-    auto replies = std::make_shared<QList<RespValue>>();
-    replies->resize(commands.size());
-    auto left = std::make_shared<int>(int(commands.size()));
+    // The replies of one key's commands, gathered in one allocation.
+    struct Gathered {
+        QByteArray key;
+        QList<RespValue> replies;
+        qsizetype left;
+    };
+    auto gathered = std::make_shared<Gathered>(Gathered{key, {}, commands.size()});
+    gathered->replies.resize(commands.size());
     for (qsizetype c = 0; c < commands.size(); ++c)
-        send(commands[c], [this, key, replies, left, c](const RespValue &r) {
-            (*replies)[c] = r;
-            if (--*left == 0)
-                onRead(key, *replies);
+        send(commands[c], [this, gathered, c](const RespValue &r) {
+            gathered->replies[c] = r;
+            if (--gathered->left == 0)
+                onRead(gathered->key, gathered->replies);
         });
 }
 

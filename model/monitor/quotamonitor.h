@@ -182,7 +182,9 @@ private:
     bool pastDeadline() const; // 90% of the interval is over: nothing new goes out
     // Sends a command of this refresh: counted in flight, its reply handled unless the refresh
     // was abandoned meanwhile.
-    void send(const Command &argv, std::function<void(const RespValue &)> handle);
+    template <class Handle> // void(const RespValue &)
+    void send(const Command &argv, Handle handle);
+    void afterReply(); // the in-flight window's drain, then replied()
     void measureCosts(); // SCAN's and INFO's cost in reads, from INFO commandstats
     void sendMetrics();
     void sendReads(); // plans this refresh's reads and starts them

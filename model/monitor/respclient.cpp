@@ -279,10 +279,22 @@ void RespClient::flushQueue()
 void RespClient::onReadyRead()
 {
     m_heardAtMs = m_clock.elapsed();
-    const QByteArray bytes = m_socket.readAll();
-    if (redisReaderFeed(m_reader, bytes.constData(), size_t(bytes.size())) != REDIS_OK) {
-        lost(State::Unreachable, tr("the server sent something that is not RESP"));
-        return;
+    // Into a buffer kept between reads: a fresh one per read (readAll) was megabytes allocated
+    // and freed thousands of times a second at full speed, and glibc consolidated its heap on
+    // every such free.
+    for (;;) {
+        const qint64 available = m_socket.bytesAvailable();
+        if (available <= 0)
+            break;
+        if (m_readBuffer.size() < available)
+            m_readBuffer.resize(available);
+        const qint64 got = m_socket.read(m_readBuffer.data(), available);
+        if (got <= 0)
+            break;
+        if (redisReaderFeed(m_reader, m_readBuffer.constData(), size_t(got)) != REDIS_OK) {
+            lost(State::Unreachable, tr("the server sent something that is not RESP"));
+            return;
+        }
     }
     deliverParsed();
 }

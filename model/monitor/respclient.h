@@ -123,6 +123,7 @@ private:
     int m_backoffMs = 0;
     quint64 m_sent = 0;
     qint64 m_heardAtMs = 0; // when the server last sent bytes (m_clock)
+    QByteArray m_readBuffer; // what the socket had, on its way to the reader
     State m_state = State::Disconnected;
     QString m_stateText;
 };

@@ -107,9 +107,9 @@ TEST(QuotaMonitor, HundredThousandKeysWithinTheBudgetHotKeysEveryRefresh)
     QuotaMonitor monitor(policy);
     Snapshots snapshots(monitor);
     MonitorOptions o = monitorOptions(server.port());
-    // A refresh takes 100 000 GETs and about as many for SCAN (a read per bucket). The budget leaves room
-    // for two refreshes in one sliding second, so that a slow (sanitizer) build that sent the
-    // last refresh late still has the whole next one at its start.
+    // A refresh takes 100 000 GETs and about as many for SCAN (a read per bucket). The budget
+    // leaves room for two refreshes in one sliding second, so that a slow (sanitizer) build that
+    // sent the last refresh late still has the whole next one at its start.
     o.budgetPerSecond = 400'000;
     o.intervalMs = 1000;
     o.hotKeyCount = 2000;
@@ -465,6 +465,9 @@ routes:
     limiter::RedisBackend backend(endpoint);
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     Admin admin(server.port());
+    // The key's fixed window is a minute aligned on the clock: read in the next minute it is
+    // gone, and the route shows no key (docs/testing.md, "Tests that read a clock").
+    admin.waitForRoomInWindow(60LL * 1'000'000, 10LL * 1'000'000);
     // 12 decisions within one server second (5 allowed, 7 denied), away from its edges.
     while (admin.serverTimeUs() % 1'000'000 > 300'000)
         spin(20);
