@@ -53,6 +53,23 @@ QJsonArray writeWithPythonLimits(int port)
     return QJsonDocument::fromJson(QByteArray::fromStdString(output)).array();
 }
 
+// What discover reports of the server on `port`, with the default options; nothing when it did
+// not finish.
+std::optional<SurveyReport> discover(int port)
+{
+    RespClient client;
+    RespClient::Options o;
+    o.port = quint16(port);
+    client.open(o);
+    KeyspaceSurvey survey(client);
+    std::optional<SurveyReport> report;
+    QObject::connect(
+        &survey, &KeyspaceSurvey::finished, [&](const SurveyReport &r) { report = r; });
+    survey.run({});
+    waitUntil([&] { return report.has_value(); });
+    return report;
+}
+
 } // namespace
 
 TEST(ForeignLayouts, PythonLimitsAgreeWithTheLibrarysOwnWindowStats)
@@ -170,16 +187,8 @@ TEST(ForeignLayouts, DiscoverNamesPythonLimitsAndTheOthers)
     writes.push_back({"SET", "session:8f14e45fceea167a5a36dedd4bea2543", "x"});
     ASSERT_TRUE(admin.pipeline(writes));
 
-    RespClient client;
-    RespClient::Options o;
-    o.port = quint16(server.port());
-    client.open(o);
-    KeyspaceSurvey survey(client);
-    std::optional<SurveyReport> report;
-    QObject::connect(
-        &survey, &KeyspaceSurvey::finished, [&](const SurveyReport &r) { report = r; });
-    survey.run({});
-    ASSERT_TRUE(waitUntil([&] { return report.has_value(); }));
+    const std::optional<SurveyReport> report = discover(server.port());
+    ASSERT_TRUE(report.has_value());
     EXPECT_TRUE(report->error.isEmpty()) << report->error.toStdString();
     EXPECT_TRUE(report->wholeKeyspace);
     EXPECT_EQ(report->keysLookedAt, 5 + 300 + 20 + 1);
@@ -221,16 +230,8 @@ TEST(ForeignLayouts, DiscoverGroupsFlaskLimiterKeysByEndpointAndType)
     const QJsonArray written = QJsonDocument::fromJson(QByteArray::fromStdString(output)).array();
     ASSERT_EQ(written.size(), 7) << output;
 
-    RespClient client;
-    RespClient::Options o;
-    o.port = quint16(server.port());
-    client.open(o);
-    KeyspaceSurvey survey(client);
-    std::optional<SurveyReport> report;
-    QObject::connect(
-        &survey, &KeyspaceSurvey::finished, [&](const SurveyReport &r) { report = r; });
-    survey.run({});
-    ASSERT_TRUE(waitUntil([&] { return report.has_value(); }));
+    const std::optional<SurveyReport> report = discover(server.port());
+    ASSERT_TRUE(report.has_value());
     std::map<std::string, KeyFamily> families;
     for (const KeyFamily &f : report->families)
         families[f.pattern.toStdString() + " " + f.type.toStdString()] = f;
