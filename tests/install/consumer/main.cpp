@@ -1,7 +1,13 @@
 // What a gateway author writes against the installed headers: a token bucket of 3 with a refill
 // of 1/s admits a burst of 3 and refuses the 4th. Prints the decisions; exits 0 when they are
-// exactly that.
+// exactly that. It also includes and uses the Redis side's public headers, so that a header they
+// need and the install leaves out fails this build.
 #include <limiter/engine.h>
+#include <limiter/headers.h>
+#include <limiter/keyslot.h>
+#include <limiter/redisbackend.h>
+#include <limiter/redisscripts.h>
+#include <limiter/redisstate.h>
 
 #include <cstdio>
 
@@ -19,5 +25,9 @@ int main()
     for (int i = 0; i < 4; ++i)
         admitted += engine.acquire(*rule.id, "client-1", now).allowed ? 1 : 0;
     std::printf("admitted %d of 4\n", admitted);
-    return admitted == 3 ? 0 : 1;
+    // The Redis side, without a server: a cluster's slot for a tagged key, an endpoint.
+    RedisEndpoint endpoint;
+    endpoint.port = 6379;
+    const bool slotOk = keySlot("user:{42}:a") == keySlot("user:{42}:b") && endpoint.port == 6379;
+    return admitted == 3 && slotOk ? 0 : 1;
 }
