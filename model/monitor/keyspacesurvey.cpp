@@ -112,8 +112,6 @@ KeyShape shapeOfKey(const QByteArray &key, const QByteArray &qsPrefix)
     const QString k = QString::fromUtf8(key);
     static const QRegularExpression kong(QStringLiteral(
         "^ratelimit:[0-9a-f-]{36}:[0-9a-f-]{36}:.+:\\d{13}:(second|minute|hour|day|month|year)$"));
-    static const QRegularExpression pythonLimits(QStringLiteral(
-        "^((?:LIMITS:)?LIMITER)/.+/(\\d+)/(\\d+)/(second|minute|hour|day|month|year)$"));
     static const QRegularExpression spring(
         QStringLiteral("^request_rate_limiter\\.\\{.+\\}\\.(tokens|timestamp)$"));
     const QRegularExpression own(QStringLiteral("^%1:([A-Za-z0-9][A-Za-z0-9_.-]*):(~metrics:)?.+$")
@@ -123,9 +121,8 @@ KeyShape shapeOfKey(const QByteArray &key, const QByteArray &qsPrefix)
             qsPrefix + ':' + group(m, 1) + ':' + group(m, 2) + '*', QStringLiteral("quota-studio")};
     if (auto m = kong.match(k); m.hasMatch())
         return {"ratelimit:*:" + group(m, 1), QStringLiteral("kong")};
-    if (auto m = pythonLimits.match(k); m.hasMatch())
-        return {group(m, 1) + "/*/" + group(m, 2) + '/' + group(m, 3) + '/' + group(m, 4),
-            QStringLiteral("python-limits")};
+    if (const auto name = pythonLimitsName(key)) // grouped further by groupPythonLimits()
+        return {name->head + "/*/" + name->limit, QStringLiteral("python-limits")};
     if (auto m = spring.match(k); m.hasMatch())
         return {"request_rate_limiter.*." + group(m, 1), QStringLiteral("spring-cloud-gateway")};
     if (key.startsWith("rate:") && key.size() > 5)

@@ -416,7 +416,8 @@ void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
         const qint64 cost = m_routes[size_t(m_keys[size_t(i)].route)].readCost;
         if (m_planPos >= m_plan.size() && mayRead(cost) && windowAllows(cost))
             readKey(i);
-        else if (m_budget.perSecond() == 0 || m_plan.size() < size_t(m_readBudgetLeft))
+        else if (m_budget.perSecond() == 0
+            || qint64(m_plan.size()) < std::max<qint64>(0, m_readBudgetLeft))
             m_plan.push_back(m_keys[size_t(i)].key);
     }
     if (m_readsWaitForWindow || m_continuationArmed || m_planPos >= m_plan.size())
