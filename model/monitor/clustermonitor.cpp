@@ -167,8 +167,17 @@ void ClusterMonitor::onSlots(const RespValue &reply)
             slotNode[size_t(slot)] = qint16(nodes.indexOf(*pick));
     }
     m_everAnswered = true;
+    // The same masters in another order (a resharded range moves where each first appears)
+    // keep their monitors, and with them every key found so far: only a changed set rebuilds.
+    const bool sameNodes = m_cluster && nodes.size() == m_current.size()
+        && std::all_of(nodes.cbegin(), nodes.cend(),
+            [this](const Address &a) { return m_current.contains(a); });
+    if (sameNodes)
+        for (qint16 &node : slotNode)
+            if (node >= 0)
+                node = qint16(m_current.indexOf(nodes[node]));
     m_slotNode = std::move(slotNode);
-    if (!nodes.isEmpty() && (nodes != m_current || !m_cluster))
+    if (!nodes.isEmpty() && !sameNodes)
         build(nodes, true);
 }
 
@@ -198,6 +207,10 @@ void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
                 if (index < m_nodes.size())
                     m_nodes[index].last = s;
             });
+        connect(n.monitor.get(), &QuotaMonitor::movedTo, this,
+            [this](int route, const QByteArray &key, const QString &host, quint16 port) {
+                adoptMoved(route, key, host, port);
+            });
         m_nodes.push_back(std::move(n));
         m_nodes.back().monitor->start(o);
     }
@@ -209,12 +222,29 @@ void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
         m_publish.start(std::max(50, m_options.intervalMs));
 }
 
+void ClusterMonitor::adoptMoved(int route, const QByteArray &key, const QString &host, quint16 port)
+{
+    // The redirect names a master; reading replicas, its replica is not known by that address
+    // and the key waits for the replica's next SCAN pass. Either way the slot map is stale.
+    for (Node &n : m_nodes)
+        if (n.host == host && n.port == port && !n.replica)
+            n.monitor->adopt(route, key);
+    if (!m_slotsAskedAgain) {
+        m_slotsAskedAgain = true; // once per reshard's burst of redirects, not once per key
+        QTimer::singleShot(200, this, [this] {
+            m_slotsAskedAgain = false;
+            askForSlots();
+        });
+    }
+}
+
 MonitorOptions ClusterMonitor::nodeOptions(const Address &at, bool replica) const
 {
     MonitorOptions o = m_options;
     o.connection.host = at.first;
     o.connection.port = at.second;
     o.connection.clusterReplicaReads = replica;
+    o.clusterNode = true;
     const qint64 n = std::max<qint64>(1, m_current.size());
     if (o.budgetPerSecond > 0) // split evenly, rounded up: each node gets at least one
         o.budgetPerSecond = (o.budgetPerSecond + n - 1) / n;

@@ -65,6 +65,7 @@ private:
     void askForSlots();
     void onSlots(const RespValue &reply);
     void build(const QList<Address> &nodes, bool cluster);
+    void adoptMoved(int route, const QByteArray &key, const QString &host, quint16 port);
     MonitorOptions nodeOptions(const Address &at, bool replica) const;
     void publish();
     MonitorSnapshot merged() const;
@@ -78,11 +79,12 @@ private:
     bool m_cluster = false;
     bool m_everAnswered = false;
     bool m_nextSeedPending = false;
-    QList<Address> m_current; // the nodes being monitored, in slot order
+    QList<Address> m_current; // the nodes being monitored, in the first slot map's order
     std::vector<Node> m_nodes;
     std::vector<qint16> m_slotNode; // a cluster's slot -> index into m_nodes (-1: none)
     std::deque<MonitorSnapshot> m_history; // merged, a cluster's only
     bool m_readOnly = true;
+    bool m_slotsAskedAgain = false; // a redirect asked for the slot map; it is on its way
     QTimer m_publish, m_rediscover;
 };
 

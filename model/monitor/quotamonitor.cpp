@@ -586,6 +586,22 @@ void QuotaMonitor::onRead(const QByteArray &key, const QList<RespValue> &replies
     if (found == m_index.cend())
         return;
     Tracked &t = m_keys[size_t(*found)];
+    const auto elsewhere = [](const RespValue &r) {
+        return r.isError() && (r.text.startsWith("MOVED ") || r.text.startsWith("ASK "));
+    };
+    const auto redirect = std::find_if(replies.cbegin(), replies.cend(), elsewhere);
+    if (m_options.clusterNode && redirect != replies.cend()) {
+        // "MOVED <slot> <host>:<port>": counted once, by the node that holds the key now.
+        const int route = t.route;
+        forget(key);
+        const QByteArray at = redirect->text.split(' ').value(2);
+        const qsizetype colon = at.lastIndexOf(':');
+        bool ok = false;
+        const quint16 port = at.mid(colon + 1).toUShort(&ok);
+        if (colon > 0 && ok)
+            emit movedTo(route, key, QString::fromLatin1(at.left(colon)), port);
+        return;
+    }
     for (const RespValue &r : replies)
         if (r.isError() && !r.text.startsWith("WRONGTYPE")) // another type: the key's problem
             noteRefusal("a read of " + key.left(100), r);
@@ -636,6 +652,12 @@ void QuotaMonitor::track(int route, const QByteArray &key)
     t.key = key;
     t.route = route;
     m_keys.push_back(std::move(t));
+}
+
+void QuotaMonitor::adopt(int route, const QByteArray &key)
+{
+    if (route >= 0 && size_t(route) < m_routes.size() && !m_index.contains(key))
+        track(route, key);
 }
 
 void QuotaMonitor::forget(const QByteArray &key)

@@ -39,6 +39,9 @@ struct MonitorOptions {
     // whether to read each master's replica instead of the master.
     QList<QPair<QString, quint16>> moreSeeds;
     bool readReplicas = false;
+    // Set by ClusterMonitor on each node's monitor: a key that answers MOVED or ASK lives on
+    // another node now (a reshard), whose own walk finds it; this node forgets it.
+    bool clusterNode = false;
 };
 
 // Calls and CPU time (µs) the server counted for some commands (INFO commandstats).
@@ -130,8 +133,14 @@ public:
     void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
     void resetKey(const QByteArray &key, RespClient::Callback done);
 
+    // Cluster nodes: a key another node's read was redirected here for (movedTo), tracked now
+    // rather than when this node's next SCAN pass finds it.
+    void adopt(int route, const QByteArray &key);
+
 signals:
     void refreshed(const qs::MonitorSnapshot &snapshot);
+    // clusterNode: a read of `key` answered MOVED or ASK to host:port; forgotten here.
+    void movedTo(int route, const QByteArray &key, const QString &host, quint16 port);
 
 private:
     struct RouteWatch {

@@ -1,5 +1,6 @@
 #include "clusterfixture.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -116,6 +117,31 @@ bool Cluster::allOk() const
         if (!ok(p))
             return false;
     return true;
+}
+
+bool Cluster::agrees(int timeoutMs) const
+{
+    // Every node names the same master, with the same slots, for each node id: what
+    // `redis-cli --cluster reshard` checks before it moves anything.
+    const auto view = [this](int port) {
+        std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> owners;
+        for (const ClusterNode &n : nodes(port))
+            if (n.master && !n.failed)
+                owners.emplace_back(n.id, n.slots);
+        std::sort(owners.begin(), owners.end());
+        return owners;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    do {
+        bool same = !m_ports.empty();
+        const auto first = view(m_ports.front());
+        for (size_t i = 1; i < m_ports.size() && same; ++i)
+            same = view(m_ports[i]) == first;
+        if (same)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } while (std::chrono::steady_clock::now() < deadline);
+    return false;
 }
 
 bool Cluster::kill(int port) const

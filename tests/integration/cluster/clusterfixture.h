@@ -31,6 +31,9 @@ public:
     const ClusterNode *masterOf(int slot, int port = 0) const;
     bool ok(int port) const; // cluster_state:ok
     bool allOk() const; // on every node of the fixture
+    // True once every node's CLUSTER NODES names the same masters with the same slots (gossip
+    // after a reshard or failover has reached them all), within `timeoutMs`.
+    bool agrees(int timeoutMs = 10'000) const;
     // The fixture script's kill / revive of the node on `port`; true when it worked.
     bool kill(int port) const;
     bool revive(int port) const;
