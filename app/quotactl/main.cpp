@@ -1,7 +1,6 @@
 // quotactl: the headless twin of Quota Studio, for CI pipelines and servers.
 #include "app/version.h"
 #include "commands.h"
-#include "model/base/hugepages.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -21,17 +20,13 @@ void printHelp(QTextStream &out)
             << QString::fromLatin1(c.name.data(), qsizetype(c.name.size())).leftJustified(10)
             << QString::fromLatin1(c.summary.data(), qsizetype(c.summary.size())) << '\n';
     out << "\nExit codes: 0 success, 1 findings (e.g. lint errors), 2 usage error or "
-           "unavailable.\n\n"
-           "Environment: QS_NO_HUGEPAGES=1 keeps quotactl from restarting itself with\n"
-           "GLIBC_TUNABLES=glibc.malloc.hugetlb=1 where the kernel gives transparent huge\n"
-           "pages on request (a third faster on policies of 100 000 routes).\n";
+           "unavailable.\n";
 }
 
 } // namespace
 
 int main(int argc, char *argv[])
 {
-    qs::restartWithHugePages(argv);
     QCoreApplication app(argc, argv);
     // hiredis writes with write(): a Redis that closed the connection (max clients, a restart)
     // would raise SIGPIPE and end the program; the write's EPIPE is handled as an error instead.

@@ -4,7 +4,7 @@
 #include "model/policy/policyreader.h"
 #include "model/policy/policytree.h"
 
-#include <yaml-cpp/yaml.h>
+#include "model/policy/yamldocument.h"
 
 #include <QHash>
 
@@ -32,20 +32,25 @@ struct Edit {
 
 struct Entry {
     QString key;
-    YAML::Node keyNode, value;
+    YamlNode keyNode, value;
 };
 
-bool isFlow(const YAML::Node &node)
+bool isFlow(const YamlNode &node)
 {
-    return (node.IsMap() || node.IsSequence()) && node.Style() == YAML::EmitterStyle::Flow;
+    return (node.isMap() || node.isSequence()) && node.isFlow();
 }
 
-std::vector<Entry> entriesOf(const YAML::Node &map)
+std::vector<Entry> entriesOf(const YamlNode &map)
 {
     std::vector<Entry> out;
-    for (auto it = map.begin(); it != map.end(); ++it)
-        out.push_back({QString::fromStdString(it->first.Scalar()), it->first, it->second});
+    for (std::size_t i = 0; i < map.size(); ++i)
+        out.push_back({QString::fromStdString(map.key(i).scalar()), map.key(i), map.value(i)});
     return out;
+}
+
+qsizetype offsetOf(const YamlNode &node)
+{
+    return qsizetype(node.mark().offset);
 }
 
 const Entry *findEntry(const std::vector<Entry> &entries, const QString &key)
@@ -65,7 +70,7 @@ const Tree *findField(const Tree &map, const QString &key)
 }
 
 // Flow style, with spaces inside braces as people write it (`{ path: /a }`) or without
-// (`{path: /a}`, yaml-cpp's own), as the text being replaced had it.
+// (`{path: /a}`), as the text being replaced had it.
 QByteArray flowYaml(const Tree &t, bool spaced = true);
 
 QByteArray yamlScalar(const QString &text, bool inFlow)
@@ -141,9 +146,9 @@ public:
     Patcher(const QByteArray &text, PolicyFormat format) : m_text(text), m_format(format) { }
 
     // Edits that turn the text of `root` (read as `before`) into `after`.
-    std::vector<Edit> run(const YAML::Node &root, const Policy &before, const Policy &after)
+    std::vector<Edit> run(const YamlNode &root, const Policy &before, const Policy &after)
     {
-        if (!root.IsMap())
+        if (!root.isMap())
             throw Unsupported{QStringLiteral("the file is not a map of fields")};
         m_before = &before;
         m_after = &after;
@@ -219,12 +224,12 @@ private:
         throw Unsupported{QStringLiteral("an unclosed bracket")};
     }
 
-    Span span(const YAML::Node &node, bool inFlow) const
+    Span span(const YamlNode &node, bool inFlow) const
     {
-        const qsizetype begin = node.Mark().pos;
+        const qsizetype begin = offsetOf(node);
         if (begin < 0 || begin > m_text.size())
             throw Unsupported{QStringLiteral("a value without a position")};
-        if (node.IsMap() || node.IsSequence()) {
+        if (node.isMap() || node.isSequence()) {
             if (isFlow(node)) {
                 if (at(begin) != '{' && at(begin) != '[')
                     throw Unsupported{QStringLiteral("a flow collection not where expected")};
@@ -232,15 +237,14 @@ private:
             }
             if (node.size() == 0)
                 throw Unsupported{QStringLiteral("an empty block collection")};
-            YAML::Node last;
-            for (auto it = node.begin(); it != node.end(); ++it)
-                last = node.IsMap() ? it->second : *it;
+            const YamlNode last
+                = node.isMap() ? node.value(node.size() - 1) : node[node.size() - 1];
             return {begin, std::max(begin, span(last, false).end)};
         }
         const char c = at(begin);
         if (c == '"' || c == '\'')
             return {begin, quotedEnd(begin)};
-        if ((c == '|' || c == '>') && !inFlow)
+        if (node.isBlockScalar() || ((c == '|' || c == '>') && !inFlow))
             throw Unsupported{QStringLiteral("a block scalar (| or >)")};
         if (c == '&' || c == '*' || c == '!')
             throw Unsupported{QStringLiteral("an anchor, alias or tag")};
@@ -260,9 +264,9 @@ private:
     }
 
     // The replacement for a value, in the style of the text it replaces.
-    QByteArray render(const Tree &value, const YAML::Node &old, bool inFlow, int indent) const
+    QByteArray render(const Tree &value, const YamlNode &old, bool inFlow, int indent) const
     {
-        const qsizetype begin = old.Mark().pos;
+        const qsizetype begin = offsetOf(old);
         if (json())
             return jsonText(value, lineIndent(begin) / 2);
         switch (value.kind) {
@@ -278,9 +282,9 @@ private:
             return value.scalar.toUtf8();
         case Tree::Kind::Map:
         case Tree::Kind::Seq:
-            if (inFlow || isFlow(old) || (!old.IsMap() && !old.IsSequence() && value.flow))
+            if (inFlow || isFlow(old) || (!old.isMap() && !old.isSequence() && value.flow))
                 return flowYaml(value, !isFlow(old) || spacedFlow(begin));
-            if (!old.IsMap() && !old.IsSequence())
+            if (!old.isMap() && !old.isSequence())
                 throw Unsupported{QStringLiteral("a value that turns into a block collection")};
             return blockYaml(value, indent);
         }
@@ -288,11 +292,11 @@ private:
     }
 
     // A new `key: value` for a map whose keys look like `sample` (quoted in JSON).
-    QByteArray newEntry(const QString &key, const Tree &value, const YAML::Node &sampleKey,
+    QByteArray newEntry(const QString &key, const Tree &value, const YamlNode &sampleKey,
         bool flowMap, int indent) const
     {
-        const QByteArray k = json() || at(sampleKey.Mark().pos) == '"' ? jsonQuoted(key).toUtf8()
-                                                                       : yamlScalar(key, flowMap);
+        const QByteArray k = json() || at(offsetOf(sampleKey)) == '"' ? jsonQuoted(key).toUtf8()
+                                                                      : yamlScalar(key, flowMap);
         if (json())
             return k + ": " + jsonText(value, indent / 2);
         const bool collection = value.kind == Tree::Kind::Map || value.kind == Tree::Kind::Seq;
@@ -301,12 +305,12 @@ private:
         return k + ":\n" + QByteArray(indent + 2, ' ') + blockYaml(value, indent + 2);
     }
 
-    void diffValue(const YAML::Node &node, bool inFlow, const Tree &before, const Tree &after,
+    void diffValue(const YamlNode &node, bool inFlow, const Tree &before, const Tree &after,
         std::vector<Edit> &edits)
     {
         if (before == after)
             return;
-        if (before.kind == Tree::Kind::Map && after.kind == Tree::Kind::Map && node.IsMap()) {
+        if (before.kind == Tree::Kind::Map && after.kind == Tree::Kind::Map && node.isMap()) {
             diffMap(node, inFlow, before, after, edits, false);
             return;
         }
@@ -314,7 +318,7 @@ private:
         edits.push_back({s.begin, s.end, render(after, node, inFlow, column(s.begin))});
     }
 
-    void diffMap(const YAML::Node &node, bool inFlow, const Tree &before, const Tree &after,
+    void diffMap(const YamlNode &node, bool inFlow, const Tree &before, const Tree &after,
         std::vector<Edit> &edits, bool root)
     {
         const bool flow = inFlow || isFlow(node);
@@ -376,7 +380,7 @@ private:
         const QString &key, const Tree &value) const
     {
         const Entry &first = entries.front();
-        const qsizetype firstKey = first.keyNode.Mark().pos;
+        const qsizetype firstKey = offsetOf(first.keyNode);
         const int indent = column(firstKey);
         const QByteArray entry = newEntry(key, value, first.keyNode, flow, indent);
         if (flow) {
@@ -385,7 +389,7 @@ private:
                 QByteArray separator = ", ";
                 if (entries.size() > 1) {
                     const qsizetype a = span(entries[0].value, true).end;
-                    separator = m_text.mid(a, entries[1].keyNode.Mark().pos - a);
+                    separator = m_text.mid(a, offsetOf(entries[1].keyNode) - a);
                 }
                 const qsizetype at = span(previous->value, true).end;
                 return {at, at, separator + entry};
@@ -407,7 +411,7 @@ private:
     // with the comma before it.
     Edit removal(const Entry &entry) const
     {
-        const qsizetype key = entry.keyNode.Mark().pos;
+        const qsizetype key = offsetOf(entry.keyNode);
         if (json() || at(key - 1) == '{' || at(key - 1) == ',') {
             const qsizetype end = span(entry.value, true).end;
             qsizetype from = key;
@@ -428,13 +432,13 @@ private:
     void diffRoutes(const Entry &routes, bool inFlow, const Tree &beforeTree, const Tree &afterTree,
         std::vector<Edit> &edits)
     {
-        const YAML::Node &seq = routes.value;
-        if (!seq.IsSequence() || std::size_t(m_before->routes.size()) != seq.size())
+        const YamlNode &seq = routes.value;
+        if (!seq.isSequence() || std::size_t(m_before->routes.size()) != seq.size())
             throw Unsupported{QStringLiteral("routes that could not all be read")};
         if (beforeTree == afterTree)
             return;
         const bool block = !json() && !inFlow && !isFlow(seq);
-        const int keyColumn = column(routes.keyNode.Mark().pos);
+        const int keyColumn = column(offsetOf(routes.keyNode));
         if (!json() && !inFlow && isFlow(seq) && seq.size() == 0) {
             // `routes: []` gains its first routes: a block list, as the writer would start it.
             Span s = span(seq, false);
@@ -442,7 +446,7 @@ private:
                 --s.begin; // no trailing space after `routes:`
             QByteArray text = "\n";
             for (const Tree &route : afterTree.items)
-                text += newBlockRoute(YAML::Node(), route, keyColumn + 2);
+                text += newBlockRoute(YamlNode(), route, keyColumn + 2);
             text.chop(1); // the line's own end follows
             edits.push_back({s.begin, s.end, text});
             return;
@@ -450,7 +454,7 @@ private:
         if (block && afterTree.items.isEmpty()) {
             // The last route goes: the list becomes `[]` on the key's line.
             const Span first = span(seq, false);
-            const qsizetype colon = m_text.indexOf(':', routes.keyNode.Mark().pos);
+            const qsizetype colon = m_text.indexOf(':', offsetOf(routes.keyNode));
             edits.push_back({colon + 1, colon + 1, " []"});
             edits.push_back({lineEnd(colon), lineEnd(first.end), {}});
             return;
@@ -458,9 +462,9 @@ private:
         QHash<quint64, qsizetype> originIndex;
         for (qsizetype i = 0; i < m_before->routes.size(); ++i)
             originIndex.insert(m_before->routes[i].origin.uid, i);
-        std::vector<YAML::Node> items;
-        for (auto it = seq.begin(); it != seq.end(); ++it)
-            items.push_back(*it);
+        std::vector<YamlNode> items;
+        for (std::size_t i = 0; i < seq.size(); ++i)
+            items.push_back(seq[i]);
 
         // Unchanged order and membership: edit inside each route, nothing moves.
         bool sameOrder = m_after->routes.size() == m_before->routes.size();
@@ -491,13 +495,13 @@ private:
         return text;
     }
 
-    Edit blockRoutes(const std::vector<YAML::Node> &items,
+    Edit blockRoutes(const std::vector<YamlNode> &items,
         const QHash<quint64, qsizetype> &originIndex, const Tree &beforeTree, const Tree &afterTree)
     {
         // Each route's block runs from the end of the previous one (the first: from the
         // comments directly above it) to the end of its last line.
         std::vector<qsizetype> starts, ends;
-        for (const YAML::Node &item : items) {
+        for (const YamlNode &item : items) {
             const Span s = span(item, false);
             ends.push_back(lineEnd(s.end));
             starts.push_back(starts.empty() ? lineStart(s.begin) : ends[ends.size() - 2]);
@@ -511,15 +515,15 @@ private:
                 break;
         }
         starts.front() = first;
-        const int dashColumn = column(items.front().Mark().pos) - 2;
+        const int dashColumn = column(offsetOf(items.front())) - 2;
         if (dashColumn < 0
-            || m_text.mid(lineStart(items.front().Mark().pos) + dashColumn, 2) != "- ")
+            || m_text.mid(lineStart(offsetOf(items.front())) + dashColumn, 2) != "- ")
             throw Unsupported{QStringLiteral("routes not written as `- id: …` items")};
         // Blank lines the file puts between routes, for new ones.
         QByteArray separator;
         if (items.size() > 1) {
             const QByteArrayList lines
-                = m_text.mid(starts[1], items[1].Mark().pos - starts[1]).split('\n');
+                = m_text.mid(starts[1], offsetOf(items[1]) - starts[1]).split('\n');
             for (qsizetype l = 0; l + 1 < lines.size() && lines[l].trimmed().isEmpty(); ++l)
                 separator += "\n";
         }
@@ -556,7 +560,7 @@ private:
 
     // A new route as a `- ` item indented like the others, its maps flow or block (and flow
     // maps spaced or not) as the file's first route has them.
-    QByteArray newBlockRoute(const YAML::Node &sample, const Tree &route, int dashColumn) const
+    QByteArray newBlockRoute(const YamlNode &sample, const Tree &route, int dashColumn) const
     {
         QByteArray out;
         const QByteArray indent(dashColumn + 2, ' ');
@@ -568,23 +572,23 @@ private:
                 out += " " + scalarYaml(value, false) + "\n";
                 continue;
             }
-            const YAML::Node theirs = sample.IsMap() ? sample[key.toStdString()] : YAML::Node();
-            const bool flow
-                = theirs && (theirs.IsMap() || theirs.IsSequence()) ? isFlow(theirs) : value.flow;
+            const YamlNode theirs = sample.find(key.toStdString());
+            const bool flow = theirs.isMap() || theirs.isSequence() ? isFlow(theirs) : value.flow;
             if (flow)
-                out += " " + flowYaml(value, !theirs || spacedFlow(theirs.Mark().pos)) + "\n";
+                out += " " + flowYaml(value, !theirs.valid() || spacedFlow(offsetOf(theirs)))
+                    + "\n";
             else
                 out += "\n" + indent + "  " + blockYaml(value, dashColumn + 4) + "\n";
         }
         return out;
     }
 
-    Edit flowRoutes(const YAML::Node &seq, const std::vector<YAML::Node> &items,
+    Edit flowRoutes(const YamlNode &seq, const std::vector<YamlNode> &items,
         const QHash<quint64, qsizetype> &originIndex, const Tree &beforeTree, const Tree &afterTree)
     {
         const Span whole = span(seq, true);
         std::vector<Span> spans;
-        for (const YAML::Node &item : items)
+        for (const YamlNode &item : items)
             spans.push_back(span(item, true));
         const qsizetype open = whole.begin + 1, close = whole.end - 1;
         const QByteArray lead
@@ -639,8 +643,10 @@ TextPatch patchPolicyText(
 {
     TextPatch out;
     try {
-        const YAML::Node root = YAML::Load(original.toStdString());
-        out.text = applyAll(original, Patcher(original, format).run(root, before, after));
+        const YamlDocument doc = YamlDocument::parse(original.toStdString());
+        if (!doc.ok())
+            throw Unsupported{QString::fromStdString(doc.error().message)};
+        out.text = applyAll(original, Patcher(original, format).run(doc.root(), before, after));
         // The text must read as `after`, or, where `after` holds a value the format refuses
         // (a capacity of 0 typed a moment ago), as `after` written whole reads: the reader
         // drops such a value either way.
@@ -654,8 +660,6 @@ TextPatch patchPolicyText(
         out.fallback = QStringLiteral("the edited text did not read back as the policy");
     } catch (const Unsupported &u) {
         out.fallback = u.why;
-    } catch (const YAML::Exception &e) {
-        out.fallback = QString::fromStdString(e.msg);
     }
     out.text = writePolicy(after, format);
     return out;

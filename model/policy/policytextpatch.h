@@ -7,10 +7,10 @@
 // the file's style (indentation, flow or block maps, quoting of keys in JSON).
 //
 // The edits are found by comparing the policy as read from the old text (`before`) with the
-// one to save (`after`) in the writer's tree form, and placed with yaml-cpp's marks. The result
-// is read back and must equal `after`; when it does not, or the file uses a construct the
-// patcher does not edit (a block scalar, an anchor), the whole file is written afresh and
-// `fallback` says why, so a save is never wrong, only occasionally less tidy.
+// one to save (`after`) in the writer's tree form, and placed by the marks of the parsed text
+// (yamldocument.h). The result is read back and must equal `after`; when it does not, or the file
+// uses a construct the patcher does not edit (a block scalar, an anchor), the whole file is written
+// afresh and `fallback` says why, so a save is never wrong, only occasionally less tidy.
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
 #include "model/policy/policywriter.h"

@@ -1,10 +1,10 @@
 #pragma once
 // A parsed YAML document as a compact, read-only tree of nodes that know where they stand in the
-// text: what the policy reader walks. Built from yaml-cpp's parser events rather than with
-// YAML::Load, whose node graph (a shared_ptr per node, a linear key search that allocates per
-// lookup) cost the reader as much again as the parse itself on large policies (see "Route
-// count" in docs/benchmarks.md). Only the builder knows yaml-cpp: another parser would only
-// replace yamldocument.cpp. Internal to model/policy.
+// text: what the policy reader and the text patcher walk. Built from libfyaml's parser events
+// (a YAML 1.2 parser that marks every event with its line, column and byte offset) rather than
+// from its document tree, which keeps a heap node per scalar and a hash per mapping: the flat
+// arrays here cost a fraction of that. Only yamldocument.cpp knows libfyaml. Internal to
+// model/policy.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,12 +15,13 @@
 namespace qs {
 
 class YamlDocument;
-struct YamlCuts;
 
-// Where a node starts; 0-based like yaml-cpp's marks, -1 where there is no node.
+// Where a node starts: 0-based line and column (in characters), and the byte offset into the
+// text; -1 where there is no node.
 struct YamlMark {
     int line = -1;
     int column = -1;
+    long long offset = -1;
 };
 
 // A node of a YamlDocument, or no node (a missing key, an empty document): valid() is false and
@@ -34,6 +35,8 @@ public:
     bool isScalar() const;
     bool isSequence() const;
     bool isMap() const;
+    bool isFlow() const; // a sequence in [ ], a map in { }
+    bool isBlockScalar() const; // a scalar written with | or >: its mark is its first line
     YamlMark mark() const;
 
     const std::string &scalar() const; // empty unless isScalar()
@@ -62,22 +65,15 @@ struct YamlSyntaxError {
     int depth = 0; // the nesting limit, when tooDeep
 };
 
-// How a large text is parsed: in parts, one per thread, each at least minPartBytes long.
-struct YamlParseOptions {
-    unsigned threads = 0; // 0: one per core
-    std::size_t minPartBytes = 1 << 20; // below it a thread costs more than it saves
-};
-
 class YamlDocument {
 public:
-    // Parses the first document of `text`; throws nothing but std::bad_alloc. An empty text is
-    // a document with no root (root().valid() is false). A large text is parsed in parts on
-    // several threads when it can be cut safely (yamlcuts.h); the tree, marks and errors are
-    // those of parsing it whole.
-    static YamlDocument parse(const std::string &text, YamlParseOptions options = {});
+    // Nesting deeper than this is refused (tooDeep): a policy needs six levels, and a deeper
+    // text is a runaway bracket or an attack, whose tree would only cost memory.
+    static constexpr int kMaxDepth = 500;
 
-    // How many parts the text was parsed in: 1 unless it was cut.
-    int parts() const { return m_parts; }
+    // Parses the first document of `text`; throws nothing but std::bad_alloc. An empty text is
+    // a document with no root (root().valid() is false).
+    static YamlDocument parse(const std::string &text);
 
     bool ok() const { return m_error.message.empty(); }
     const YamlSyntaxError &error() const { return m_error; }
@@ -86,18 +82,15 @@ public:
 private:
     friend class YamlNode;
     friend class YamlTreeBuilder;
-    static YamlDocument parseWhole(const std::string &text);
-    // Joins the trees of a text's parts into parts[0]; false when a part failed or lacks the
-    // shape the cuts promised.
-    static bool join(std::vector<YamlDocument> &parts, const YamlCuts &cuts);
-    std::optional<std::pair<std::uint32_t, std::uint32_t>> cutItems(
-        const YamlCuts &cuts, std::size_t k, bool last) const;
 
     enum class Kind : std::uint8_t { Null, Scalar, Sequence, Map };
     struct Entry {
         Kind kind = Kind::Null;
+        bool flow = false;
+        bool blockScalar = false;
         int line = -1;
         int column = -1;
+        std::uint32_t offset = 0; // a policy is at most 32 MiB
         std::uint32_t scalar = 0; // index into m_scalars
         std::uint32_t first = 0; // first child in m_children
         std::uint32_t count = 0; // children: items, or keys and values interleaved
@@ -109,7 +102,6 @@ private:
     bool m_hasRoot = false;
     std::uint32_t m_root = 0;
     YamlSyntaxError m_error;
-    int m_parts = 1;
 };
 
 } // namespace qs

@@ -64,9 +64,12 @@ TEST(HostilePath, TheReaderRefusesEachWithLineAndColumn)
 {
     int refused = 0;
     for (const char *path : kHostile) {
-        QByteArray yaml = "quota_studio: 1\nname: t\nroutes:\n  - id: r\n    match: { path: '";
-        yaml += QByteArray(path).replace('\'', "''");
-        yaml += "' }\n    limit: { algorithm: gcra, rate: 1/s, burst: 1 }\n";
+        // Double-quoted with escapes: a raw line break inside a quoted flow scalar whose next
+        // line starts at column 0 is not YAML (libfyaml refuses it; yaml-cpp folded it into a
+        // space), while "\n" gives the reader the path with the newline in it.
+        QByteArray yaml = "quota_studio: 1\nname: t\nroutes:\n  - id: r\n    match: { path: \"";
+        yaml += QByteArray(path).replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+        yaml += "\" }\n    limit: { algorithm: gcra, rate: 1/s, burst: 1 }\n";
         const PolicyReadResult read = readPolicy(yaml, QStringLiteral("t.yaml"));
         bool found = false;
         for (const Diagnostic &d : read.diagnostics) {
