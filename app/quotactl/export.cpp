@@ -33,6 +33,36 @@ int usage(const QString &message)
     return usageError("export", message);
 }
 
+// Writes a plan and says what it did to each file; false (after saying why) when a file could
+// not be written.
+bool writePlan(const ExportPlan &plan, bool prune, QTextStream &err)
+{
+    if (const Expected<void> written = writeExport(plan, prune); !written) {
+        err << "quotactl export: " << written.error() << '\n';
+        return false;
+    }
+    for (const PlannedFile &f : plan.files) {
+        switch (f.change) {
+        case PlannedFile::Change::New:
+        case PlannedFile::Change::Changed:
+            err << "wrote " << f.path << '\n';
+            break;
+        case PlannedFile::Change::Unchanged:
+            err << "unchanged " << f.path << '\n';
+            break;
+        case PlannedFile::Change::Stale:
+            if (prune)
+                err << "removed stale " << f.path << '\n';
+            else
+                err << "quotactl export: warning: " << f.path
+                    << " is stale (an earlier export's; this one did not write it): remove it "
+                       "or pass --prune before deploying the folder\n";
+            break;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 int runExport(const QStringList &args)
@@ -84,7 +114,8 @@ int runExport(const QStringList &args)
     if (!policy)
         return 1;
     int status = 0;
-    std::vector<TargetFiles> toWrite;
+    // One target at a time, written before the next is made: `all` holds one target's files,
+    // not six (1.4 GB at 100 000 routes when they were held together).
     for (const Exporter *exporter : chosen) {
         ExportResult result = exporter->exportPolicy(*policy);
         for (Diagnostic d : result.diagnostics) {
@@ -103,34 +134,12 @@ int runExport(const QStringList &args)
             out << result.files.front().content;
             continue;
         }
-        toWrite.push_back({exporter->id(), std::move(result.files)});
-    }
-    if (dir.isEmpty() || toWrite.empty())
-        return status;
-    // The same folder rule and plan as the workbench's Export page (model/export/exportfolder).
-    const ExportPlan plan = planExport(dir, toWrite);
-    if (const Expected<void> written = writeExport(plan, prune); !written) {
-        err << "quotactl export: " << written.error() << '\n';
-        return 1;
-    }
-    for (const PlannedFile &f : plan.files) {
-        switch (f.change) {
-        case PlannedFile::Change::New:
-        case PlannedFile::Change::Changed:
-            err << "wrote " << f.path << '\n';
-            break;
-        case PlannedFile::Change::Unchanged:
-            err << "unchanged " << f.path << '\n';
-            break;
-        case PlannedFile::Change::Stale:
-            if (prune)
-                err << "removed stale " << f.path << '\n';
-            else
-                err << "quotactl export: warning: " << f.path
-                    << " is stale (an earlier export's; this one did not write it): remove it "
-                       "or pass --prune before deploying the folder\n";
-            break;
-        }
+        // The same folder rule and plan as the workbench's Export page (exportfolder.h).
+        const ExportPlan plan
+            = planTargetExport(dir, {exporter->id(), std::move(result.files)}, chosen.size());
+        result = {};
+        if (!writePlan(plan, prune, err))
+            return 1;
     }
     return status;
 }

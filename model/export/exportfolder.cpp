@@ -47,24 +47,30 @@ QString exportFolder(const QString &dir, const QString &target, std::size_t targ
 ExportPlan planExport(const QString &dir, const std::vector<TargetFiles> &targets)
 {
     ExportPlan plan;
-    for (const TargetFiles &t : targets) {
-        const QString folder = exportFolder(dir, t.target, targets.size());
-        QStringList written;
-        for (const ExportedFile &f : t.files) {
-            PlannedFile p;
-            p.path = QDir(folder).filePath(f.name);
-            p.content = f.content;
-            QFile existing(p.path);
-            if (existing.open(QIODevice::ReadOnly))
-                p.change = existing.readAll() == f.content ? PlannedFile::Change::Unchanged
-                                                           : PlannedFile::Change::Changed;
-            plan.files.append(p);
-            written << f.name;
-        }
-        for (const QString &name : QDir(folder).entryList(QDir::Files, QDir::Name))
-            if (looksExported(name) && !written.contains(name))
-                plan.files.append({QDir(folder).filePath(name), PlannedFile::Change::Stale, {}});
+    for (const TargetFiles &t : targets)
+        plan.files.append(planTargetExport(dir, t, targets.size()).files);
+    return plan;
+}
+
+ExportPlan planTargetExport(const QString &dir, const TargetFiles &target, std::size_t targetCount)
+{
+    ExportPlan plan;
+    const QString folder = exportFolder(dir, target.target, targetCount);
+    QStringList written;
+    for (const ExportedFile &f : target.files) {
+        PlannedFile p;
+        p.path = QDir(folder).filePath(f.name);
+        p.content = f.content;
+        QFile existing(p.path);
+        if (existing.open(QIODevice::ReadOnly))
+            p.change = existing.readAll() == f.content ? PlannedFile::Change::Unchanged
+                                                       : PlannedFile::Change::Changed;
+        plan.files.append(p);
+        written << f.name;
     }
+    for (const QString &name : QDir(folder).entryList(QDir::Files, QDir::Name))
+        if (looksExported(name) && !written.contains(name))
+            plan.files.append({QDir(folder).filePath(name), PlannedFile::Change::Stale, {}});
     return plan;
 }
 

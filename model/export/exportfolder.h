@@ -37,6 +37,9 @@ struct ExportPlan {
 QString exportFolder(const QString &dir, const QString &target, std::size_t targetCount);
 
 ExportPlan planExport(const QString &dir, const std::vector<TargetFiles> &targets);
+// One target's part of that plan, when it is one of `targetCount`: a command that writes
+// several targets plans and writes them one by one, holding one target's files at a time.
+ExportPlan planTargetExport(const QString &dir, const TargetFiles &target, std::size_t targetCount);
 
 // Writes the plan's new and changed files atomically and, with `prune`, removes its stale
 // ones; else what went wrong.
