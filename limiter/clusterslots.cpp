@@ -8,17 +8,16 @@ namespace qs::limiter {
 
 namespace {
 
-std::optional<RedisAddress> nodeAddress(const redisReply *node, const std::string &askedHost)
-{
-    if (!node || node->type != REDIS_REPLY_ARRAY || node->elements < 2
-        || node->element[0]->type != REDIS_REPLY_STRING
-        || node->element[1]->type != REDIS_REPLY_INTEGER)
-        return std::nullopt;
-    std::string host(node->element[0]->str, node->element[0]->len);
-    if (host.empty() || host == "?")
-        host = askedHost;
-    return RedisAddress{host, int(node->element[1]->integer)};
-}
+// hiredis's reply, as parseClusterSlots() reads replies.
+struct HiredisView {
+    static bool isArray(const redisReply *r) { return r && r->type == REDIS_REPLY_ARRAY; }
+    static std::size_t size(const redisReply *r) { return r->elements; }
+    static const redisReply *at(const redisReply *r, std::size_t i) { return r->element[i]; }
+    static bool isInteger(const redisReply *r) { return r && r->type == REDIS_REPLY_INTEGER; }
+    static long long integer(const redisReply *r) { return r->integer; }
+    static bool isString(const redisReply *r) { return r && r->type == REDIS_REPLY_STRING; }
+    static std::string_view text(const redisReply *r) { return {r->str, r->len}; }
+};
 
 bool startsWith(std::string_view text, std::string_view prefix)
 {
@@ -29,28 +28,7 @@ bool startsWith(std::string_view text, std::string_view prefix)
 
 std::vector<SlotRange> parseClusterSlots(const redisReply *reply, const std::string &askedHost)
 {
-    std::vector<SlotRange> ranges;
-    if (!reply || reply->type != REDIS_REPLY_ARRAY)
-        return ranges;
-    for (size_t i = 0; i < reply->elements; ++i) {
-        const redisReply *e = reply->element[i];
-        if (e->type != REDIS_REPLY_ARRAY || e->elements < 3
-            || e->element[0]->type != REDIS_REPLY_INTEGER
-            || e->element[1]->type != REDIS_REPLY_INTEGER)
-            return {};
-        SlotRange r;
-        r.first = int(e->element[0]->integer);
-        r.last = int(e->element[1]->integer);
-        const std::optional<RedisAddress> master = nodeAddress(e->element[2], askedHost);
-        if (!master || r.first < 0 || r.last >= kClusterSlots || r.first > r.last)
-            return {};
-        r.master = *master;
-        for (size_t n = 3; n < e->elements; ++n)
-            if (const auto replica = nodeAddress(e->element[n], askedHost))
-                r.replicas.push_back(*replica);
-        ranges.push_back(std::move(r));
-    }
-    return ranges;
+    return parseClusterSlots(reply, askedHost, HiredisView{});
 }
 
 std::optional<Redirection> parseRedirection(std::string_view error, const std::string &askedHost)

@@ -24,6 +24,46 @@ struct SlotRange {
 // the question went to. Empty when the reply is not a slot map.
 std::vector<SlotRange> parseClusterSlots(const redisReply *reply, const std::string &askedHost);
 
+// The same parse over any client's reply type (the monitor's has its own reader): `View` says
+// what a reply is — isArray(r), size(r), at(r, i), isInteger(r), integer(r), isString(r),
+// text(r) as a std::string_view. One rule for every client that reads the slot map.
+template <class Reply, class View>
+std::vector<SlotRange> parseClusterSlots(
+    const Reply &reply, const std::string &askedHost, const View &view)
+{
+    const auto node = [&](const auto &n) -> std::optional<RedisAddress> {
+        if (!view.isArray(n) || view.size(n) < 2 || !view.isString(view.at(n, 0))
+            || !view.isInteger(view.at(n, 1)))
+            return std::nullopt;
+        std::string host(view.text(view.at(n, 0)));
+        if (host.empty() || host == "?")
+            host = askedHost;
+        return RedisAddress{host, int(view.integer(view.at(n, 1)))};
+    };
+    std::vector<SlotRange> ranges;
+    if (!view.isArray(reply))
+        return ranges;
+    for (std::size_t i = 0; i < view.size(reply); ++i) {
+        const auto &e = view.at(reply, i); // a reference or a pointer, as the View gives it
+        if (!view.isArray(e) || view.size(e) < 3 || !view.isInteger(view.at(e, 0))
+            || !view.isInteger(view.at(e, 1)))
+            return {};
+        SlotRange r;
+        const long long first = view.integer(view.at(e, 0)), last = view.integer(view.at(e, 1));
+        const std::optional<RedisAddress> master = node(view.at(e, 2));
+        if (!master || first < 0 || last >= kClusterSlots || first > last)
+            return {};
+        r.first = int(first);
+        r.last = int(last);
+        r.master = *master;
+        for (std::size_t n = 3; n < view.size(e); ++n)
+            if (const auto replica = node(view.at(e, n)))
+                r.replicas.push_back(*replica);
+        ranges.push_back(std::move(r));
+    }
+    return ranges;
+}
+
 struct Redirection {
     enum class Kind { Moved, Ask } kind = Kind::Moved;
     int slot = 0;

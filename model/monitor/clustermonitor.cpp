@@ -1,5 +1,6 @@
 #include "model/monitor/clustermonitor.h"
 
+#include "limiter/clusterslots.h"
 #include "limiter/keyslot.h"
 
 #include <algorithm>
@@ -11,15 +12,27 @@ namespace {
 constexpr int kRediscoverMs = 5000; // how often the slot map is asked for again
 
 // The node a CLUSTER SLOTS entry names ([host, port, id, …]); "" or "?" is the host asked.
-std::optional<QPair<QString, quint16>> nodeAt(const RespValue &v, const QString &askedHost)
+// The monitor's reply, as limiter::parseClusterSlots() reads replies: one slot map parser for
+// the backend and the monitor.
+struct RespView {
+    static bool isArray(const RespValue &v) { return v.type == RespValue::Type::Array; }
+    static std::size_t size(const RespValue &v) { return std::size_t(v.elements.size()); }
+    static const RespValue &at(const RespValue &v, std::size_t i)
+    {
+        return v.elements[qsizetype(i)];
+    }
+    static bool isInteger(const RespValue &v) { return v.type == RespValue::Type::Integer; }
+    static long long integer(const RespValue &v) { return v.integer; }
+    static bool isString(const RespValue &v) { return v.type == RespValue::Type::String; }
+    static std::string_view text(const RespValue &v)
+    {
+        return {v.text.constData(), std::size_t(v.text.size())};
+    }
+};
+
+QPair<QString, quint16> addressOf(const limiter::RedisAddress &a)
 {
-    if (v.type != RespValue::Type::Array || v.elements.size() < 2
-        || v.elements[1].type != RespValue::Type::Integer)
-        return std::nullopt;
-    QString host = QString::fromUtf8(v.elements[0].text);
-    if (host.isEmpty() || host == QLatin1String("?"))
-        host = askedHost;
-    return QPair<QString, quint16>{host, quint16(v.elements[1].integer)};
+    return {QString::fromStdString(a.host), quint16(a.port)};
 }
 
 // Throttled first, then by the share of the limit in use, then the longest wait (as a node's
@@ -145,26 +158,21 @@ void ClusterMonitor::onSlots(const RespValue &reply)
     }
     if (reply.type != RespValue::Type::Array)
         return;
-    // [first, last, master, replicas…] per range; one node per master, in slot order.
+    // One node per master (or its first replica), in slot order.
+    const std::vector<limiter::SlotRange> ranges
+        = limiter::parseClusterSlots(reply, asked.toStdString(), RespView{});
+    if (ranges.empty())
+        return;
     QList<Address> nodes;
     std::vector<qint16> slotNode(limiter::kClusterSlots, -1);
-    for (const RespValue &range : reply.elements) {
-        if (range.type != RespValue::Type::Array || range.elements.size() < 3
-            || range.elements[0].type != RespValue::Type::Integer
-            || range.elements[1].type != RespValue::Type::Integer)
-            return;
-        std::optional<Address> pick = nodeAt(range.elements[2], asked);
-        if (m_options.readReplicas && range.elements.size() > 3)
-            if (const auto replica = nodeAt(range.elements[3], asked))
-                pick = replica;
-        if (!pick)
-            continue;
-        if (!nodes.contains(*pick))
-            nodes.append(*pick);
-        const qint64 first = std::max<qint64>(0, range.elements[0].integer);
-        const qint64 last = std::min<qint64>(limiter::kClusterSlots - 1, range.elements[1].integer);
-        for (qint64 slot = first; slot <= last; ++slot)
-            slotNode[size_t(slot)] = qint16(nodes.indexOf(*pick));
+    for (const limiter::SlotRange &range : ranges) {
+        const Address pick
+            = addressOf(m_options.readReplicas && !range.replicas.empty() ? range.replicas.front()
+                                                                          : range.master);
+        if (!nodes.contains(pick))
+            nodes.append(pick);
+        for (int slot = range.first; slot <= range.last; ++slot)
+            slotNode[size_t(slot)] = qint16(nodes.indexOf(pick));
     }
     m_everAnswered = true;
     // The same masters in another order (a resharded range moves where each first appears)

@@ -1,5 +1,7 @@
 #include "model/monitor/quotamonitor.h"
 
+#include "limiter/clusterslots.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -586,20 +588,18 @@ void QuotaMonitor::onRead(const QByteArray &key, const QList<RespValue> &replies
     if (found == m_index.cend())
         return;
     Tracked &t = m_keys[size_t(*found)];
-    const auto elsewhere = [](const RespValue &r) {
-        return r.isError() && (r.text.startsWith("MOVED ") || r.text.startsWith("ASK "));
-    };
-    const auto redirect = std::find_if(replies.cbegin(), replies.cend(), elsewhere);
-    if (m_options.clusterNode && redirect != replies.cend()) {
-        // "MOVED <slot> <host>:<port>": counted once, by the node that holds the key now.
+    // A key another node holds now (a reshard) is counted once, by that node.
+    for (const RespValue &r : replies) {
+        if (!m_options.clusterNode || !r.isError())
+            continue;
+        const auto to
+            = limiter::parseRedirection(std::string_view(r.text.constData(), size_t(r.text.size())),
+                m_options.connection.host.toStdString());
+        if (!to)
+            continue;
         const int route = t.route;
         forget(key);
-        const QByteArray at = redirect->text.split(' ').value(2);
-        const qsizetype colon = at.lastIndexOf(':');
-        bool ok = false;
-        const quint16 port = at.mid(colon + 1).toUShort(&ok);
-        if (colon > 0 && ok)
-            emit movedTo(route, key, QString::fromLatin1(at.left(colon)), port);
+        emit movedTo(route, key, QString::fromStdString(to->to.host), quint16(to->to.port));
         return;
     }
     for (const RespValue &r : replies)

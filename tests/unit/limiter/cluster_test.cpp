@@ -4,7 +4,11 @@
 #include "limiter/keyslot.h"
 #include "limiter/redisaddress.h"
 
+#include <hiredis/hiredis.h>
+
 #include <gtest/gtest.h>
+
+#include <memory>
 
 namespace qs::limiter {
 namespace {
@@ -45,6 +49,43 @@ TEST(Redirection, MovedAndAskWithAndWithoutAHost)
     for (const char *notOne : {"MOVED", "MOVED 16384 127.0.0.1:1", "MOVED x 127.0.0.1:1",
              "MOVED 1 127.0.0.1", "ERR wrong", "WRONGTYPE Operation", ""})
         EXPECT_FALSE(parseRedirection(notOne, "127.0.0.1")) << notOne;
+}
+
+// CLUSTER SLOTS as Redis 7 sends it, read by hiredis's reader: the backend's parse, and the
+// same template the monitor uses with its own reply type.
+TEST(ClusterSlots, RangesMastersReplicasAndAnUnannouncedHost)
+{
+    const std::string resp = "*2\r\n"
+                             "*4\r\n:0\r\n:8191\r\n"
+                             "*3\r\n$9\r\n127.0.0.1\r\n:7000\r\n$2\r\nid\r\n"
+                             "*3\r\n$1\r\n?\r\n:7003\r\n$2\r\nid\r\n"
+                             "*3\r\n:8192\r\n:16383\r\n"
+                             "*3\r\n$0\r\n\r\n:7001\r\n$2\r\nid\r\n";
+    redisReader *reader = redisReaderCreate();
+    ASSERT_EQ(redisReaderFeed(reader, resp.data(), resp.size()), REDIS_OK);
+    void *raw = nullptr;
+    ASSERT_EQ(redisReaderGetReply(reader, &raw), REDIS_OK);
+    redisReaderFree(reader);
+    ASSERT_TRUE(raw);
+    const std::unique_ptr<redisReply, void (*)(void *)> reply(
+        static_cast<redisReply *>(raw), freeReplyObject);
+    const std::vector<SlotRange> ranges = parseClusterSlots(reply.get(), "10.0.0.5");
+    ASSERT_EQ(ranges.size(), 2u);
+    EXPECT_EQ(ranges[0].first, 0);
+    EXPECT_EQ(ranges[0].last, 8191);
+    EXPECT_EQ(ranges[0].master, (RedisAddress{"127.0.0.1", 7000}));
+    ASSERT_EQ(ranges[0].replicas.size(), 1u);
+    EXPECT_EQ(ranges[0].replicas[0], (RedisAddress{"10.0.0.5", 7003})) << "`?`: the host asked";
+    EXPECT_EQ(ranges[1].master, (RedisAddress{"10.0.0.5", 7001})) << "empty: the host asked";
+    EXPECT_TRUE(ranges[1].replicas.empty());
+    // A range past the last slot, or not a slot map at all: no map, not half of one.
+    const std::string bad = "*1\r\n*3\r\n:0\r\n:16384\r\n*2\r\n$1\r\na\r\n:1\r\n";
+    reader = redisReaderCreate();
+    ASSERT_EQ(redisReaderFeed(reader, bad.data(), bad.size()), REDIS_OK);
+    ASSERT_EQ(redisReaderGetReply(reader, &raw), REDIS_OK);
+    redisReaderFree(reader);
+    EXPECT_TRUE(parseClusterSlots(static_cast<redisReply *>(raw), "h").empty());
+    freeReplyObject(raw);
 }
 
 TEST(Redirection, TryAgainAndClusterDownAreRetriedNothingElse)
