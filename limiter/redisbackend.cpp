@@ -1,5 +1,7 @@
 #include "limiter/redisbackend.h"
 
+#include "limiter/keylayout.h"
+
 #include "limiter/clusterslots.h"
 #include "limiter/keyslot.h"
 #include "limiter/packeddoubles.h"
@@ -20,7 +22,6 @@ namespace {
 // Rounds of redirections and retries one decision may take: MOVED then ASK then a TRYAGAIN or
 // two is the worst a slot migration does; CLUSTERDOWN waits 10, 20, 40, 80 and 160 ms.
 constexpr int kMaxRounds = 6;
-constexpr int kMetricsTtlSeconds = 120;
 
 // A script's reply: 32 bytes, four packed doubles (limiter/lua/postlude.lua), each a whole
 // number that fits an int64 exactly; anything else is not our script's reply.
@@ -73,10 +74,7 @@ RedisBackend::~RedisBackend()
 
 std::string RedisBackend::stateKey(const RedisRule &rule, std::string_view key) const
 {
-    std::string k = rule.keyPrefix;
-    k += ':';
-    k += key;
-    return k;
+    return keylayout::stateKey(rule.keyPrefix, key);
 }
 
 bool RedisBackend::connected() const
@@ -462,7 +460,7 @@ void RedisBackend::flushMetricsBefore(std::int64_t second)
     for (const RouteMetrics::Count &c : counts)
         if (const std::uint16_t n = nodeForKey(c.key); n != kNoNode)
             byNode[n].push_back(&c);
-    const std::string ttl = std::to_string(kMetricsTtlSeconds);
+    const std::string ttl = std::to_string(keylayout::kMetricsTtlSeconds);
     for (std::size_t n = 0; n < byNode.size(); ++n) {
         RedisNode &node = *m_nodes[n];
         if (byNode[n].empty() || !node.ensureConnected(!isCluster()))

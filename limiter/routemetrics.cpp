@@ -1,5 +1,7 @@
 #include "limiter/routemetrics.h"
 
+#include "limiter/keylayout.h"
+
 #include <algorithm>
 
 namespace qs::limiter {
@@ -23,8 +25,7 @@ std::vector<RouteMetrics::Count> RouteMetrics::take(std::int64_t before)
     m_oldest = std::numeric_limits<std::int64_t>::max();
     std::erase_if(m_entries, [&](const Entry &e) {
         if (e.second < before) {
-            out.push_back(
-                Count{e.keyPrefix + ":~metrics:" + std::to_string(e.second), e.allowed, e.denied});
+            out.push_back(Count{keylayout::metricsKey(e.keyPrefix, e.second), e.allowed, e.denied});
             return true;
         }
         m_oldest = std::min(m_oldest, e.second);

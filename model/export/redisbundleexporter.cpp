@@ -1,5 +1,7 @@
 #include "model/export/redisbundleexporter.h"
 
+#include "limiter/keylayout.h"
+
 #include "limiter/redisscripts.h"
 #include "model/export/exportreport.h"
 #include "model/export/gatewaywriter.h"
@@ -252,8 +254,9 @@ private:
         const std::string_view lua = limiter::redisScript(algorithm);
         m_scripts.try_emplace(entry.script, lua.data(), qsizetype(lua.size())); // once a script
 
-        const QString keyPrefix
-            = m_policy.redis.effectivePrefix() + QLatin1Char(':') + r.id + QLatin1Char(':');
+        const std::string routePrefix = limiter::keylayout::routePrefix(
+            m_policy.redis.effectivePrefix().toStdString(), r.id.toStdString());
+        const QString keyPrefix = QString::fromStdString(routePrefix) + QLatin1Char(':');
         const QList<KeySelector> keys = m_policy.keyOf(r);
         entry.keyTemplate = keyPrefix + clientKeyTemplate(keys);
         Tree keyParts = Tree::seq(), parameters = Tree::seq(), names = Tree::seq(),
@@ -284,7 +287,7 @@ private:
             {QStringLiteral("methods"), methods},
             {QStringLiteral("metrics_prefix"),
                 Tree::text(m_policy.redis.metrics.value_or(false)
-                        ? keyPrefix + QStringLiteral("~metrics")
+                        ? QString::fromStdString(limiter::keylayout::metricsPrefix(routePrefix))
                         : QString())},
             {QStringLiteral("missing_key"),
                 keyCanBeMissing(keys) ? Tree::text(missingKeyModeName(m_policy.missingKeyOf(r)))

@@ -35,19 +35,6 @@ QPair<QString, quint16> addressOf(const limiter::RedisAddress &a)
     return {QString::fromStdString(a.host), quint16(a.port)};
 }
 
-// Throttled first, then by the share of the limit in use, then the longest wait (as a node's
-// own snapshot orders them).
-bool hotter(const HotKey &a, const HotKey &b)
-{
-    if (a.quota.throttled != b.quota.throttled)
-        return a.quota.throttled;
-    const qint64 ua = (a.quota.limit - a.quota.remaining) * std::max<qint64>(1, b.quota.limit);
-    const qint64 ub = (b.quota.limit - b.quota.remaining) * std::max<qint64>(1, a.quota.limit);
-    if (ua != ub)
-        return ua > ub;
-    return a.quota.resetAfterMs > b.quota.resetAfterMs;
-}
-
 void addTo(std::optional<double> &sum, const std::optional<double> &value)
 {
     if (value)
@@ -367,7 +354,8 @@ MonitorSnapshot ClusterMonitor::merged() const
                 s.unreadable.append(u);
         s.nodes.append(status);
     }
-    std::sort(s.hotKeys.begin(), s.hotKeys.end(), hotter);
+    std::sort(s.hotKeys.begin(), s.hotKeys.end(),
+        [](const HotKey &a, const HotKey &b) { return hotter(a.quota, b.quota); });
     if (s.hotKeys.size() > m_options.hotKeyCount)
         s.hotKeys.resize(std::max(0, m_options.hotKeyCount));
     s.state = connected > 0    ? RespClient::State::Connected

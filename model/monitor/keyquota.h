@@ -3,6 +3,8 @@
 // a gateway's RateLimit headers carry, or why the key could not be read.
 #include <QString>
 
+#include <algorithm>
+
 namespace qs {
 
 struct KeyQuota {
@@ -36,5 +38,20 @@ struct KeyQuota {
         return q;
     }
 };
+
+// The hot-key order of every snapshot, a node's or a cluster's: throttled first, then by the
+// share of the limit in use, then the longest wait. Over a KeyQuota or anything with its four
+// fields (the monitor's key table sorts a million entries without making a KeyQuota of each).
+template <class Quota>
+bool hotter(const Quota &a, const Quota &b)
+{
+    if (a.throttled != b.throttled)
+        return a.throttled;
+    const qint64 ua = (a.limit - a.remaining) * std::max<qint64>(1, b.limit);
+    const qint64 ub = (b.limit - b.remaining) * std::max<qint64>(1, a.limit);
+    if (ua != ub)
+        return ua > ub;
+    return a.resetAfterMs > b.resetAfterMs;
+}
 
 } // namespace qs

@@ -1,5 +1,7 @@
 #include "model/monitor/keyspacesurvey.h"
 
+#include "limiter/keylayout.h"
+
 #include "model/monitor/layoutdecoder.h"
 #include "model/policy/layoutpreset.h"
 
@@ -114,8 +116,11 @@ KeyShape shapeOfKey(const QByteArray &key, const QByteArray &qsPrefix)
         "^ratelimit:[0-9a-f-]{36}:[0-9a-f-]{36}:.+:\\d{13}:(second|minute|hour|day|month|year)$"));
     static const QRegularExpression spring(
         QStringLiteral("^request_rate_limiter\\.\\{.+\\}\\.(tokens|timestamp)$"));
-    const QRegularExpression own(QStringLiteral("^%1:([A-Za-z0-9][A-Za-z0-9_.-]*):(~metrics:)?.+$")
-                                     .arg(QRegularExpression::escape(QString::fromUtf8(qsPrefix))));
+    const QRegularExpression own(QStringLiteral("^%1:([A-Za-z0-9][A-Za-z0-9_.-]*):(%2:)?.+$")
+                                     .arg(QRegularExpression::escape(QString::fromUtf8(qsPrefix)),
+                                         QRegularExpression::escape(QString::fromLatin1(
+                                             limiter::keylayout::kMetricsTag.data(),
+                                             qsizetype(limiter::keylayout::kMetricsTag.size())))));
     if (auto m = own.match(k); m.hasMatch())
         return {
             qsPrefix + ':' + group(m, 1) + ':' + group(m, 2) + '*', QStringLiteral("quota-studio")};

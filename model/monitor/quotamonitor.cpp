@@ -1,6 +1,7 @@
 #include "model/monitor/quotamonitor.h"
 
 #include "limiter/clusterslots.h"
+#include "limiter/keylayout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -77,7 +78,10 @@ void QuotaMonitor::watch(const Policy &policy, const Route &route)
         [&](const RedisLayout &l) { return l.routeId == route.id; });
     if (policy.redis.metrics.value_or(false) && ownKeys) {
         w.metricsPrefix
-            = policy.redis.effectivePrefix().toUtf8() + ':' + route.id.toUtf8() + ":~metrics:";
+            = QByteArray::fromStdString(
+                  limiter::keylayout::metricsPrefix(limiter::keylayout::routePrefix(
+                      policy.redis.effectivePrefix().toStdString(), route.id.toStdString())))
+            + limiter::keylayout::kSeparator;
         ++m_metricsRoutes;
     }
     if (w.decoder) {
@@ -745,18 +749,9 @@ MonitorSnapshot QuotaMonitor::snapshot() const
             candidates.push_back(&t);
         }
     }
-    // Throttled first, then by the share of the limit in use, then the longest wait.
-    const auto hotter = [](const Tracked *a, const Tracked *b) {
-        if (a->throttled != b->throttled)
-            return a->throttled;
-        const qint64 ua = (a->limit - a->remaining) * std::max<qint64>(1, b->limit);
-        const qint64 ub = (b->limit - b->remaining) * std::max<qint64>(1, a->limit);
-        if (ua != ub)
-            return ua > ub;
-        return a->resetAfterMs > b->resetAfterMs;
-    };
     const size_t top = std::min(candidates.size(), size_t(std::max(0, m_options.hotKeyCount)));
-    std::partial_sort(candidates.begin(), candidates.begin() + long(top), candidates.end(), hotter);
+    std::partial_sort(candidates.begin(), candidates.begin() + long(top), candidates.end(),
+        [](const Tracked *a, const Tracked *b) { return hotter(*a, *b); });
     for (size_t i = 0; i < top; ++i) {
         const Tracked &t = *candidates[i];
         s.hotKeys.append({m_routes[size_t(t.route)].id, t.key, t.quota(), t.readAtUs});

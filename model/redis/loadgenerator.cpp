@@ -1,5 +1,7 @@
 #include "model/redis/loadgenerator.h"
 
+#include "limiter/keylayout.h"
+
 #include "model/policy/limitconversion.h"
 
 #include <algorithm>
@@ -234,7 +236,7 @@ Expected<std::vector<limiter::RedisRule>> redisRulesFor(
         if (!config)
             return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
         limiter::RedisRule rule;
-        rule.keyPrefix = (prefix + QLatin1Char(':') + r.id).toStdString();
+        rule.keyPrefix = limiter::keylayout::routePrefix(prefix.toStdString(), r.id.toStdString());
         rule.config = *config;
         rule.onStoreError = policy.defaults.effectiveOnStoreError();
         rule.metrics = policy.redis.metrics.value_or(false);

@@ -4,6 +4,7 @@
 // state itself says, so reading PTTL would double the cost for nothing.
 #include "model/monitor/layouts/layouts.h"
 
+#include "limiter/keylayout.h"
 #include "limiter/redisstate.h"
 
 namespace qs::layouts {
@@ -13,8 +14,9 @@ namespace {
 class QuotaStudioLayout : public LayoutDecoder {
 public:
     QuotaStudioLayout(const QString &prefix, const QString &routeId, RouteLimit limit)
-        : m_prefix((prefix + QLatin1Char(':')).toUtf8()),
-          m_head((prefix + QLatin1Char(':') + routeId + QLatin1Char(':')).toUtf8()),
+        : m_prefix((prefix + QLatin1Char(limiter::keylayout::kSeparator)).toUtf8()),
+          m_route(limiter::keylayout::routePrefix(prefix.toStdString(), routeId.toStdString())),
+          m_head(QByteArray::fromStdString(m_route) + limiter::keylayout::kSeparator),
           m_limit(std::move(limit)),
           m_isLog(limiter::algorithmOf(m_limit.config) == limiter::Algorithm::SlidingWindowLog)
     {
@@ -26,9 +28,9 @@ public:
 
     bool accepts(const QByteArray &key) const override
     {
-        // The per-second metrics hashes share the route's prefix; `~` starts no client key.
-        return key.size() > m_head.size() && key.startsWith(m_head)
-            && !key.startsWith(m_head + "~metrics:");
+        // The per-second metrics hashes share the route's prefix.
+        return limiter::keylayout::isStateKey(
+            std::string_view(key.constData(), size_t(key.size())), m_route);
     }
 
     QList<Command> reads(const QByteArray &key) const override
@@ -79,7 +81,9 @@ private:
         return limiter::decodeRedisLog(scores, why);
     }
 
-    QByteArray m_prefix, m_head;
+    QByteArray m_prefix;
+    std::string m_route; // "<prefix>:<route>"
+    QByteArray m_head; // m_route and the separator
     RouteLimit m_limit;
     bool m_isLog;
 };

@@ -2,6 +2,7 @@
 // writes them. Expected figures come from each project's own formula (../shared/REDIS-LAYOUTS.md
 // and the sources named in docs/monitoring.md), computed here by hand — not from the decoder's
 // code path — and Quota Studio's own keys are checked against the engine deciding the same trace.
+#include "limiter/keylayout.h"
 #include "limiter/packeddoubles.h"
 #include "model/policy/limitconversion.h"
 #include "tests/unit/model/monitor/monitortestutil.h"
@@ -132,6 +133,11 @@ TEST(LayoutDecoder, OwnKeysAreTheRoutesAndNotItsMetrics)
     EXPECT_FALSE(d->accepts("qs:own-tb:~metrics:1760000000"));
     EXPECT_FALSE(d->accepts("qs:own-tb:"));
     EXPECT_FALSE(d->accepts("qs:own-tbx:1"));
+    // What the backend writes, built by the shared layout: read; its metrics: not.
+    const std::string route = limiter::keylayout::routePrefix("qs", "own-tb");
+    EXPECT_TRUE(d->accepts(QByteArray::fromStdString(limiter::keylayout::stateKey(route, "c"))));
+    EXPECT_FALSE(
+        d->accepts(QByteArray::fromStdString(limiter::keylayout::metricsKey(route, 1760000000))));
     EXPECT_EQ(d->reads("qs:own-tb:k"), (QList<Command>{{"GET", "qs:own-tb:k"}}))
         << "one command per key: the state says when it resets";
 }
