@@ -1,7 +1,7 @@
 // quotactl monitor: follow a policy's live quota keys in Redis (a refreshing table or JSON
 // lines), or --discover what rate limiters a Redis holds keys of.
 #include "commands.h"
-#include "limiter/redisaddress.h"
+#include "limiter/redis/redisaddress.h"
 #include "model/monitor/clustermonitor.h"
 #include "model/monitor/keyspacesurvey.h"
 #include "model/monitor/quotamonitor.h"

@@ -1,6 +1,6 @@
 // quotactl simulate: traffic through a route's limit (or all six algorithms) on a manual clock.
 #include "commands.h"
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/ratesyntax.h"

@@ -11,8 +11,8 @@
 //   writer:  shard.rebuilding = true; heavy fence; waitUntilNoneIn(shard); rebuild;
 //            shard.rebuilding = false
 // Either the reader sees `rebuilding`, or the writer sees the reader's announcement.
-#include "limiter/asymmetricfence.h"
-#include "limiter/threadindex.h"
+#include "limiter/algorithms/asymmetricfence.h"
+#include "limiter/engine/threadindex.h"
 
 #include <atomic>
 #include <cstddef>

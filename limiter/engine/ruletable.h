@@ -19,13 +19,13 @@
 // shard's lock, which serialises inserts and rebuilds in all its lanes (so a key that two
 // threads meet at once is inserted once); rebuilds also wait until no reader is inside the
 // shard (ReaderRegistry).
-#include "limiter/algorithm.h"
-#include "limiter/engine.h"
+#include "limiter/algorithms/algorithm.h"
+#include "limiter/engine/engine.h"
 #include "limiter/engine/keybudget.h"
 #include "limiter/engine/keytable.h"
 #include "limiter/engine/readerregistry.h"
-#include "limiter/keyhash.h"
-#include "limiter/spinlock.h"
+#include "limiter/engine/keyhash.h"
+#include "limiter/engine/spinlock.h"
 
 #include <mutex>
 #include <span>

@@ -1,10 +1,10 @@
 #include "limiter/redismodule/commands.h"
 
-#include "limiter/packeddoubles.h"
+#include "limiter/redis/packeddoubles.h"
 #include "limiter/redismodule/redismoduleapi.h"
 #include "limiter/redismodule/request.h"
 #include "limiter/redismodule/statestore.h"
-#include "limiter/redisstate.h"
+#include "limiter/redis/redisstate.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The module's two commands. Both decide with the limiter's own code (limiter/algorithm.h):
+// The module's two commands. Both decide with the limiter's own code (limiter/algorithms/algorithm.h):
 // the arithmetic the embedded engine, the simulator and the Lua scripts' parity tests share.
 struct RedisModuleCtx;
 struct RedisModuleString;

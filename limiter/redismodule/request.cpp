@@ -1,7 +1,7 @@
 #include "limiter/redismodule/request.h"
 
 #include "limiter/redismodule/redismoduleapi.h"
-#include "limiter/redisscripts.h"
+#include "limiter/redis/redisscripts.h"
 
 #include <chrono>
 #include <string_view>

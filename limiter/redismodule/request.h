@@ -1,7 +1,7 @@
 #pragma once
 // What QS.DECIDE and QS.PEEK are asked: parsed from the command's arguments once, with the
-// same rules and the same error words as the Lua scripts' prelude (limiter/lua/prelude.lua).
-#include "limiter/algorithm.h"
+// same rules and the same error words as the Lua scripts' prelude (limiter/redis/lua/prelude.lua).
+#include "limiter/algorithms/algorithm.h"
 
 #include <optional>
 #include <string>

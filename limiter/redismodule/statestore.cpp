@@ -1,7 +1,7 @@
 #include "limiter/redismodule/statestore.h"
 
 #include "limiter/redismodule/redismoduleapi.h"
-#include "limiter/redisstate.h"
+#include "limiter/redis/redisstate.h"
 
 #include <charconv>
 #include <memory>

@@ -6,7 +6,7 @@
 // with '!' (PSETEX, ZADD, ZREMRANGEBYSCORE, PEXPIRE, as the scripts call them): Redis then
 // counts the change for RDB saves, rewrites relative TTLs into absolute ones and replicates the
 // effect to replicas and the AOF, never this module's command, whose clock it cannot replay.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <optional>
 #include <string>

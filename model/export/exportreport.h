@@ -2,7 +2,7 @@
 // What every exporter needs besides its own syntax: diagnostics placed at the route's field in
 // the policy file and tagged with the target, collision-free names built from route ids, and
 // names made safe for comments.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/policy/diagnostic.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/policy.h"

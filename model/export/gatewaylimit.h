@@ -2,7 +2,7 @@
 // What a gateway enforces, in terms a predictor can run: one of the engine's algorithms (NGINX's
 // limit_req is a GCRA), or arithmetic of the gateway's own that no engine algorithm matches
 // (HAProxy's http_req_rate). The probe predicts a running gateway with it (docs/probe.md).
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <variant>
 

@@ -3,7 +3,7 @@
 // long-run rate, how many may pass at once, and which kind of algorithm the numbers came from
 // (so that an exporter can say in its warning what the approximation changes). Shared by the
 // Traefik, Envoy and Kong exporters.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <QString>
 

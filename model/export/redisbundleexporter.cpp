@@ -1,8 +1,8 @@
 #include "model/export/redisbundleexporter.h"
 
-#include "limiter/keylayout.h"
+#include "limiter/redis/keylayout.h"
 
-#include "limiter/redisscripts.h"
+#include "limiter/redis/redisscripts.h"
 #include "model/export/exportreport.h"
 #include "model/export/gatewaywriter.h"
 #include "model/policy/limitconversion.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The Redis script bundle: the Lua scripts Quota Studio's own Redis backend runs (limiter/lua),
+// The Redis script bundle: the Lua scripts Quota Studio's own Redis backend runs (limiter/redis/lua),
 // a manifest that maps each route to its script, key and arguments, a README with short
 // snippets that call them from Python, Node and Go, and quota_middleware.py, a ready
 // Starlette/FastAPI middleware (resources/redis-bundle/) that applies the manifest. Exact for every

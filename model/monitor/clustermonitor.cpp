@@ -1,7 +1,7 @@
 #include "model/monitor/clustermonitor.h"
 
-#include "limiter/clusterslots.h"
-#include "limiter/keyslot.h"
+#include "limiter/redis/clusterslots.h"
+#include "limiter/redis/keyslot.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include "model/monitor/keyspacesurvey.h"
 
-#include "limiter/keylayout.h"
+#include "limiter/redis/keylayout.h"
 
 #include "model/monitor/layoutdecoder.h"
 #include "model/policy/layoutpreset.h"

@@ -5,7 +5,7 @@
 // layoutpreset.h — all behind this interface, as Tiled's file formats share one. Decoders never
 // carry an algorithm's arithmetic: they turn what they read into the limiter's state types and
 // ask the limiter's own peek().
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/base/expected.h"
 #include "model/monitor/keyquota.h"
 #include "model/monitor/respvalue.h"

@@ -1,7 +1,7 @@
 #include "model/monitor/quotamonitor.h"
 
-#include "limiter/clusterslots.h"
-#include "limiter/keylayout.h"
+#include "limiter/redis/clusterslots.h"
+#include "limiter/redis/keylayout.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // The monitor's promise to the server it reads: never more than N commands in any one second.
 // Kept with the limiter's own sliding window log — the algorithm whose bound holds over every
 // window, not only aligned ones — one unit per command.
-#include "limiter/slidingwindowlog.h"
+#include "limiter/algorithms/slidingwindowlog.h"
 
 #include <QtGlobal>
 

@@ -3,7 +3,7 @@
 // `redis.layouts[].preset` may say, which key a preset reads by default and which algorithm the
 // route's limit must use for its keys to make sense. The decoders live in model/monitor/; this
 // table is the one place both the validator and the monitor read (docs/monitoring.md).
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <QList>
 #include <QString>

@@ -1,6 +1,6 @@
 #pragma once
 // The one place where a route's `limit:` becomes the limiter's config.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/base/expected.h"
 #include "model/policy/policy.h"
 

@@ -3,7 +3,7 @@
 // their values, where they live in LimitSpec and which algorithms take them. The reader, the
 // writer's order, the descriptions and the route editor all read this table, so that a new
 // field or a new bound is one row here.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/policy/policy.h"
 
 #include <QLatin1String>

@@ -3,9 +3,9 @@
 // wrote where it carries meaning (a rate written `120/min` stays `120/min` on save), and every
 // object remembers the order of its fields so that a load/save round trip keeps the file's
 // shape. Field locations (line, column) are kept per field path for diagnostics.
-#include "limiter/algorithm.h"
-#include "limiter/headers.h"
-#include "limiter/storeerror.h"
+#include "limiter/algorithms/algorithm.h"
+#include "limiter/algorithms/headers.h"
+#include "limiter/algorithms/storeerror.h"
 #include "model/policy/sourcelocations.h"
 
 #include <QHash>

@@ -2,7 +2,7 @@
 // The text forms of rates and durations in policy files: `2/s`, `0.5/s`, `100/min`, `5/250ms`,
 // `1 every 2s`; `250ms`,
 // `10s`, `1m`, `1h`, `1d`. Parsing returns the value or a sentence saying what is wrong.
-#include "limiter/rate.h"
+#include "limiter/algorithms/rate.h"
 #include "model/base/expected.h"
 
 #include <QString>

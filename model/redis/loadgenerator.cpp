@@ -1,6 +1,6 @@
 #include "model/redis/loadgenerator.h"
 
-#include "limiter/keylayout.h"
+#include "limiter/redis/keylayout.h"
 
 #include "model/policy/limitconversion.h"
 

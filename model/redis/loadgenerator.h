@@ -2,7 +2,7 @@
 // Drives the Redis backend like a fleet of gateway instances: several connections, each in its
 // own thread sending pipelined batches at a share of the target rate, keys drawn from a client
 // population (uniform, bursty or Zipf-popular). Used by `quotactl loadgen`.
-#include "limiter/redisbackend.h"
+#include "limiter/redis/redisbackend.h"
 #include "model/base/expected.h"
 #include "model/policy/policy.h"
 

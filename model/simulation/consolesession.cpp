@@ -1,6 +1,6 @@
 #include "model/simulation/consolesession.h"
 
-#include "limiter/headers.h"
+#include "limiter/algorithms/headers.h"
 #include "model/policy/limitconversion.h"
 
 namespace qs {

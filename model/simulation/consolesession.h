@@ -2,7 +2,7 @@
 // The test console's engine: one embedded limiter rule per route of a policy, and the answer a
 // gateway would give to one request — the route that matched, the decision, the status and the
 // response headers, the key's quota afterwards. No widgets, so tests drive it directly.
-#include "limiter/engine.h"
+#include "limiter/engine/engine.h"
 #include "model/policy/policy.h"
 #include "model/policy/requestkey.h"
 #include "model/policy/routeresolver.h"

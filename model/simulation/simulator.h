@@ -3,7 +3,7 @@
 // (same seed, same result) and far faster than real time. Clients are numbered, so their
 // states sit in a dense table indexed by client (the embedded engine's hash table is for
 // arbitrary keys; here it would only add hashing). See docs/simulation.md.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/policy/limitconversion.h" // comparableConfigs
 #include "model/policy/policy.h"
 #include "model/simulation/traffic.h"

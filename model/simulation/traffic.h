@@ -16,7 +16,7 @@
 // RATE is a policy rate (100/s, 5/250ms); clients default to 1 (one client's traffic).
 // Every synthetic kind takes `,keyless=SHARE` (0..1): that share of requests lacks the route's
 // header or query key part, and the route's missing_key decides what happens to them.
-#include "limiter/rate.h"
+#include "limiter/algorithms/rate.h"
 #include "model/base/expected.h"
 
 #include <QString>

@@ -11,7 +11,7 @@
 //   cmake --build build-bench --target limiter_bench && build-bench/tests/bench/limiter_bench
 #include "cpupin.h"
 #include "keyset.h"
-#include "limiter/engine.h"
+#include "limiter/engine/engine.h"
 #include "memoryprobe.h"
 #include "pointerchase.h"
 #include "ratioreporter.h"

@@ -5,7 +5,7 @@
 // costs Redis per refresh at the default budget (INFO commandstats usec).
 //
 //   build-bench/tests/bench/monitor_bench [KEYS]
-#include "limiter/packeddoubles.h"
+#include "limiter/redis/packeddoubles.h"
 #include "model/monitor/quotamonitor.h"
 #include "model/policy/policyreader.h"
 #include "tests/bench/benchredis.h"

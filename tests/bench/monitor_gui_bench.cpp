@@ -9,7 +9,7 @@
 // so rows change places in the table sorted by % used, as in a live deployment).
 //
 //   build-bench-gui/tests/bench/monitor_gui_bench [KEYS] [SECONDS] [CHANGES]
-#include "limiter/packeddoubles.h"
+#include "limiter/redis/packeddoubles.h"
 #include "tests/bench/benchredis.h"
 #include "tests/bench/memoryprobe.h"
 #include "ui/common/icons.h"

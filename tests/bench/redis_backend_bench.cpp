@@ -6,8 +6,8 @@
 //     lua|module: force the engine, else the module where the server has it)
 //   redis_backend_bench memory PORT
 //   redis_backend_bench script ALGORITHM     (prints the embedded Lua script)
-#include "limiter/redisbackend.h"
-#include "limiter/redisscripts.h"
+#include "limiter/redis/redisbackend.h"
+#include "limiter/redis/redisscripts.h"
 
 #include <hiredis/hiredis.h>
 

@@ -6,7 +6,7 @@
 #include "model/simulation/simulator.h"
 #include "ratioreporter.h"
 
-#include "limiter/engine.h"
+#include "limiter/engine/engine.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 // The Monitor tab as an operator meets it: typed into, clicked, against a real redis-server fed
 // by the real load generator. Offscreen; screenshots land in the build tree for review.
-#include "limiter/redisaddress.h"
+#include "limiter/redis/redisaddress.h"
 #include "model/redis/loadgenerator.h"
 #include "model/redis/localcluster.h"
 #include "model/redis/localdemo.h"

@@ -1,6 +1,6 @@
 #include "ui/common/charts.h"
 
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <QChart>
 #include <QChartView>

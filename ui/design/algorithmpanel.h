@@ -2,7 +2,7 @@
 // Beside the route editor: what the chosen algorithm guarantees, how it treats a burst, what a
 // key costs in memory and when to choose it — and a small live chart of what the route's own
 // parameters do to a burst followed by sustained overload.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <QWidget>
 

@@ -4,7 +4,7 @@
 // "12.5 s"). The text is the operator's own: it is what the file gets. A spin box cannot hold
 // `0.5` (it once turned 0.5/s into 5/s, a limit ten times looser), so this is a line edit whose
 // every keystroke is parsed by the policy format's own parser.
-#include "limiter/rate.h"
+#include "limiter/algorithms/rate.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "ui/design/quantityedit.h"
 
-#include "limiter/rate.h"
+#include "limiter/algorithms/rate.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QComboBox>

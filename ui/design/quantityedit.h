@@ -2,7 +2,7 @@
 // A duration as a count and a unit that read as one field: "5 minutes", "2 hours" (the Simulate
 // page's run length). A duration with no standard unit keeps its own as an extra entry instead
 // of being rounded away. Limit fields use LimitValueEdit, which takes the policy format's text.
-#include "limiter/rate.h"
+#include "limiter/algorithms/rate.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "ui/design/testconsole.h"
 
-#include "limiter/clock.h"
+#include "limiter/algorithms/clock.h"
 #include "ui/common/icons.h"
 #include "ui/document/policydocument.h"
 

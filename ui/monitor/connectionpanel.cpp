@@ -1,6 +1,6 @@
 #include "ui/monitor/connectionpanel.h"
 
-#include "limiter/redisaddress.h"
+#include "limiter/redis/redisaddress.h"
 
 #include "ui/common/icons.h"
 #include "ui/monitor/passwordstore.h"

@@ -6,7 +6,7 @@
 // trimmed to `amount`.
 #include "model/monitor/layouts/layouts.h"
 
-#include "limiter/redisstate.h"
+#include "limiter/redis/redisstate.h"
 
 #include <cmath>
 

@@ -1,11 +1,11 @@
 // Quota Studio's own keys: `<prefix>:<route id>:<client>`, a packed-doubles string (a sorted set
-// for the sliding window log), decoded with limiter/redisstate.h (docs/redis-layout.md). One
+// for the sliding window log), decoded with limiter/redis/redisstate.h (docs/redis-layout.md). One
 // command per key: the scripts set the TTL to the time until the state is fresh, which the
 // state itself says, so reading PTTL would double the cost for nothing.
 #include "model/monitor/layouts/layouts.h"
 
-#include "limiter/keylayout.h"
-#include "limiter/redisstate.h"
+#include "limiter/redis/keylayout.h"
+#include "limiter/redis/redisstate.h"
 
 namespace qs::layouts {
 

@@ -2,12 +2,12 @@
 // of 1/s admits a burst of 3 and refuses the 4th. Prints the decisions; exits 0 when they are
 // exactly that. It also includes and uses the Redis side's public headers, so that a header they
 // need and the install leaves out fails this build.
-#include <limiter/engine.h>
-#include <limiter/headers.h>
-#include <limiter/keyslot.h>
-#include <limiter/redisbackend.h>
-#include <limiter/redisscripts.h>
-#include <limiter/redisstate.h>
+#include <limiter/engine/engine.h>
+#include <limiter/algorithms/headers.h>
+#include <limiter/redis/keyslot.h>
+#include <limiter/redis/redisbackend.h>
+#include <limiter/redis/redisscripts.h>
+#include <limiter/redis/redisstate.h>
 
 #include <cstdio>
 

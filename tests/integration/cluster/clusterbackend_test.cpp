@@ -4,9 +4,9 @@
 // kept), a killed master failed over, and per-route metrics in their own slot.
 #include "clusterfixture.h"
 
-#include "limiter/engine.h"
-#include "limiter/keyslot.h"
-#include "limiter/redisbackend.h"
+#include "limiter/engine/engine.h"
+#include "limiter/redis/keyslot.h"
+#include "limiter/redis/redisbackend.h"
 #include "tests/integration/redis/parity.h"
 
 #include <gtest/gtest.h>

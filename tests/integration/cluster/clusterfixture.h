@@ -1,8 +1,8 @@
 #pragma once
 // The Redis Cluster the ctest fixture started (tests/integration/cluster-fixture): its seeds,
 // its nodes, and small admin helpers on plain hiredis connections.
-#include "limiter/redisaddress.h"
-#include "limiter/redisbackend.h"
+#include "limiter/redis/redisaddress.h"
+#include "limiter/redis/redisbackend.h"
 
 #include <hiredis/hiredis.h>
 

@@ -3,8 +3,8 @@
 // down while the others are read on, and its successor is found by the next slot map.
 #include "clusterfixture.h"
 
-#include "limiter/keyslot.h"
-#include "limiter/redisbackend.h"
+#include "limiter/redis/keyslot.h"
+#include "limiter/redis/redisbackend.h"
 #include "model/monitor/clustermonitor.h"
 #include "model/redis/loadgenerator.h"
 #include "tests/integration/monitor/monitorfixture.h"

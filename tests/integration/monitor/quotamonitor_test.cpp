@@ -1,8 +1,8 @@
 // QuotaMonitor against real redis-server processes of the test's own: 100 000 live keys read
 // within the budget (proved with INFO commandstats) and decoded as the engine decides; a killed
 // and restarted server; a busy one; bad keys; a read-only ACL user; TLS.
-#include "limiter/packeddoubles.h"
-#include "limiter/redisbackend.h"
+#include "limiter/redis/packeddoubles.h"
+#include "limiter/redis/redisbackend.h"
 #include "model/monitor/clustermonitor.h"
 #include "model/policy/limitconversion.h"
 #include "model/redis/loadgenerator.h"

@@ -1,6 +1,6 @@
 #include "tests/integration/redis/parity.h"
 
-#include "limiter/engine.h"
+#include "limiter/engine/engine.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // The C++/Redis parity checks, shared by the Lua scripts' tests (redisbackend_test) and the
 // module's (redismodule_test): the same traces decided by the embedded engine and by Redis,
 // every Decision field compared.
-#include "limiter/redisbackend.h"
+#include "limiter/redis/redisbackend.h"
 
 #include "tests/unit/limiter/trace.h"
 

@@ -1,9 +1,9 @@
 // The Redis backend against real redis-servers: exact parity with the embedded engine,
 // atomicity under concurrent connections, recovery from script flushes and server crashes,
 // TTLs, authentication, and bad data that must never turn into admissions.
-#include "limiter/engine.h"
-#include "limiter/packeddoubles.h"
-#include "limiter/redisbackend.h"
+#include "limiter/engine/engine.h"
+#include "limiter/redis/packeddoubles.h"
+#include "limiter/redis/redisbackend.h"
 #include "tests/support/redisprocess.h"
 
 #include "tests/integration/redis/parity.h"

@@ -3,8 +3,8 @@
 // decide every route of every example through EVALSHA with the manifest's key and arguments.
 // The decisions must equal the embedded engine's on the same trace: the manifest is only
 // correct if it reproduces exactly what the simulator showed.
-#include "limiter/algorithm.h"
-#include "limiter/packeddoubles.h"
+#include "limiter/algorithms/algorithm.h"
+#include "limiter/redis/packeddoubles.h"
 #include "model/export/exporter.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/policyreader.h"

@@ -1,10 +1,10 @@
 // The Redis module (limiter/redismodule/) in a real redis-server that loads it: parity with the
 // embedded engine, interchangeability with the Lua scripts on the same keys, bad input,
 // replication, a read-only ACL user, and the backend's choice of engine.
-#include "limiter/engine.h"
-#include "limiter/packeddoubles.h"
-#include "limiter/redisbackend.h"
-#include "limiter/redisstate.h"
+#include "limiter/engine/engine.h"
+#include "limiter/redis/packeddoubles.h"
+#include "limiter/redis/redisbackend.h"
+#include "limiter/redis/redisstate.h"
 #include "tests/integration/redis/parity.h"
 #include "tests/support/redisprocess.h"
 

@@ -1,5 +1,5 @@
 // Exact decisions on small known traces, through the run-time variant interface.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The fixed window's boundary spike, and how the sliding algorithms answer the same trace.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 
 #include <gtest/gtest.h>
 

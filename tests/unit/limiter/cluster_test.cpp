@@ -1,8 +1,8 @@
 // Redis Cluster arithmetic and parsing, without a server: key slots (the specification's
 // reference values, as CLUSTER KEYSLOT answers them), redirections and seed lists.
-#include "limiter/clusterslots.h"
-#include "limiter/keyslot.h"
-#include "limiter/redisaddress.h"
+#include "limiter/redis/clusterslots.h"
+#include "limiter/redis/keyslot.h"
+#include "limiter/redis/redisaddress.h"
 
 #include <hiredis/hiredis.h>
 

@@ -1,7 +1,7 @@
 // Several threads on ONE key with a shared manual clock: the engine must never admit more than
 // the algorithm's bound for the time that passed (the over-admission bug class of limiters that
 // read-modify-write without a lock, or let a lagging caller refund itself).
-#include "limiter/engine.h"
+#include "limiter/engine/engine.h"
 
 #include "trace.h"
 

@@ -1,4 +1,4 @@
-#include "limiter/engine.h"
+#include "limiter/engine/engine.h"
 
 #include "trace.h"
 

@@ -1,4 +1,4 @@
-#include "limiter/headers.h"
+#include "limiter/algorithms/headers.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// The key layout (limiter/keylayout.h): the names every part of Quota Studio builds and
+// The key layout (limiter/redis/keylayout.h): the names every part of Quota Studio builds and
 // recognises, checked where each part produces or reads them. A part that built a key by hand
 // in another shape would fail here, not in a deployment.
-#include "limiter/keylayout.h"
-#include "limiter/routemetrics.h"
+#include "limiter/redis/keylayout.h"
+#include "limiter/redis/routemetrics.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // lock-free readers use.
 #include "limiter/engine/keytable.h"
 #include "limiter/engine/readerregistry.h"
-#include "limiter/keyhash.h"
-#include "limiter/tokenbucket.h"
+#include "limiter/engine/keyhash.h"
+#include "limiter/algorithms/tokenbucket.h"
 
 #include "trace.h"
 

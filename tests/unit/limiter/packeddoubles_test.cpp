@@ -1,5 +1,5 @@
 // The byte format of the Redis scripts' states and replies (Lua struct.pack('<d…')).
-#include "limiter/packeddoubles.h"
+#include "limiter/redis/packeddoubles.h"
 
 #include <gtest/gtest.h>
 

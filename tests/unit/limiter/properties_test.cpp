@@ -1,6 +1,6 @@
 // Property tests: on random traces every algorithm keeps the bound it promises, its retryAfter
 // is honest (waiting that long admits the same request) and its `remaining` is exact.
-#include "limiter/algorithm.h"
+#include "limiter/algorithms/algorithm.h"
 #include "trace.h"
 
 #include <gtest/gtest.h>

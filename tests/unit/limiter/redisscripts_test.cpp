@@ -1,7 +1,7 @@
 // The embedded scripts and the C++ side agree on how many parameters each script takes
 // (EmbedLua.cmake stamps the count in; redisScriptParameterValues sends them).
-#include "limiter/redisscripts.h"
-#include "limiter/redisstate.h"
+#include "limiter/redis/redisscripts.h"
+#include "limiter/redis/redisstate.h"
 #include "trace.h"
 
 #include <gtest/gtest.h>

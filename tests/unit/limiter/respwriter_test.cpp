@@ -1,5 +1,5 @@
 // RespWriter against hiredis' own formatter: the bytes must be identical.
-#include "limiter/respwriter.h"
+#include "limiter/redis/respwriter.h"
 
 #include <hiredis/hiredis.h>
 

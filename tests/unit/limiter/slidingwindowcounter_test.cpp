@@ -1,4 +1,4 @@
-#include "limiter/slidingwindowcounter.h"
+#include "limiter/algorithms/slidingwindowcounter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "limiter/tokenbucket.h"
+#include "limiter/algorithms/tokenbucket.h"
 
 #include <gtest/gtest.h>
 

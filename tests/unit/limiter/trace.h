@@ -1,8 +1,8 @@
 #pragma once
 // Random request traces for property and parity tests: bursts, pauses and steady stretches with
 // costs 1..3 (randomTrace), and traces aimed at the edges (edgeTrace).
-#include "limiter/algorithm.h"
-#include "limiter/time.h"
+#include "limiter/algorithms/algorithm.h"
+#include "limiter/algorithms/time.h"
 
 #include <algorithm>
 #include <cstdint>

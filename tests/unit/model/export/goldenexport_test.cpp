@@ -3,7 +3,7 @@
 // A change to an exporter shows up as a reviewable diff of these files. Regenerate with
 //   QS_UPDATE_GOLDEN=1 ctest -R GoldenExport
 // The bundle's Lua scripts are left out: manifest.json pins each one by its SHA-1, and the
-// scripts themselves are limiter/lua/, tested for parity with the engine.
+// scripts themselves are limiter/redis/lua/, tested for parity with the engine.
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
 
@@ -44,7 +44,7 @@ std::map<QString, QByteArray> expectedFiles(const Case &c)
         = readPolicyFile(QStringLiteral(QS_EXAMPLES_DIR "/") + c.example + QStringLiteral(".yaml"));
     const ExportResult result = exporterById(c.target)->exportPolicy(read.policy);
     std::map<QString, QByteArray> files;
-    // Scripts and the middleware are copies of limiter/lua and resources/redis-bundle, checked
+    // Scripts and the middleware are copies of limiter/redis/lua and resources/redis-bundle, checked
     // against those in redisbundleexport_test.cpp.
     for (const ExportedFile &f : result.files)
         if (!f.name.endsWith(QLatin1String(".lua")) && !f.name.endsWith(QLatin1String(".py")))

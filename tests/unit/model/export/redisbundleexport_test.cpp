@@ -1,6 +1,6 @@
 // Redis bundle export: the manifest maps every route to the script, key and arguments that
 // RedisBackend itself would use, and names each script by the SHA-1 Redis will give it.
-#include "limiter/redisscripts.h"
+#include "limiter/redis/redisscripts.h"
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
 

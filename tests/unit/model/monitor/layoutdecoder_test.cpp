@@ -2,8 +2,8 @@
 // writes them. Expected figures come from each project's own formula (../shared/REDIS-LAYOUTS.md
 // and the sources named in docs/monitoring.md), computed here by hand — not from the decoder's
 // code path — and Quota Studio's own keys are checked against the engine deciding the same trace.
-#include "limiter/keylayout.h"
-#include "limiter/packeddoubles.h"
+#include "limiter/redis/keylayout.h"
+#include "limiter/redis/packeddoubles.h"
 #include "model/policy/limitconversion.h"
 #include "tests/unit/model/monitor/monitortestutil.h"
 

@@ -1,0 +1,33 @@
+#pragma once
+// Fixed window: a counter per window aligned to the Unix epoch. Cheap, but a client can spend
+// the whole limit at the end of one window and again at the start of the next: 2x the limit
+// within a moment. Bound: admitted cost per aligned window <= limit.
+#include "limiter/algorithms/algorithmid.h"
+#include "limiter/algorithms/decision.h"
+#include "limiter/algorithms/windowlimit.h"
+
+namespace qs::limiter {
+
+struct FixedWindowState;
+
+struct FixedWindowConfig : WindowLimit {
+    std::optional<std::string> validate() const { return WindowLimit::validate(); }
+
+    static constexpr Algorithm kId = Algorithm::FixedWindow;
+    static constexpr std::string_view kName = "fixed_window"; // traits: limiter/algorithms/algorithm.h
+    static constexpr int kRedisParameterCount = 2; // limit, window
+    using State = FixedWindowState;
+};
+
+struct FixedWindowState {
+    Micros windowStart = kNoTime;
+    std::int64_t count = 0;
+    friend bool operator==(const FixedWindowState &, const FixedWindowState &) = default;
+};
+
+Decision decide(
+    const FixedWindowConfig &config, FixedWindowState &state, Micros now, std::int64_t cost);
+Quota peek(const FixedWindowConfig &config, const FixedWindowState &state, Micros now);
+bool isFresh(const FixedWindowConfig &config, const FixedWindowState &state, Micros now);
+
+} // namespace qs::limiter

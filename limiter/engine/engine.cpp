@@ -1,0 +1,124 @@
+#include "limiter/engine/engine.h"
+
+#include "limiter/engine/ruletable.h"
+
+#include <algorithm>
+
+namespace qs::limiter {
+
+// The tables store a key's length in 16 bits: the published bound must fit.
+static_assert(Engine::kMaxKeyLength <= detail::KeyTable<GcraState>::kMaxKeyLength);
+
+namespace detail {
+
+bool KeyBudget::tryTake()
+{
+    if (m_max == 0) {
+        m_used.fetch_add(1, std::memory_order_relaxed);
+        return true;
+    }
+    std::size_t used = m_used.load(std::memory_order_relaxed);
+    while (used < m_max) {
+        if (m_used.compare_exchange_weak(used, used + 1, std::memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+} // namespace detail
+
+Engine::Engine() : Engine(Options{}) { }
+
+Engine::Engine(Options options)
+    : m_budget(std::make_unique<detail::KeyBudget>(options.maxKeys)),
+      m_readers(std::make_unique<detail::ReaderRegistry>())
+{
+}
+
+Engine::~Engine() = default;
+
+RuleResult Engine::addRule(const AlgorithmConfig &config)
+{
+    if (auto problem = validate(config))
+        return {std::nullopt, *problem};
+    const auto id = RuleId(m_rules.size());
+    const std::uint64_t seed = detail::finalizeHash(0x51a7e5eedULL + id);
+    m_rules.push_back(std::visit(
+        [&](const auto &c) -> std::unique_ptr<detail::RuleTableBase> {
+            using Config = std::decay_t<decltype(c)>;
+            return std::make_unique<detail::RuleTable<Config>>(c, seed, *m_budget, *m_readers);
+        },
+        config));
+    return {id, {}};
+}
+
+detail::RuleTableBase *Engine::rule(RuleId id) const
+{
+    return id < m_rules.size() ? m_rules[id].get() : nullptr;
+}
+
+const AlgorithmConfig &Engine::config(RuleId id) const
+{
+    return m_rules.at(id)->config();
+}
+
+Decision Engine::acquire(RuleId id, std::string_view key, Micros now, std::int64_t cost)
+{
+    detail::RuleTableBase *r = rule(id);
+    if (!r || cost < 0 || key.size() > kMaxKeyLength) {
+        Decision d;
+        d.reason = !r ? Reason::InvalidRule : cost < 0 ? Reason::InvalidCost : Reason::InvalidKey;
+        return d;
+    }
+    return r->acquire(key, now, cost);
+}
+
+void Engine::acquire(RuleId id, std::span<const std::string_view> keys, Micros now,
+    std::int64_t cost, std::span<Decision> out)
+{
+    detail::RuleTableBase *r = rule(id);
+    const std::size_t n = std::min(keys.size(), out.size());
+    const bool keysFit = std::all_of(keys.begin(), keys.begin() + std::ptrdiff_t(n),
+        [](std::string_view k) { return k.size() <= kMaxKeyLength; });
+    if (r && cost >= 0 && keysFit) {
+        r->acquireBatch(keys.first(n), now, cost, out.first(n));
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        out[i] = acquire(id, keys[i], now, cost); // the same errors as one by one
+}
+
+std::optional<Quota> Engine::peek(RuleId id, std::string_view key, Micros now) const
+{
+    detail::RuleTableBase *r = rule(id);
+    if (!r)
+        return std::nullopt;
+    return r->peek(key, now);
+}
+
+std::optional<AlgorithmState> Engine::state(RuleId id, std::string_view key) const
+{
+    detail::RuleTableBase *r = rule(id);
+    if (!r)
+        return std::nullopt;
+    return r->state(key);
+}
+
+std::size_t Engine::sweep(Micros now)
+{
+    std::size_t dropped = 0;
+    for (auto &r : m_rules)
+        dropped += r->sweep(now);
+    return dropped;
+}
+
+EngineUsage Engine::usage() const
+{
+    EngineUsage u;
+    for (const auto &r : m_rules)
+        r->addUsage(u);
+    u.keyTableFullDenials = m_budget->denials();
+    return u;
+}
+
+} // namespace qs::limiter
