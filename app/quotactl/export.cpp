@@ -3,20 +3,13 @@
 #include "model/export/exporter.h"
 #include "model/export/exportfolder.h"
 #include "model/policy/policyreader.h"
+#include "optiontable.h"
 
 #include <QTextStream>
 
 namespace qs::cli {
 
 namespace {
-
-QString targetList()
-{
-    QStringList ids;
-    for (const Exporter *e : exporters())
-        ids << e->id();
-    return ids.join(QLatin1Char('|'));
-}
 
 QString targetFiles()
 {
@@ -65,50 +58,55 @@ bool writePlan(const ExportPlan &plan, bool prune, QTextStream &err)
 
 } // namespace
 
+OptionTable exportOptions(QString &target, QString &dir, bool &prune)
+{
+    QStringList targets;
+    for (const Exporter *e : exporters())
+        targets << e->id();
+    targets << QStringLiteral("all");
+    return OptionTable("export",
+        QStringLiteral("quotactl export FILE --target %1 [-o DIR [--prune]]")
+            .arg(targets.join(QLatin1Char('|'))),
+        QStringLiteral("Writes the files a gateway loads. Warnings (where the gateway cannot "
+                       "express\nthe design exactly, and what changes) go to stderr; errors stop "
+                       "the export.\nWithout -o a target that writes one file prints it to "
+                       "stdout; `all`\nwrites one folder per target under DIR. Files an earlier "
+                       "export left in\nDIR that this one did not write are listed as stale "
+                       "(--prune removes\nthem). Files per target:\n")
+            + targetFiles(),
+        {
+            opt::choice(QStringLiteral("--target"), targets,
+                QStringLiteral("the gateway, or all of them; required"), &target),
+            {QStringLiteral("-o"), {}, QStringLiteral("DIR"),
+                QStringLiteral("the folder to write into (one sub-folder per target with all)"),
+                [&dir](const QString &v) {
+                    dir = v;
+                    return std::optional<QString>();
+                }},
+            opt::flag(QStringLiteral("--prune"),
+                QStringLiteral("remove the stale files of an earlier export from DIR"), &prune),
+        },
+        QStringLiteral(
+            "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n"));
+}
+
 int runExport(const QStringList &args)
 {
     QTextStream out(stdout);
     QTextStream err(stderr);
-    QString file, target, dir;
+    QString target, dir;
     bool prune = false;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        if (a == QLatin1String("--prune")) {
-            prune = true;
-            continue;
-        }
-        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            out << "Usage: quotactl export FILE --target " << targetList()
-                << "|all [-o DIR [--prune]]\n\n"
-                << "Writes the files a gateway loads. Warnings (where the gateway cannot express\n"
-                   "the design exactly, and what changes) go to stderr; errors stop the export.\n"
-                   "Without -o a target that writes one file prints it to stdout; `all`\n"
-                   "writes one folder per target under DIR. Files an earlier export left in\n"
-                   "DIR that this one did not write are listed as stale (--prune removes\n"
-                   "them). Files per target:\n"
-                << targetFiles()
-                << "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n";
-            return 0;
-        }
-        if ((a == QLatin1String("--target") || a == QLatin1String("-o")) && i + 1 < args.size())
-            (a == QLatin1String("-o") ? dir : target) = args[++i];
-        else if (a.startsWith(QLatin1Char('-')))
-            return usage(QStringLiteral("unknown option '%1'").arg(a));
-        else if (file.isEmpty())
-            file = a;
-        else
-            return usage(QStringLiteral("one policy file only"));
-    }
+    QStringList files;
+    if (const std::optional<int> stop = exportOptions(target, dir, prune).parse(args, &files))
+        return *stop;
+    if (files.size() > 1)
+        return usage(QStringLiteral("one policy file only"));
+    const QString file = files.value(0);
     if (file.isEmpty() || target.isEmpty())
         return usage(QStringLiteral("FILE and --target are required"));
-    std::vector<const Exporter *> chosen;
-    if (target == QLatin1String("all"))
-        chosen = exporters();
-    else if (const Exporter *e = exporterById(target))
-        chosen.push_back(e);
-    else
-        return usage(
-            QStringLiteral("unknown target '%1'; available: %2").arg(target, targetList()));
+    const std::vector<const Exporter *> chosen = target == QLatin1String("all")
+        ? exporters()
+        : std::vector<const Exporter *>{exporterById(target)};
 
     const std::optional<Policy> policy = readPolicyOrReport(file);
     if (!policy)

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
+#include "optiontable.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,15 +15,31 @@ namespace qs::cli {
 
 namespace {
 
-const char kLintHelp[] = R"(Usage: quotactl lint [--format text|json] [--target ID|all] FILE...
-
-Reads each policy file (YAML or JSON) and reports every problem at once. With --target, also
-what exporting to that gateway (nginx, haproxy, envoy, traefik, kong, redis-bundle, or all)
-would report: an export fails exactly when lint --target reports an error.
-  text (default)  file:line:col: error|warning: field.path: message   (one per line)
-  json            one array of {file, line, column, severity, path, message}
-Exit status: 0 no errors (warnings allowed), 1 at least one error, 2 usage error.
-)";
+OptionTable lintOptions(QString &format, QString &target)
+{
+    QStringList targets;
+    for (const Exporter *e : exporters())
+        targets << e->id();
+    targets << QStringLiteral("all");
+    return OptionTable("lint",
+        QStringLiteral("quotactl lint [--format text|json] [--target ID|all] FILE..."),
+        QStringLiteral("Reads each policy file (YAML or JSON) and reports every problem at once. "
+                       "With --target, also\nwhat exporting to that gateway would report: an "
+                       "export fails exactly when lint --target\nreports an error.\n"),
+        {
+            opt::choice(QStringLiteral("--format"),
+                {QStringLiteral("text"), QStringLiteral("json")},
+                QStringLiteral("text (default): file:line:col: error|warning: field.path: "
+                               "message, one per line\njson: one array of {file, line, column, "
+                               "severity, path, message}"),
+                &format),
+            opt::choice(QStringLiteral("--target"), targets,
+                QStringLiteral("also what exporting to this gateway (or all) would report"),
+                &target),
+        },
+        QStringLiteral(
+            "Exit status: 0 no errors (warnings allowed), 1 at least one error, 2 usage error.\n"));
+}
 
 QJsonObject toJson(const Diagnostic &d)
 {
@@ -47,42 +64,14 @@ int runLint(const QStringList &args)
     QString format = QStringLiteral("text");
     QString target;
     QStringList files;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            out << kLintHelp;
-            return 0;
-        }
-        if (a == QLatin1String("--format") && i + 1 < args.size()) {
-            format = args[++i];
-        } else if (a.startsWith(QLatin1String("--format="))) {
-            format = a.mid(9);
-        } else if (a == QLatin1String("--target") && i + 1 < args.size()) {
-            target = args[++i];
-        } else if (a.startsWith(QLatin1Char('-')) && a != QLatin1String("-")) {
-            err << "quotactl lint: unknown option '" << a << "'\n" << kLintHelp;
-            return 2;
-        } else {
-            files << a;
-        }
-    }
-    if (format != QLatin1String("text") && format != QLatin1String("json")) {
-        err << "quotactl lint: --format takes text or json, not '" << format << "'\n";
-        return 2;
-    }
-    std::vector<const Exporter *> targets;
-    if (target == QLatin1String("all"))
-        targets = exporters();
-    else if (const Exporter *e = exporterById(target))
-        targets.push_back(e);
-    else if (!target.isEmpty()) {
-        err << "quotactl lint: unknown target '" << target << "'\n" << kLintHelp;
-        return 2;
-    }
-    if (files.isEmpty()) {
-        err << "quotactl lint: name at least one policy file\n" << kLintHelp;
-        return 2;
-    }
+    const OptionTable table = lintOptions(format, target);
+    if (const std::optional<int> stop = table.parse(args, &files))
+        return *stop;
+    const std::vector<const Exporter *> targets = target.isEmpty() ? std::vector<const Exporter *>()
+        : target == QLatin1String("all")                           ? exporters()
+                                         : std::vector{exporterById(target)};
+    if (files.isEmpty())
+        return table.usage(QStringLiteral("name at least one policy file"));
     int errors = 0;
     int warnings = 0;
     QJsonArray all;

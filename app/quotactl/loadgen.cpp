@@ -3,6 +3,7 @@
 #include "model/policy/policyreader.h"
 #include "model/policy/ratesyntax.h"
 #include "model/redis/loadgenerator.h"
+#include "optiontable.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,41 +17,76 @@ namespace qs::cli {
 
 namespace {
 
-const char kLoadgenHelp[]
-    = R"(Usage: quotactl loadgen --policy FILE --redis HOST:PORT[,HOST:PORT...] [options]
+struct LoadgenOptions {
+    QString policyFile, redis, route, pattern = QStringLiteral("steady"),
+                                      engine = QStringLiteral("auto"), user;
+    QString duration = QStringLiteral("10s");
+    bool json = false;
+};
 
-Sends decisions for the policy's routes to Redis, from several connections with
-pipelining, like a fleet of gateway instances. Redis decides with the Lua scripts or,
-where the server has loaded it, the Quota Studio module (QS.DECIDE; see --engine).
-Stops at --duration or on Ctrl-C, then prints the achieved rate, the engine,
-allowed/denied/error counts and latency percentiles (a request's latency is its pipelined
-batch's round trip).
-
-Options:
-  --policy FILE        policy file (YAML or JSON); required
-  --redis HOST:PORT    Redis server; required. A Redis Cluster: any of its nodes, or several
-                       seeds separated by commas (tried in order); the cluster is detected,
-                       each decision goes to its slot's master and follows redirections
-  --route ID           only this route (default: all routes, round-robin)
-  --rps N              target requests per second in total (default 1000; 0: as fast as
-                       possible); a paced run sends N x duration requests in all
-  --clients K          distinct client keys (default 100; at least 1)
-  --duration D         how long: 10s, 1m, 500ms (default 10s)
-  --pattern P          steady (default), burst (100 ms at 5x, 400 ms idle), zipf (popular clients)
-  --connections C      connections, one thread each (default 4; 1 to 256)
-  --pipeline N         requests per round trip (default 16; 1 to 10000)
-  --engine E           auto (default: the module where the server has it, else Lua), lua,
-                       or module (fails on a server without the module)
-  --db N               Redis database (default 0; a cluster has only 0)
-  --user NAME          Redis ACL user; the password comes from QS_REDIS_PASSWORD, never argv
-  --seed S             random seed (default 1)
-  --json               print one JSON object at the end instead of the text report
-Exit status: 0 done (also after Ctrl-C), 1 every request failed (Redis unreachable), 2 usage.
-)";
-
-int usage(const QString &message)
+OptionTable loadgenOptions(LoadgenOptions &o, LoadPlan &plan)
 {
-    return usageError("loadgen", message);
+    const qint64 any = std::numeric_limits<qint64>::max();
+    return OptionTable("loadgen",
+        QStringLiteral("quotactl loadgen --policy FILE --redis HOST:PORT[,HOST:PORT...] [options]"),
+        QStringLiteral(
+            "Sends decisions for the policy's routes to Redis, from several connections with\n"
+            "pipelining, like a fleet of gateway instances. Redis decides with the Lua scripts "
+            "or,\nwhere the server has loaded it, the Quota Studio module (QS.DECIDE; see "
+            "--engine).\nStops at --duration or on Ctrl-C, then prints the achieved rate, the "
+            "engine,\nallowed/denied/error counts and latency percentiles (a request's latency "
+            "is its pipelined\nbatch's round trip).\n"),
+        {
+            opt::text(QStringLiteral("--policy"), QStringLiteral("FILE"),
+                QStringLiteral("policy file (YAML or JSON); required"), &o.policyFile),
+            opt::text(QStringLiteral("--redis"), QStringLiteral("HOST:PORT"),
+                QStringLiteral("Redis server; required. A Redis Cluster: any of its nodes, or "
+                               "several\nseeds separated by commas (tried in order); the "
+                               "cluster is detected,\neach decision goes to its slot's master "
+                               "and follows redirections"),
+                &o.redis),
+            opt::text(QStringLiteral("--route"), QStringLiteral("ID"),
+                QStringLiteral("only this route (default: all routes, round-robin)"), &o.route),
+            opt::integer(QStringLiteral("--rps"),
+                QStringLiteral("target requests per second in total (default 1000; 0: as fast "
+                               "as\npossible); a paced run sends N x duration requests in all"),
+                0, any, [&plan](qint64 n) { plan.rps = double(n); }),
+            opt::integer(QStringLiteral("--clients"),
+                QStringLiteral("distinct client keys (default 100; at least 1)"), 1,
+                std::numeric_limits<int>::max(), [&plan](qint64 n) { plan.clients = int(n); }),
+            opt::text(QStringLiteral("--duration"), QStringLiteral("D"),
+                QStringLiteral("how long: 10s, 1m, 500ms (default 10s)"), &o.duration),
+            opt::choice(QStringLiteral("--pattern"),
+                {QStringLiteral("steady"), QStringLiteral("burst"), QStringLiteral("zipf")},
+                QStringLiteral("steady (default), burst (100 ms at 5x, 400 ms idle), zipf "
+                               "(popular clients)"),
+                &o.pattern),
+            opt::integer(QStringLiteral("--connections"),
+                QStringLiteral("connections, one thread each (default 4; 1 to 256)"), 1, 256,
+                [&plan](qint64 n) { plan.connections = int(n); }),
+            opt::integer(QStringLiteral("--pipeline"),
+                QStringLiteral("requests per round trip (default 16; 1 to 10000)"), 1, 10'000,
+                [&plan](qint64 n) { plan.pipeline = int(n); }),
+            opt::choice(QStringLiteral("--engine"),
+                {QStringLiteral("auto"), QStringLiteral("lua"), QStringLiteral("module")},
+                QStringLiteral("auto (default: the module where the server has it, else Lua), "
+                               "lua,\nor module (fails on a server without the module)"),
+                &o.engine),
+            opt::integer(QStringLiteral("--db"),
+                QStringLiteral("Redis database (default 0; a cluster has only 0)"), 0,
+                std::numeric_limits<int>::max(), [&plan](qint64 n) { plan.endpoint.db = int(n); }),
+            opt::text(QStringLiteral("--user"), QStringLiteral("NAME"),
+                QStringLiteral("Redis ACL user; the password comes from QS_REDIS_PASSWORD, never "
+                               "argv"),
+                &o.user),
+            opt::integer(QStringLiteral("--seed"), QStringLiteral("random seed (default 1)"), 0,
+                any, [&plan](qint64 n) { plan.seed = std::uint64_t(n); }),
+            opt::flag(QStringLiteral("--json"),
+                QStringLiteral("print one JSON object at the end instead of the text report"),
+                &o.json),
+        },
+        QStringLiteral("Exit status: 0 done (also after Ctrl-C), 1 every request failed (Redis "
+                       "unreachable), 2 usage.\n"));
 }
 
 } // namespace
@@ -58,92 +94,23 @@ int usage(const QString &message)
 int runLoadgen(const QStringList &args)
 {
     QTextStream out(stdout);
-    QString policyFile, redis, route, pattern = QStringLiteral("steady");
     LoadPlan plan;
-    bool json = false;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        auto value = [&](QString *into) {
-            if (i + 1 >= args.size())
-                return false;
-            *into = args[++i];
-            return true;
-        };
-        QString v;
-        bool ok = true;
-        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            out << kLoadgenHelp;
-            return 0;
-        } else if (a == QLatin1String("--json")) {
-            json = true;
-        } else if (a == QLatin1String("--policy")) {
-            ok = value(&policyFile);
-        } else if (a == QLatin1String("--redis")) {
-            ok = value(&redis);
-        } else if (a == QLatin1String("--route")) {
-            ok = value(&route);
-        } else if (a == QLatin1String("--pattern")) {
-            ok = value(&pattern);
-        } else if (a == QLatin1String("--engine")) {
-            ok = value(&v);
-            if (ok && v == QLatin1String("auto"))
-                plan.endpoint.engine = limiter::RedisEngine::Auto;
-            else if (ok && v == QLatin1String("lua"))
-                plan.endpoint.engine = limiter::RedisEngine::Lua;
-            else if (ok && v == QLatin1String("module"))
-                plan.endpoint.engine = limiter::RedisEngine::Module;
-            else if (ok)
-                return usage(QStringLiteral("--engine takes auto, lua or module, not '%1'").arg(v));
-        } else if (a == QLatin1String("--user")) {
-            ok = value(&v);
-            plan.endpoint.user = v.toStdString();
-        } else if (a == QLatin1String("--duration")) {
-            ok = value(&v);
-            const auto d = parseDuration(v);
-            if (!d)
-                return usage(QStringLiteral("--duration: ") + d.error());
-            plan.durationSeconds = double(*d) / 1e6;
-        } else if (a == QLatin1String("--rps") || a == QLatin1String("--clients")
-            || a == QLatin1String("--connections") || a == QLatin1String("--pipeline")
-            || a == QLatin1String("--db") || a == QLatin1String("--seed")) {
-            ok = value(&v);
-            bool number = false;
-            const qint64 n = v.toLongLong(&number);
-            // 0 means "as fast as possible" for --rps only; elsewhere it would run nothing
-            // (or be silently raised to 1), so it is refused with the range.
-            const bool atLeastOne = a == QLatin1String("--clients")
-                || a == QLatin1String("--connections") || a == QLatin1String("--pipeline");
-            const qint64 most = a == QLatin1String("--connections") ? 256
-                : a == QLatin1String("--pipeline")                  ? 10'000
-                                                                    : -1;
-            if (!number || n < (atLeastOne ? 1 : 0) || (most > 0 && n > most))
-                return usage(most > 0
-                        ? QStringLiteral("%1 takes a whole number from 1 to %2, not '%3'")
-                              .arg(a)
-                              .arg(most)
-                              .arg(v)
-                        : QStringLiteral("%1 takes a whole number >= %2, not '%3'")
-                              .arg(a)
-                              .arg(atLeastOne ? 1 : 0)
-                              .arg(v));
-            if (a == QLatin1String("--rps"))
-                plan.rps = double(n);
-            else if (a == QLatin1String("--clients"))
-                plan.clients = int(std::min<qint64>(n, std::numeric_limits<int>::max()));
-            else if (a == QLatin1String("--connections"))
-                plan.connections = int(n);
-            else if (a == QLatin1String("--pipeline"))
-                plan.pipeline = int(n);
-            else if (a == QLatin1String("--db"))
-                plan.endpoint.db = int(n);
-            else
-                plan.seed = std::uint64_t(n);
-        } else {
-            return usage(QStringLiteral("unknown argument '%1'").arg(a));
-        }
-        if (!ok)
-            return usage(QStringLiteral("%1 needs a value").arg(a));
-    }
+    LoadgenOptions o;
+    const OptionTable table = loadgenOptions(o, plan);
+    if (const std::optional<int> stop = table.parse(args))
+        return *stop;
+    const auto usage = [&table](const QString &message) { return table.usage(message); };
+    const QString &policyFile = o.policyFile, &redis = o.redis, &route = o.route,
+                  &pattern = o.pattern;
+    const bool json = o.json;
+    plan.endpoint.user = o.user.toStdString();
+    plan.endpoint.engine = o.engine == QLatin1String("lua") ? limiter::RedisEngine::Lua
+        : o.engine == QLatin1String("module")               ? limiter::RedisEngine::Module
+                                                            : limiter::RedisEngine::Auto;
+    const auto duration = parseDuration(o.duration);
+    if (!duration)
+        return usage(QStringLiteral("--duration: ") + duration.error());
+    plan.durationSeconds = double(*duration) / 1e6;
     if (policyFile.isEmpty() || redis.isEmpty())
         return usage(QStringLiteral("--policy and --redis are required"));
     const limiter::RedisAddressList seeds = limiter::parseRedisAddresses(redis.toStdString());
@@ -154,15 +121,9 @@ int runLoadgen(const QStringList &args)
     plan.endpoint.setSeeds(seeds.addresses);
     if (const char *password = std::getenv("QS_REDIS_PASSWORD"))
         plan.endpoint.password = password;
-    if (pattern == QLatin1String("steady"))
-        plan.pattern = LoadPlan::Pattern::Steady;
-    else if (pattern == QLatin1String("burst"))
-        plan.pattern = LoadPlan::Pattern::Burst;
-    else if (pattern == QLatin1String("zipf"))
-        plan.pattern = LoadPlan::Pattern::Zipf;
-    else
-        return usage(
-            QStringLiteral("--pattern takes steady, burst or zipf, not '%1'").arg(pattern));
+    plan.pattern = pattern == QLatin1String("burst") ? LoadPlan::Pattern::Burst
+        : pattern == QLatin1String("zipf")           ? LoadPlan::Pattern::Zipf
+                                                     : LoadPlan::Pattern::Steady;
 
     const std::optional<Policy> policy = readPolicyOrReport(policyFile);
     if (!policy)

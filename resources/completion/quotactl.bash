@@ -1,7 +1,7 @@
 # bash completion for quotactl: subcommands, each one's flags, --target values, file names.
 # Installed to share/bash-completion/completions/quotactl (loaded on first use of quotactl).
-# The flags and targets are read from quotactl's own --help, so the completion never drifts
-# from the program it completes.
+# The flags and every choice's values are read from quotactl's own --help (which the option
+# tables print), so the completion never drifts from the program it completes.
 
 _quotactl_help()
 {
@@ -22,23 +22,21 @@ _quotactl()
     fi
     local command=${COMP_WORDS[1]}
 
+    # A choice's values, as the command's --help prints them: "--engine auto|lua|module",
+    # "--target nginx|envoy|...|all" (the option tables print every choice so).
+    if [[ "$prev" == -* ]]; then
+        local choices
+        local from=$command
+        # lint --target ID|all: the export targets are the IDs
+        [ "$prev" = --target ] && from=export
+        choices=$(_quotactl_help "$from" | grep -o -- "$prev [a-z][a-z0-9-]*|[a-z0-9|-]*" \
+            | head -1 | cut -d' ' -f2 | tr '|' ' ')
+        if [ -n "$choices" ]; then
+            COMPREPLY=($(compgen -W "$choices" -- "$cur"))
+            return
+        fi
+    fi
     case "$prev" in
-        --target)
-            # "--target nginx|envoy|…|all" in the usage line of quotactl export --help
-            local targets
-            targets=$(_quotactl_help export | grep -o -- '--target [a-z|-]*' | head -1 \
-                | cut -d' ' -f2 | tr '|' ' ')
-            COMPREPLY=($(compgen -W "$targets" -- "$cur"))
-            return ;;
-        --format)
-            COMPREPLY=($(compgen -W "text json" -- "$cur"))
-            return ;;
-        --pattern)
-            COMPREPLY=($(compgen -W "steady burst zipf" -- "$cur"))
-            return ;;
-        --engine)
-            COMPREPLY=($(compgen -W "auto lua module" -- "$cur"))
-            return ;;
         -o|--cacert|--cert|--key|--policy)
             COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
