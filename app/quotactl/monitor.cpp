@@ -7,6 +7,7 @@
 #include "model/monitor/quotamonitor.h"
 #include "model/policy/ratesyntax.h"
 #include "monitoroutput.h"
+#include "optiontable.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -16,52 +17,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <unistd.h>
 
 namespace qs::cli {
 
 namespace {
-
-const char kMonitorHelp[]
-    = R"(Usage: quotactl monitor --policy FILE --redis HOST:PORT[,HOST:PORT...] [options]
-       quotactl monitor --discover --redis HOST:PORT [--policy FILE] [options]
-
-Reads the policy's live quota keys from a Redis-backed deployment and prints, every refresh,
-each route (keys seen, keys throttled now, allowed/denied per second where the deployment
-counts them) and the hottest keys (remaining/limit, reset). Keys of other rate limiters are read
-through the policy's redis.layouts presets (docs/monitoring.md). Read-only: it sends SCAN, TIME
-and reads, never a write, within a budget of commands per second.
-
---discover samples the keyspace instead (at most --max-keys keys) and names the key families it
-finds and the preset each matches, with the redis.layouts entry to paste.
-
-Options:
-  --policy FILE        policy file (YAML or JSON); required unless --discover
-  --redis HOST:PORT    Redis server; required. A Redis Cluster: any of its nodes, or several
-                       seeds separated by commas; every master is scanned and read, the
-                       budget split across them, and a node that is down is shown as such
-  --replicas           on a cluster, read each master's replica instead (READONLY)
-  --db N               Redis database (default 0)
-  --user NAME          Redis ACL user (a read-only one: see docs/monitoring.md)
-  --password-env VAR   take the password from environment variable VAR (default
-                       QS_REDIS_PASSWORD); a password is never accepted on the command line
-  --tls                connect with TLS; the server's certificate must name HOST
-  --cacert FILE        CA certificate(s), PEM, to verify the server (default: the system's)
-  --cert FILE --key FILE   client certificate and key, PEM, when the server asks for one
-  --insecure           TLS without verifying the server: anyone on the path can read and
-                       change the traffic. For a test server only
-  --interval D         time between refreshes: 1s (default), 500ms, 5s
-  --budget N           at most N commands per second, in any second, as the server counts
-                       them (default 5000; 0: none, yet at most 16384 in flight); a SCAN
-                       counts what it costs Redis in reads (about one per bucket it walks:
-                       ~1000 for COUNT 1000 on a large keyspace), measured with INFO
-  --count N            stop after N refreshes (default: until Ctrl-C)
-  --hot N              hottest keys listed per refresh (default 10)
-  --json               one JSON object per refresh (JSON lines) instead of the table
-  --discover           sample the keyspace and report key families (see above)
-  --max-keys N         --discover: keys looked at, at most (default 10000)
-Exit status: 0 done (also after Ctrl-C), 1 cannot connect or authenticate, 2 usage error.
-)";
 
 int usage(const QString &message)
 {
@@ -77,86 +38,113 @@ struct MonitorArgs {
     bool discover = false;
 };
 
+OptionTable monitorOptions(MonitorArgs &m)
+{
+    RespClient::Options &c = m.options.connection;
+    const qint64 any = std::numeric_limits<qint64>::max();
+    const auto file = [](QString name, QString help, QString *into) {
+        return opt::text(std::move(name), QStringLiteral("FILE"), std::move(help), into);
+    };
+    return OptionTable("monitor",
+        QStringLiteral("quotactl monitor --policy FILE --redis HOST:PORT[,HOST:PORT...] "
+                       "[options]\n       quotactl monitor --discover --redis HOST:PORT "
+                       "[--policy FILE] [options]"),
+        QStringLiteral(
+            "Reads the policy's live quota keys from a Redis-backed deployment and prints, every "
+            "refresh,\n"
+            "each route (keys seen, keys throttled now, allowed/denied per second where the "
+            "deployment\n"
+            "counts them) and the hottest keys (remaining/limit, reset). Keys of other rate "
+            "limiters are read\n"
+            "through the policy's redis.layouts presets (docs/monitoring.md). Read-only: it sends "
+            "SCAN, TIME\n"
+            "and reads, never a write, within a budget of commands per second.\n"
+            "\n"
+            "--discover samples the keyspace instead (at most --max-keys keys) and names the key "
+            "families it\n"
+            "finds and the preset each matches, with the redis.layouts entry to paste.\n"),
+        {
+            file(QStringLiteral("--policy"),
+                QStringLiteral("policy file (YAML or JSON); required unless --discover"),
+                &m.policyFile),
+            opt::text(QStringLiteral("--redis"), QStringLiteral("HOST:PORT"),
+                QStringLiteral("Redis server; required. A Redis Cluster: any of its nodes, or "
+                               "several\nseeds separated by commas; every master is scanned and "
+                               "read, the\nbudget split across them, and a node that is down is "
+                               "shown as such"),
+                &m.redis),
+            opt::flag(QStringLiteral("--replicas"),
+                QStringLiteral("on a cluster, read each master's replica instead (READONLY)"),
+                &m.options.readReplicas),
+            opt::integer(QStringLiteral("--db"), QStringLiteral("Redis database (default 0)"), 0,
+                std::numeric_limits<int>::max(), [&c](qint64 n) { c.db = int(n); }),
+            opt::text(QStringLiteral("--user"), QStringLiteral("NAME"),
+                QStringLiteral("Redis ACL user (a read-only one: see docs/monitoring.md)"),
+                &c.user),
+            opt::text(QStringLiteral("--password-env"), QStringLiteral("VAR"),
+                QStringLiteral("take the password from environment variable VAR (default\n"
+                               "QS_REDIS_PASSWORD); a password is never accepted on the command "
+                               "line"),
+                &m.passwordEnv),
+            opt::flag(QStringLiteral("--tls"),
+                QStringLiteral("connect with TLS; the server's certificate must name HOST"),
+                &c.tls),
+            file(QStringLiteral("--cacert"),
+                QStringLiteral("CA certificate(s), PEM, to verify the server (default: the "
+                               "system's)"),
+                &c.caFile),
+            file(QStringLiteral("--cert"),
+                QStringLiteral("client certificate, PEM, when the server asks for one (with "
+                               "--key)"),
+                &c.certFile),
+            file(QStringLiteral("--key"), QStringLiteral("the client certificate's key, PEM"),
+                &c.keyFile),
+            opt::flag(QStringLiteral("--insecure"),
+                QStringLiteral("TLS without verifying the server: anyone on the path can read "
+                               "and\nchange the traffic. For a test server only"),
+                &c.insecure),
+            {QStringLiteral("--interval"), {}, QStringLiteral("D"),
+                QStringLiteral("time between refreshes: 1s (default), 500ms, 5s"),
+                [&m](const QString &v) -> std::optional<QString> {
+                    const auto d = parseDuration(v);
+                    if (!d)
+                        return QStringLiteral("--interval: ") + d.error();
+                    m.options.intervalMs = int(std::max<limiter::Micros>(100'000, *d) / 1000);
+                    return std::nullopt;
+                }},
+            opt::integer(QStringLiteral("--budget"),
+                QStringLiteral("at most N commands per second, in any second, as the server "
+                               "counts\nthem (default 5000; 0: none, yet at most 16384 in "
+                               "flight); a SCAN\ncounts what it costs Redis in reads (about one "
+                               "per bucket it walks:\n~1000 for COUNT 1000 on a large keyspace), "
+                               "measured with INFO"),
+                0, any, [&m](qint64 n) { m.options.budgetPerSecond = n; }),
+            opt::integer(QStringLiteral("--count"),
+                QStringLiteral("stop after N refreshes (default: until Ctrl-C)"), 1, any,
+                [&m](qint64 n) { m.count = n; }),
+            opt::integer(QStringLiteral("--hot"),
+                QStringLiteral("hottest keys listed per refresh (default 10; at most 1000)"), 0,
+                any, [&m](qint64 n) { m.options.hotKeyCount = int(std::min<qint64>(n, 1000)); }),
+            opt::flag(QStringLiteral("--json"),
+                QStringLiteral("one JSON object per refresh (JSON lines) instead of the table"),
+                &m.json),
+            opt::flag(QStringLiteral("--discover"),
+                QStringLiteral("sample the keyspace and report key families (see above)"),
+                &m.discover),
+            opt::integer(QStringLiteral("--max-keys"),
+                QStringLiteral("--discover: keys looked at, at most (default 10000)"), 1, any,
+                [&m](qint64 n) { m.maxKeys = n; }),
+        },
+        QStringLiteral("Exit status: 0 done (also after Ctrl-C), 1 cannot connect or "
+                       "authenticate, 2 usage error.\n"));
+}
+
 std::optional<int> parseArgs(const QStringList &args, MonitorArgs &m)
 {
     RespClient::Options &c = m.options.connection;
     m.options.hotKeyCount = 10;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        QString v;
-        const auto value = [&] {
-            if (i + 1 >= args.size())
-                return false;
-            v = args[++i];
-            return true;
-        };
-        const auto number = [&](qint64 min) -> std::optional<qint64> {
-            bool ok = false;
-            const qint64 n = v.toLongLong(&ok);
-            if (!ok || n < min)
-                return std::nullopt;
-            return n;
-        };
-        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            QTextStream(stdout) << kMonitorHelp;
-            return 0;
-        }
-        const std::pair<const char *, bool *> switches[]
-            = {{"--json", &m.json}, {"--discover", &m.discover}, {"--tls", &c.tls},
-                {"--insecure", &c.insecure}, {"--replicas", &m.options.readReplicas}};
-        const auto isSwitch = std::find_if(std::begin(switches), std::end(switches),
-            [&](const auto &s) { return a == QLatin1String(s.first); });
-        if (isSwitch != std::end(switches)) {
-            *isSwitch->second = true;
-            continue;
-        }
-        if (!value())
-            return usage(QStringLiteral("%1 needs a value").arg(a));
-        if (a == QLatin1String("--policy"))
-            m.policyFile = v;
-        else if (a == QLatin1String("--redis"))
-            m.redis = v;
-        else if (a == QLatin1String("--user"))
-            c.user = v;
-        else if (a == QLatin1String("--password-env"))
-            m.passwordEnv = v;
-        else if (a == QLatin1String("--cacert"))
-            c.caFile = v;
-        else if (a == QLatin1String("--cert"))
-            c.certFile = v;
-        else if (a == QLatin1String("--key"))
-            c.keyFile = v;
-        else if (a == QLatin1String("--interval")) {
-            const auto d = parseDuration(v);
-            if (!d)
-                return usage(QStringLiteral("--interval: ") + d.error());
-            m.options.intervalMs = int(std::max<limiter::Micros>(100'000, *d) / 1000);
-        } else if (a == QLatin1String("--db") || a == QLatin1String("--budget")
-            || a == QLatin1String("--count") || a == QLatin1String("--hot")
-            || a == QLatin1String("--max-keys")) {
-            const auto n
-                = number(a == QLatin1String("--count") || a == QLatin1String("--max-keys") ? 1 : 0);
-            if (!n)
-                return usage(
-                    QStringLiteral("%1 takes a whole number (at least %2), not '%3'")
-                        .arg(a)
-                        .arg(a == QLatin1String("--count") || a == QLatin1String("--max-keys") ? 1
-                                                                                               : 0)
-                        .arg(v));
-            if (a == QLatin1String("--db"))
-                c.db = int(*n);
-            else if (a == QLatin1String("--budget"))
-                m.options.budgetPerSecond = *n;
-            else if (a == QLatin1String("--count"))
-                m.count = *n;
-            else if (a == QLatin1String("--hot"))
-                m.options.hotKeyCount = int(std::min<qint64>(*n, 1000));
-            else
-                m.maxKeys = *n;
-        } else {
-            return usage(QStringLiteral("unknown argument '%1'").arg(a));
-        }
-    }
+    if (const std::optional<int> stop = monitorOptions(m).parse(args))
+        return stop;
     if (m.redis.isEmpty())
         return usage(QStringLiteral("--redis HOST:PORT is required"));
     if (m.policyFile.isEmpty() && !m.discover)

@@ -5,6 +5,7 @@
 #include "model/policy/limitconversion.h"
 #include "model/policy/ratesyntax.h"
 #include "model/probe/httpprobe.h"
+#include "optiontable.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -15,42 +16,6 @@
 namespace qs::cli {
 
 namespace {
-
-const char kProbeHelp[]
-    = R"(Usage: quotactl probe --policy FILE --route ID --url URL --traffic SPEC [options]
-
-Sends real HTTP requests to a running gateway in real time and compares, request by request,
-what it did (429 or not) with what the policy's limit decides for the same arrival times. Prints
-the agreement, the first divergence with an explanation, header problems (Retry-After,
-RateLimit, X-RateLimit-*) and the latency. Probe staging or a local gateway, never production:
-it sends exactly the traffic you describe, and only to loopback or to --allow-host.
-
-Traffic SPEC is the simulator's (quotactl simulate --help): steady:80/s, poisson:80/s,
-bursts:100/s,on=1s,off=2s, spike:50,window=10s, ramp:10/s..200/s, zipf:100/s,clients=50,
-replay:FILE; each may add ,clients=N and ,keyless=SHARE.
-
-Options:
-  --policy FILE     the policy the gateway's config was exported from (required)
-  --route ID        the route to probe (required)
-  --url URL         the gateway, e.g. http://127.0.0.1:8080 (required); with a path other than
-                    "/" that path is requested, else one the policy resolves to the route
-  --traffic SPEC    the traffic (required)
-  --duration D      how long to send (default 10s, at most 1h)
-  --clients N       simulated clients, each with its own identity in the route's key header or
-                    query parameter (default: the traffic's, 1)
-  --max-requests N  stop sending after N requests (default 10000)
-  --timeout D       per request (default 5s)
-  --gateway TARGET  the export the gateway runs (nginx, haproxy, ...): divergences that its
-                    documented approximation predicts are reported as explained
-  --tolerance P     unexplained divergence allowed, in percent (default 1)
-  --allow-host HOST probe this non-loopback host (a staging gateway you own)
-  --retry-limit D   follow a Retry-After up to D once after the traffic (default 30s; 0: never)
-  --seed S          random seed of the traffic (default 1)
-  --csv OUT         write one row per request to OUT
-  --json            print the report as one JSON object
-Exit status: 0 unexplained divergence within the tolerance, 1 above it, 2 usage error,
-3 the gateway could not be reached.
-)";
 
 int usage(const QString &message)
 {
@@ -129,11 +94,78 @@ Expected<void> applyOption(ProbeOptions &o, const QString &name, const QString &
     return {};
 }
 
-const QStringList kValueOptions = {QStringLiteral("--policy"), QStringLiteral("--route"),
-    QStringLiteral("--url"), QStringLiteral("--traffic"), QStringLiteral("--duration"),
-    QStringLiteral("--timeout"), QStringLiteral("--retry-limit"), QStringLiteral("--clients"),
-    QStringLiteral("--max-requests"), QStringLiteral("--seed"), QStringLiteral("--gateway"),
-    QStringLiteral("--allow-host"), QStringLiteral("--csv"), QStringLiteral("--tolerance")};
+OptionTable probeOptions(ProbeOptions &o)
+{
+    // Each option's value goes through applyOption(), which knows what each one takes.
+    const auto valued = [&o](QString name, QString value, QString help) {
+        return Option{name, {}, std::move(value), std::move(help),
+            [&o, name](const QString &v) -> std::optional<QString> {
+                if (const Expected<void> applied = applyOption(o, name, v); !applied)
+                    return applied.error();
+                return std::nullopt;
+            }};
+    };
+    return OptionTable("probe",
+        QStringLiteral(
+            "quotactl probe --policy FILE --route ID --url URL --traffic SPEC [options]"),
+        QStringLiteral(
+            "Sends real HTTP requests to a running gateway in real time and compares, request by "
+            "request,\n"
+            "what it did (429 or not) with what the policy's limit decides for the same arrival "
+            "times. Prints\n"
+            "the agreement, the first divergence with an explanation, header problems "
+            "(Retry-After,\n"
+            "RateLimit, X-RateLimit-*) and the latency. Probe staging or a local gateway, never "
+            "production:\n"
+            "it sends exactly the traffic you describe, and only to loopback or to --allow-host.\n"
+            "\n"
+            "Traffic SPEC is the simulator's (quotactl simulate --help): steady:80/s, "
+            "poisson:80/s,\n"
+            "bursts:100/s,on=1s,off=2s, spike:50,window=10s, ramp:10/s..200/s, "
+            "zipf:100/s,clients=50,\n"
+            "replay:FILE; each may add ,clients=N and ,keyless=SHARE.\n"),
+        {
+            valued(QStringLiteral("--policy"), QStringLiteral("FILE"),
+                QStringLiteral("the policy the gateway's config was exported from (required)")),
+            valued(QStringLiteral("--route"), QStringLiteral("ID"),
+                QStringLiteral("the route to probe (required)")),
+            valued(QStringLiteral("--url"), QStringLiteral("URL"),
+                QStringLiteral("the gateway, e.g. http://127.0.0.1:8080 (required); with a path "
+                               "other than\n\"/\" that path is requested, else one the policy "
+                               "resolves to the route")),
+            valued(QStringLiteral("--traffic"), QStringLiteral("SPEC"),
+                QStringLiteral("the traffic (required)")),
+            valued(QStringLiteral("--duration"), QStringLiteral("D"),
+                QStringLiteral("how long to send (default 10s, at most 1h)")),
+            valued(QStringLiteral("--clients"), QStringLiteral("N"),
+                QStringLiteral("simulated clients, each with its own identity in the route's key "
+                               "header or\nquery parameter (default: the traffic's, 1)")),
+            valued(QStringLiteral("--max-requests"), QStringLiteral("N"),
+                QStringLiteral("stop sending after N requests (default 10000)")),
+            valued(QStringLiteral("--timeout"), QStringLiteral("D"),
+                QStringLiteral("per request (default 5s)")),
+            valued(QStringLiteral("--gateway"), QStringLiteral("TARGET"),
+                QStringLiteral(
+                    "the export the gateway runs (nginx, haproxy, ...): divergences that "
+                    "its\ndocumented approximation predicts are reported as explained")),
+            valued(QStringLiteral("--tolerance"), QStringLiteral("P"),
+                QStringLiteral("unexplained divergence allowed, in percent (default 1)")),
+            valued(QStringLiteral("--allow-host"), QStringLiteral("HOST"),
+                QStringLiteral("probe this non-loopback host (a staging gateway you own)")),
+            valued(QStringLiteral("--retry-limit"), QStringLiteral("D"),
+                QStringLiteral(
+                    "follow a Retry-After up to D once after the traffic (default 30s; 0: never)")),
+            valued(QStringLiteral("--seed"), QStringLiteral("S"),
+                QStringLiteral("random seed of the traffic (default 1)")),
+            valued(QStringLiteral("--csv"), QStringLiteral("OUT"),
+                QStringLiteral("write one row per request to OUT")),
+            opt::flag(QStringLiteral("--json"),
+                QStringLiteral("print the report as one JSON object"), &o.json),
+        },
+        QStringLiteral("Exit status: 0 unexplained divergence within the tolerance, 1 above it, 2 "
+                       "usage error,\n"
+                       "3 the gateway could not be reached.\n"));
+}
 
 } // namespace
 
@@ -142,28 +174,13 @@ int runProbe(const QStringList &args)
     QTextStream out(stdout);
     QTextStream err(stderr);
     ProbeOptions o;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            out << kProbeHelp;
-            return 0;
-        }
-        if (a == QLatin1String("--json")) {
-            o.json = true;
-            continue;
-        }
-        if (!kValueOptions.contains(a)) {
-            if (!a.startsWith(QLatin1Char('-')) && o.policyFile.isEmpty()) {
-                o.policyFile = a;
-                continue;
-            }
-            return usage(QStringLiteral("unknown option '%1'").arg(a));
-        }
-        if (i + 1 >= args.size())
-            return usage(a + QStringLiteral(" needs a value"));
-        if (const Expected<void> applied = applyOption(o, a, args[++i]); !applied)
-            return usage(applied.error());
-    }
+    QStringList files;
+    if (const std::optional<int> stop = probeOptions(o).parse(args, &files))
+        return *stop;
+    if (files.size() > 1 || (!files.isEmpty() && !o.policyFile.isEmpty()))
+        return usage(QStringLiteral("one policy file only"));
+    if (!files.isEmpty())
+        o.policyFile = files.front();
     if (o.policyFile.isEmpty() || o.settings.routeId.isEmpty() || o.settings.url.isEmpty()
         || o.settings.traffic.text.isEmpty())
         return usage(QStringLiteral("--policy, --route, --url and --traffic are required"));

@@ -1,5 +1,7 @@
 // quotactl simulate: traffic through a route's limit (or all six algorithms) on a manual clock.
 #include "commands.h"
+#include "optiontable.h"
+
 #include "limiter/algorithms/algorithm.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/policyreader.h"
@@ -13,41 +15,11 @@
 #include <QSaveFile>
 #include <QTextStream>
 
+#include <limits>
+
 namespace qs::cli {
 
 namespace {
-
-const char kSimulateHelp[] = R"(Usage: quotactl simulate FILE --route ID --traffic SPEC [options]
-
-Runs simulated traffic through the route's limit on a manual clock (deterministic, far faster
-than real time) and prints a summary: offered, allowed, denied, acceptance, the most requests
-admitted in any window of the route's length (where a boundary spike shows), p50/p99 shaping
-delay, and the share of denials taken by the top 1% of clients.
-
-Traffic SPEC (RATE as in policies: 100/s, 5/250ms; DUR: 250ms, 10s, 1m; clients default 1):
-  steady:RATE[,clients=N]                  evenly spaced requests
-  poisson:RATE[,clients=N]                 random gaps, same mean rate
-  bursts:RATE,on=DUR,off=DUR[,clients=N]   RATE while on, nothing while off
-  spike:N,window=DUR[,gap=DUR]             N requests just before each window edge, N just after
-  ramp:RATE..RATE[,clients=N]              rate rising linearly over the duration
-  zipf:RATE,clients=N[,s=1.1]              many clients, Zipf popularity
-  replay:FILE                              access log: NGINX/Apache combined, or CSV
-                                           timestamp,method,path,client (only requests that
-                                           resolve to the route count)
-Every synthetic kind also takes ,keyless=SHARE (0..1): that share of requests lacks the route's
-header or query key part, and the route's missing_key (shared, ip, deny, allow) decides.
-
-Options:
-  --route ID        the route to simulate (required)
-  --traffic SPEC    the traffic (required)
-  --duration D      simulated time (default 1m)
-  --seed S          random seed (default 1): the same seed gives the same result
-  --compare         run the same traffic through all six algorithms, with parameters derived
-                    from the route's so that each allows the same long-run rate and burst
-  --csv OUT         write the per-time series (requests/s) to OUT
-  --json            print the summary as JSON (an array with --compare)
-Exit status: 0 done, 1 the policy or traffic could not be used, 2 usage error.
-)";
 
 QJsonObject toJson(const SimulationSummary &s)
 {
@@ -101,59 +73,86 @@ int usage(const QString &message)
     return usageError("simulate", message);
 }
 
+struct SimulateOptions {
+    QString routeId, traffic, csv, duration;
+    bool compare = false, json = false;
+};
+
+OptionTable simulateOptions(SimulateOptions &o, SimulationSettings &settings)
+{
+    return OptionTable("simulate",
+        QStringLiteral("quotactl simulate FILE --route ID --traffic SPEC [options]"),
+        QStringLiteral(
+            "Runs simulated traffic through the route's limit on a manual clock (deterministic, "
+            "far faster\n"
+            "than real time) and prints a summary: offered, allowed, denied, acceptance, the most "
+            "requests\n"
+            "admitted in any window of the route's length (where a boundary spike shows), p50/p99 "
+            "shaping\n"
+            "delay, and the share of denials taken by the top 1% of clients.\n"
+            "\n"
+            "Traffic SPEC (RATE as in policies: 100/s, 5/250ms; DUR: 250ms, 10s, 1m; clients "
+            "default 1):\n"
+            "  steady:RATE[,clients=N]                  evenly spaced requests\n"
+            "  poisson:RATE[,clients=N]                 random gaps, same mean rate\n"
+            "  bursts:RATE,on=DUR,off=DUR[,clients=N]   RATE while on, nothing while off\n"
+            "  spike:N,window=DUR[,gap=DUR]             N requests just before each window edge, N "
+            "just after\n"
+            "  ramp:RATE..RATE[,clients=N]              rate rising linearly over the duration\n"
+            "  zipf:RATE,clients=N[,s=1.1]              many clients, Zipf popularity\n"
+            "  replay:FILE                              access log: NGINX/Apache combined, or CSV\n"
+            "                                           timestamp,method,path,client (only "
+            "requests that\n"
+            "                                           resolve to the route count)\n"
+            "Every synthetic kind also takes ,keyless=SHARE (0..1): that share of requests lacks "
+            "the route's\n"
+            "header or query key part, and the route's missing_key (shared, ip, deny, allow) "
+            "decides.\n"),
+        {
+            opt::text(QStringLiteral("--route"), QStringLiteral("ID"),
+                QStringLiteral("the route to simulate (required)"), &o.routeId),
+            opt::text(QStringLiteral("--traffic"), QStringLiteral("SPEC"),
+                QStringLiteral("the traffic (required)"), &o.traffic),
+            opt::text(QStringLiteral("--duration"), QStringLiteral("D"),
+                QStringLiteral("simulated time (default 1m)"), &o.duration),
+            opt::integer(QStringLiteral("--seed"),
+                QStringLiteral("random seed (default 1): the same seed gives the same result"), 0,
+                std::numeric_limits<qint64>::max(),
+                [&settings](qint64 n) { settings.seed = std::uint64_t(n); }),
+            opt::flag(QStringLiteral("--compare"),
+                QStringLiteral("run the same traffic through all six algorithms, with parameters "
+                               "derived\nfrom the route's so that each allows the same long-run "
+                               "rate and burst"),
+                &o.compare),
+            opt::text(QStringLiteral("--csv"), QStringLiteral("OUT"),
+                QStringLiteral("write the per-time series (requests/s) to OUT"), &o.csv),
+            opt::flag(QStringLiteral("--json"),
+                QStringLiteral("print the summary as JSON (an array with --compare)"), &o.json),
+        },
+        QStringLiteral(
+            "Exit status: 0 done, 1 the policy or traffic could not be used, 2 usage error.\n"));
+}
+
 } // namespace
 
 int runSimulate(const QStringList &args)
 {
     QTextStream out(stdout);
     QTextStream err(stderr);
-    QString file, routeId, traffic, csv;
     SimulationSettings settings;
-    bool compare = false, json = false;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QString &a = args[i];
-        auto value = [&]() -> std::optional<QString> {
-            if (i + 1 >= args.size())
-                return std::nullopt;
-            return args[++i];
-        };
-        if (a == QLatin1String("-h") || a == QLatin1String("--help")) {
-            out << kSimulateHelp;
-            return 0;
-        } else if (a == QLatin1String("--compare")) {
-            compare = true;
-        } else if (a == QLatin1String("--json")) {
-            json = true;
-        } else if (a == QLatin1String("--route") || a == QLatin1String("--traffic")
-            || a == QLatin1String("--csv") || a == QLatin1String("--duration")
-            || a == QLatin1String("--seed")) {
-            const auto v = value();
-            if (!v)
-                return usage(a + QStringLiteral(" needs a value"));
-            if (a == QLatin1String("--route"))
-                routeId = *v;
-            else if (a == QLatin1String("--traffic"))
-                traffic = *v;
-            else if (a == QLatin1String("--csv"))
-                csv = *v;
-            else if (a == QLatin1String("--duration")) {
-                const auto d = parseDuration(*v);
-                if (!d)
-                    return usage(QStringLiteral("--duration: ") + d.error());
-                settings.duration = *d;
-            } else {
-                bool ok = false;
-                settings.seed = v->toULongLong(&ok);
-                if (!ok)
-                    return usage(QStringLiteral("--seed takes a whole number"));
-            }
-        } else if (a.startsWith(QLatin1Char('-'))) {
-            return usage(QStringLiteral("unknown option '%1'").arg(a));
-        } else if (file.isEmpty()) {
-            file = a;
-        } else {
-            return usage(QStringLiteral("one policy file only"));
-        }
+    SimulateOptions o;
+    QStringList files;
+    if (const std::optional<int> stop = simulateOptions(o, settings).parse(args, &files))
+        return *stop;
+    if (files.size() > 1)
+        return usage(QStringLiteral("one policy file only"));
+    const QString file = files.value(0), &routeId = o.routeId, &traffic = o.traffic, &csv = o.csv;
+    const bool compare = o.compare, json = o.json;
+    if (!o.duration.isEmpty()) {
+        const auto d = parseDuration(o.duration);
+        if (!d)
+            return usage(QStringLiteral("--duration: ") + d.error());
+        settings.duration = *d;
     }
     if (file.isEmpty() || routeId.isEmpty() || traffic.isEmpty())
         return usage(QStringLiteral("FILE, --route and --traffic are required"));
