@@ -676,6 +676,19 @@ QString tooLarge()
         .arg(kMaxPolicyBytes / (1024 * 1024));
 }
 
+QString syntaxMessage(const YamlSyntaxError &e)
+{
+    if (e.tooDeep)
+        return QStringLiteral("nesting deeper than %1 levels here: a policy needs at most six; "
+                              "look for an unclosed '[' or '{' or a runaway indentation")
+            .arg(e.depth);
+    if (e.notUtf8)
+        return QStringLiteral("byte %1 here is not UTF-8: a policy is UTF-8 text; save the file "
+                              "as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)")
+            .arg(QString::fromStdString(e.message));
+    return QString::fromStdString(e.message) + QStringLiteral(": fix the syntax here");
+}
+
 } // namespace
 
 PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
@@ -691,13 +704,7 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
         auto doc = std::make_shared<const YamlDocument>(YamlDocument::parse(text.toStdString()));
         if (!doc->ok()) {
             const YamlSyntaxError &e = doc->error();
-            return failure(fileName, e.mark.line + 1, e.mark.column + 1,
-                e.tooDeep
-                    ? QStringLiteral("nesting deeper than %1 levels here: a policy needs at most "
-                                     "six; look for an unclosed '[' or '{' or a runaway "
-                                     "indentation")
-                          .arg(e.depth)
-                    : QString::fromStdString(e.message) + QStringLiteral(": fix the syntax here"));
+            return failure(fileName, e.mark.line + 1, e.mark.column + 1, syntaxMessage(e));
         }
         Reader(fileName, result).readRoot(doc->root());
         result.policy.locations = SourceLocations(std::move(doc));

@@ -1,9 +1,14 @@
 #include "model/policy/yamldocument.h"
 
+#include "model/base/utf8.h"
+#include "model/policy/yamlquoted.h"
+
 #include <libfyaml.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 namespace qs {
@@ -120,8 +125,23 @@ private:
         }
         e.blockScalar = style == FYSS_LITERAL || style == FYSS_FOLDED;
         m_doc.m_entries[index].scalar = std::uint32_t(m_doc.m_scalars.size());
-        m_doc.m_scalars.emplace_back(tokenText(data.value));
+        if (style == FYSS_SINGLE_QUOTED)
+            m_doc.m_scalars.push_back(singleQuotedValue(between(data.value)));
+        else if (style == FYSS_DOUBLE_QUOTED)
+            m_doc.m_scalars.push_back(doubleQuotedValue(between(data.value)));
+        else
+            m_doc.m_scalars.emplace_back(tokenText(data.value));
         anchor(data.anchor, index);
+    }
+
+    // The source text of a token: for a quoted scalar, what stands between its quotes.
+    std::string_view between(fy_token *token) const
+    {
+        const fy_mark *start = fy_token_start_mark(token);
+        const fy_mark *end = fy_token_end_mark(token);
+        if (!start || !end || end->input_pos < start->input_pos || end->input_pos > m_text.size())
+            return {};
+        return std::string_view(m_text).substr(start->input_pos, end->input_pos - start->input_pos);
     }
 
     std::uint32_t add(YamlDocument::Kind kind, const fy_mark *mark, bool flow = false)
@@ -219,6 +239,26 @@ YamlSyntaxError firstError(fy_diag *diag)
     return error;
 }
 
+// Where the first malformed byte is, as the parser would have marked it.
+std::optional<YamlSyntaxError> malformedUtf8(const std::string &text)
+{
+    const std::optional<std::size_t> at = firstMalformedUtf8(text);
+    if (!at)
+        return std::nullopt;
+    const std::string_view before(text.data(), *at);
+    const std::size_t lastBreak = before.rfind('\n');
+    const std::size_t lineStart = lastBreak == std::string_view::npos ? 0 : lastBreak + 1;
+    YamlSyntaxError error;
+    error.notUtf8 = true;
+    error.mark.line = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    error.mark.column = static_cast<int>(utf8Length(before.substr(lineStart)));
+    error.mark.offset = static_cast<long long>(*at);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[*at]));
+    error.message = hex;
+    return error;
+}
+
 struct DiagDeleter {
     void operator()(fy_diag *diag) const { fy_diag_destroy(diag); }
 };
@@ -228,6 +268,10 @@ struct DiagDeleter {
 YamlDocument YamlDocument::parse(const std::string &text)
 {
     YamlDocument doc;
+    if (std::optional<YamlSyntaxError> error = malformedUtf8(text)) {
+        doc.m_error = std::move(*error);
+        return doc;
+    }
     doc.m_entries.reserve(text.size() / 8);
     doc.m_scalars.reserve(text.size() / 16);
     // Quiet and collecting: errors come back to the reader, never to stderr. libfyaml's own

@@ -57,12 +57,13 @@ private:
     std::uint32_t m_index = 0;
 };
 
-// A syntax error (or nesting too deep) where the parser stopped.
+// A syntax error (or nesting too deep, or a byte that is not UTF-8) where the parser stopped.
 struct YamlSyntaxError {
     YamlMark mark;
     std::string message;
     bool tooDeep = false;
     int depth = 0; // the nesting limit, when tooDeep
+    bool notUtf8 = false; // message names the byte, in hex
 };
 
 class YamlDocument {

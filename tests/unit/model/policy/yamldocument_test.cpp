@@ -54,6 +54,26 @@ TEST(YamlDocument, ReportsWhereTheSyntaxBreaks)
     EXPECT_TRUE(deep.error().tooDeep);
 }
 
+TEST(YamlDocument, TextThatIsNotUtf8IsAnErrorBeforeTheParserRuns)
+{
+    // `%\xE6` made libfyaml 0.7.12 loop forever; this test would hang without the check.
+    const YamlDocument directive = YamlDocument::parse("%\xe6");
+    ASSERT_FALSE(directive.ok());
+    EXPECT_TRUE(directive.error().notUtf8);
+    EXPECT_EQ(directive.error().message, "0xE6");
+    EXPECT_EQ(directive.error().mark.line, 0);
+    EXPECT_EQ(directive.error().mark.column, 1);
+    EXPECT_EQ(directive.error().mark.offset, 1);
+
+    // The column counts characters: "é" before the bad byte is one column, two bytes.
+    const YamlDocument value = YamlDocument::parse("a: 1\nb: \"\xc3\xa9\xff\"\n");
+    ASSERT_FALSE(value.ok());
+    EXPECT_EQ(value.error().mark.line, 1);
+    EXPECT_EQ(value.error().mark.column, 5);
+    EXPECT_EQ(value.error().mark.offset, 11);
+    EXPECT_FALSE(value.root().valid());
+}
+
 TEST(YamlDocument, AnEmptyTextHasNoRoot)
 {
     const YamlDocument doc = YamlDocument::parse("");
