@@ -1,0 +1,42 @@
+#pragma once
+// How the monitor reads one route: its keys' layout (the decoder, or why the route cannot be
+// monitored), the SCAN pattern that finds them, what one key's read costs, and where the
+// deployment counts the route's allowed and denied requests per second.
+#include "model/monitor/layoutdecoder.h"
+#include "model/policy/policy.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace qs {
+
+struct MonitoredRoute {
+    QString id;
+    QString problem; // not empty: no decoder, and why
+    std::unique_ptr<LayoutDecoder> decoder;
+    QByteArray metricsPrefix; // `<prefix>:<route>:~metrics:`; empty: not counted
+    qint64 readCost = 1; // commands one key takes (the same for every key of a layout)
+    std::optional<double> allowed, denied; // the last second's, as read
+
+    static MonitoredRoute of(const Policy &policy, const Route &route);
+};
+
+// Routes whose keys one SCAN MATCH finds (all routes on Quota Studio's own keys share the
+// prefix): the keyspace is walked once per pattern, not once per route.
+struct ScanGroup {
+    QByteArray pattern;
+    std::vector<int> routes; // the first whose layout accepts a key owns it
+    QByteArray cursor = "0";
+    bool scanning = false; // a SCAN is in flight
+    bool passDone = false; // the current pass has reached cursor 0
+    int passes = 0; // complete passes so far
+
+    // The groups of these routes, in the order their patterns first appear.
+    static std::vector<ScanGroup> of(const std::vector<MonitoredRoute> &routes);
+};
+
+} // namespace qs
