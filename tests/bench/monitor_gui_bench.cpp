@@ -25,6 +25,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -197,14 +198,17 @@ int main(int argc, char **argv)
     const long rssBefore = rssKiB();
     const size_t heapBefore = bench::heapInUse();
 
-    page->connectionPanel()->findChild<QSpinBox *>(QStringLiteral("port"))->setValue(port);
-    page->connectionPanel()->findChild<QSpinBox *>(QStringLiteral("budget"))->setValue(0);
+    auto *panel = page->findChild<ConnectionPanel *>();
+    panel->findChild<QSpinBox *>(QStringLiteral("port"))->setValue(port);
+    panel->findChild<QSpinBox *>(QStringLiteral("budget"))->setValue(0);
+    const QAbstractItemModel *table
+        = page->findChild<QTableView *>(QStringLiteral("hotKeys"))->model();
     QElapsedTimer untilFull;
     untilFull.start();
     page->connectToServer();
-    while (page->hotKeys()->rowCount() < keys && untilFull.elapsed() < 120'000)
+    while (table->rowCount() < keys && untilFull.elapsed() < 120'000)
         runFor(100);
-    std::printf("hot-keys table holds %d keys after %.1f s\n", page->hotKeys()->rowCount(),
+    std::printf("hot-keys table holds %d keys after %.1f s\n", table->rowCount(),
         double(untilFull.elapsed()) / 1000);
 
     std::vector<qint64> readPerRefresh;

@@ -28,6 +28,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStyleFactory>
 #include <QTableView>
@@ -96,10 +97,50 @@ private:
     std::thread m_thread;
 };
 
+// The page's widgets as a person finds them: by what they are and their object name.
+template <class W>
+W *widget(const QWidget *page, const char *name)
+{
+    W *w = page->findChild<W *>(QString::fromLatin1(name));
+    EXPECT_NE(w, nullptr) << "no " << name;
+    return w;
+}
+
+QLabel *stateLabel(const MonitorPage *page)
+{
+    return widget<QLabel>(page, "connectionState");
+}
+
+LiveChart *chart(const MonitorPage *page, const char *name)
+{
+    return widget<LiveChart>(page, name);
+}
+
+QTableView *hotKeysView(const MonitorPage *page)
+{
+    return widget<QTableView>(page, "hotKeys");
+}
+
+QAbstractItemModel *hotKeysFilter(const MonitorPage *page)
+{
+    return hotKeysView(page)->model();
+}
+
+HotKeysModel *hotKeys(const MonitorPage *page)
+{
+    return qobject_cast<HotKeysModel *>(
+        qobject_cast<QSortFilterProxyModel *>(hotKeysFilter(page))->sourceModel());
+}
+
+ConnectionPanel *connectionPanel(const MonitorPage *page)
+{
+    return page->findChild<ConnectionPanel *>();
+}
+
 // Typed and clicked like a person: host, port and password into the panel, then Connect.
 void connectThroughPanel(MonitorPage *page, int port, const QString &password = {})
 {
-    ConnectionPanel *panel = page->connectionPanel();
+    ConnectionPanel *panel = connectionPanel(page);
     auto *host = panel->findChild<QLineEdit *>(QStringLiteral("host"));
     auto *portBox = panel->findChild<QSpinBox *>(QStringLiteral("port"));
     auto *pass = panel->findChild<QLineEdit *>(QStringLiteral("password"));
@@ -115,7 +156,7 @@ void connectThroughPanel(MonitorPage *page, int port, const QString &password = 
 
 bool waitForState(MonitorPage *page, const QString &words, int ms = 10000)
 {
-    return QTest::qWaitFor([&] { return page->stateLabel()->text().contains(words); }, ms);
+    return QTest::qWaitFor([&] { return stateLabel(page)->text().contains(words); }, ms);
 }
 
 size_t points(const LiveChart *chart, const QString &series)
@@ -163,13 +204,13 @@ TEST(MonitorPage, ConnectedToALoadedServerTheChartsAndHotKeysFill)
     Traffic traffic(w.window.document()->policy(), server.port());
     connectThroughPanel(w.page, server.port());
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")))
-        << w.page->stateLabel()->text().toStdString();
+        << stateLabel(w.page)->text().toStdString();
     // A few refreshes: keys read, metrics counted, a point per refresh on each chart.
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
-            return w.page->hotKeys()->rowCount() > 0
-                && points(w.page->keysChart(), "keys seen") >= 3
-                && points(w.page->requestsChart(), "allowed") >= 2;
+            return hotKeys(w.page)->rowCount() > 0
+                && points(chart(w.page, "keysChart"), "keys seen") >= 3
+                && points(chart(w.page, "requestsChart"), "allowed") >= 2;
         },
         20000));
     // The keys chart's last point is the last refresh's count over all routes (the chart is
@@ -177,15 +218,15 @@ TEST(MonitorPage, ConnectedToALoadedServerTheChartsAndHotKeysFill)
     qint64 seen = 0;
     for (const RouteStatus &r : w.page->monitor()->history().back().routes)
         seen += r.keys;
-    EXPECT_EQ(lastValue(w.page->keysChart(), "keys seen"), double(seen));
+    EXPECT_EQ(lastValue(chart(w.page, "keysChart"), "keys seen"), double(seen));
     EXPECT_GT(seen, 0);
-    EXPECT_GT(lastValue(w.page->requestsChart(), "allowed")
-            + lastValue(w.page->requestsChart(), "denied"),
+    EXPECT_GT(lastValue(chart(w.page, "requestsChart"), "allowed")
+            + lastValue(chart(w.page, "requestsChart"), "denied"),
         0);
     // Zipf traffic at 400/s over 60 clients: the hottest login client is over 5 + 1/s. The
     // table fills a moment after the chart (its rows are sorted on a worker thread): wait for a
     // throttled row in it, then the sort must have put one first.
-    HotKeysModel *model = w.page->hotKeys();
+    HotKeysModel *model = hotKeys(w.page);
     const auto anyThrottled = [&] {
         for (int r = 0; r < model->rowCount(); ++r)
             if (model->row(r).throttled)
@@ -199,12 +240,14 @@ TEST(MonitorPage, ConnectedToALoadedServerTheChartsAndHotKeysFill)
 
     // Pause freezes what is shown while collecting goes on; Resume shows what came meanwhile.
     QTest::mouseClick(w.page->findChild<QPushButton *>(QStringLiteral("pause")), Qt::LeftButton);
-    const size_t shown = points(w.page->keysChart(), "keys seen");
+    const size_t shown = points(chart(w.page, "keysChart"), "keys seen");
     const size_t recorded = w.page->timeline().points();
     ASSERT_TRUE(QTest::qWaitFor([&] { return w.page->timeline().points() >= recorded + 2; }, 5000));
-    EXPECT_EQ(points(w.page->keysChart(), "keys seen"), shown) << "paused charts do not move";
+    EXPECT_EQ(points(chart(w.page, "keysChart"), "keys seen"), shown)
+        << "paused charts do not move";
     QTest::mouseClick(w.page->findChild<QPushButton *>(QStringLiteral("pause")), Qt::LeftButton);
-    EXPECT_GE(points(w.page->keysChart(), "keys seen"), shown + 2) << "resumed: the gap filled";
+    EXPECT_GE(points(chart(w.page, "keysChart"), "keys seen"), shown + 2)
+        << "resumed: the gap filled";
 
     // The CSV holds the window's series on one time base, a row per refresh.
     const QByteArray csv = seriesCsv(w.page->windowSeries());
@@ -215,25 +258,24 @@ TEST(MonitorPage, ConnectedToALoadedServerTheChartsAndHotKeysFill)
     EXPECT_EQ(size_t(lines.size() - 1), w.page->windowSeries().front().t.size());
 
     // Filter by route and text, as typed.
-    w.page->filterRoute()->setCurrentIndex(
-        w.page->filterRoute()->findText(QStringLiteral("login")));
-    for (int r = 0; r < w.page->hotKeysFilter()->rowCount(); ++r)
-        EXPECT_EQ(
-            w.page->hotKeysFilter()->index(r, HotKeysModel::Route).data().toString(), "login");
-    QTest::keyClicks(w.page->filterEdit(), QStringLiteral("CLIENT-1"));
-    ASSERT_GT(w.page->hotKeysFilter()->rowCount(), 0);
-    for (int r = 0; r < w.page->hotKeysFilter()->rowCount(); ++r)
+    widget<QComboBox>(w.page, "keyRoute")
+        ->setCurrentIndex(widget<QComboBox>(w.page, "keyRoute")->findText(QStringLiteral("login")));
+    for (int r = 0; r < hotKeysFilter(w.page)->rowCount(); ++r)
+        EXPECT_EQ(hotKeysFilter(w.page)->index(r, HotKeysModel::Route).data().toString(), "login");
+    QTest::keyClicks(widget<QLineEdit>(w.page, "keyFilter"), QStringLiteral("CLIENT-1"));
+    ASSERT_GT(hotKeysFilter(w.page)->rowCount(), 0);
+    for (int r = 0; r < hotKeysFilter(w.page)->rowCount(); ++r)
         EXPECT_TRUE(
-            w.page->hotKeysFilter()->index(r, 0).data().toString().startsWith("qs:login:client-1"));
+            hotKeysFilter(w.page)->index(r, 0).data().toString().startsWith("qs:login:client-1"));
 
     // Selecting a key charts its remaining quota; the selection stays across refreshes.
-    QTableView *table = w.page->hotKeysView();
-    const QRect first = table->visualRect(w.page->hotKeysFilter()->index(0, 0));
+    QTableView *table = hotKeysView(w.page);
+    const QRect first = table->visualRect(hotKeysFilter(w.page)->index(0, 0));
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, first.center());
     const QString selected = table->currentIndex().data().toString();
     ASSERT_FALSE(selected.isEmpty());
-    ASSERT_TRUE(
-        QTest::qWaitFor([&] { return points(w.page->keyChart(), "remaining") >= 3; }, 10000));
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return points(chart(w.page, "keyChart"), "remaining") >= 3; }, 10000));
     EXPECT_EQ(table->currentIndex().data().toString(), selected);
 }
 
@@ -259,7 +301,7 @@ TEST(MonitorPage, ReadsEveryMasterOfARedisClusterFromTheSeedsTyped)
 
     Window w;
     Traffic traffic(w.window.document()->policy(), masters[0].port, 400, 60, masters);
-    ConnectionPanel *panel = w.page->connectionPanel();
+    ConnectionPanel *panel = connectionPanel(w.page);
     auto *more = panel->findChild<QLineEdit *>(QStringLiteral("seeds"));
     ASSERT_TRUE(more);
     QTest::keyClicks(more, seeds.section(QLatin1Char(','), 1));
@@ -271,7 +313,7 @@ TEST(MonitorPage, ReadsEveryMasterOfARedisClusterFromTheSeedsTyped)
         for (const NodeStatus &n : history.back().nodes)
             if (n.state != RespClient::State::Connected || n.keys == 0)
                 return false;
-        return w.page->hotKeys()->rowCount() > 0;
+        return hotKeys(w.page)->rowCount() > 0;
     };
     ASSERT_TRUE(QTest::qWaitFor(allThree, 20000))
         << w.page->findChild<QLabel *>(QStringLiteral("summary"))->text().toStdString();
@@ -291,8 +333,8 @@ TEST(MonitorPage, ReadsEveryMasterOfARedisClusterFromTheSeedsTyped)
     // The deployment's per-second metrics, summed over the masters, reach the requests chart.
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
-            return points(w.page->keysChart(), "keys seen") >= 4
-                && lastValue(w.page->requestsChart(), "allowed") > 0;
+            return points(chart(w.page, "keysChart"), "keys seen") >= 4
+                && lastValue(chart(w.page, "requestsChart"), "allowed") > 0;
         },
         15000));
     w.window.resize(1280, 800);
@@ -308,12 +350,12 @@ TEST(MonitorPage, AKilledServerShowsUnreachableThenConnectedWithoutARestart)
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")));
     server.stop();
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Unreachable")))
-        << w.page->stateLabel()->text().toStdString();
+        << stateLabel(w.page)->text().toStdString();
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("retrying in"), 3000))
-        << "the state says when it tries again: " << w.page->stateLabel()->text().toStdString();
+        << "the state says when it tries again: " << stateLabel(w.page)->text().toStdString();
     ASSERT_TRUE(server.start());
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected"), 20000))
-        << w.page->stateLabel()->text().toStdString();
+        << stateLabel(w.page)->text().toStdString();
 }
 
 TEST(MonitorPage, AWrongPasswordSaysSoAndNoPasswordReachesTheSettings)
@@ -323,18 +365,18 @@ TEST(MonitorPage, AWrongPasswordSaysSoAndNoPasswordReachesTheSettings)
     Window w;
     connectThroughPanel(w.page, server.port(), QStringLiteral("not-the-password"));
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Authentication failed")))
-        << w.page->stateLabel()->text().toStdString();
-    EXPECT_FALSE(w.page->stateLabel()->text().contains(QStringLiteral("not-the-password")));
+        << stateLabel(w.page)->text().toStdString();
+    EXPECT_FALSE(stateLabel(w.page)->text().contains(QStringLiteral("not-the-password")));
     connectThroughPanel(w.page, server.port(), QStringLiteral("s3cret-for-test"));
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")));
 
     // A saved profile keeps everything but the password: not in the settings file, in clear
     // or otherwise (the keychain may or may not be there; either way the file never has it).
     const QString profile = QStringLiteral("prod-%1").arg(QCoreApplication::applicationPid());
-    w.page->connectionPanel()
+    connectionPanel(w.page)
         ->findChild<QCheckBox *>(QStringLiteral("keepPassword"))
         ->setChecked(true);
-    w.page->connectionPanel()->saveProfile(profile);
+    connectionPanel(w.page)->saveProfile(profile);
     QTest::qWait(200); // the keychain answers asynchronously
     QSettings settings;
     settings.sync();
@@ -345,7 +387,7 @@ TEST(MonitorPage, AWrongPasswordSaysSoAndNoPasswordReachesTheSettings)
     EXPECT_TRUE(stored.contains(QByteArray::number(server.port())));
     EXPECT_FALSE(stored.contains("s3cret"))
         << "the password reached " << settings.fileName().toStdString();
-    w.page->connectionPanel()->deleteProfile(profile);
+    connectionPanel(w.page)->deleteProfile(profile);
 }
 
 TEST(MonitorPage, TheLocalDemoFillsTheChartsAndStopsLeavingNoProcess)
@@ -355,26 +397,26 @@ TEST(MonitorPage, TheLocalDemoFillsTheChartsAndStopsLeavingNoProcess)
     Window w;
     QElapsedTimer clock;
     clock.start();
-    QTest::mouseClick(w.page->demoButton(), Qt::LeftButton);
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
-            return points(w.page->requestsChart(), "allowed") >= 2
-                && w.page->hotKeys()->rowCount() > 0;
+            return points(chart(w.page, "requestsChart"), "allowed") >= 2
+                && hotKeys(w.page)->rowCount() > 0;
         },
         15000))
-        << w.page->stateLabel()->text().toStdString();
+        << stateLabel(w.page)->text().toStdString();
     RecordProperty(
         "seconds_to_moving_charts", QString::number(clock.elapsed() / 1000.0).toStdString());
     const qint64 pid = w.page->demo()->serverPid();
     ASSERT_TRUE(processAlive(pid));
-    EXPECT_TRUE(w.page->demoButton()->text().contains(QStringLiteral("Stop")));
+    EXPECT_TRUE(widget<QPushButton>(w.page, "demo")->text().contains(QStringLiteral("Stop")));
     QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
-    QTest::mouseClick(w.page->demoButton(), Qt::LeftButton);
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
     ASSERT_TRUE(stopped.wait(10000));
     EXPECT_FALSE(w.page->demoRunning());
     EXPECT_TRUE(QTest::qWaitFor([&] { return !processAlive(pid); }, 5000))
         << "the demo's redis-server " << pid << " is still running";
-    EXPECT_TRUE(w.page->demoButton()->text().contains(QStringLiteral("Start")));
+    EXPECT_TRUE(widget<QPushButton>(w.page, "demo")->text().contains(QStringLiteral("Start")));
 
     // Closing the window (the app's exit) stops a running demo too.
     auto window = std::make_unique<MainWindow>();
@@ -411,14 +453,14 @@ TEST(MonitorPage, TheLocalClusterDemoReadsEveryMasterAndStopsLeavingNoProcess)
         for (const NodeStatus &n : s.nodes)
             if (n.state != RespClient::State::Connected || n.keys == 0)
                 return false;
-        return points(w.page->requestsChart(), "allowed") >= 2;
+        return points(chart(w.page, "requestsChart"), "allowed") >= 2;
     };
     ASSERT_TRUE(QTest::qWaitFor(allRead, 25000))
         << w.page->findChild<QLabel *>(QStringLiteral("summary"))->text().toStdString();
     const QList<qint64> pids = w.page->demo()->serverPids();
     ASSERT_EQ(pids.size(), 3);
     QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
-    QTest::mouseClick(w.page->demoButton(), Qt::LeftButton);
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
     ASSERT_TRUE(stopped.wait(10000));
     EXPECT_FALSE(w.page->demoRunning());
     for (qint64 pid : pids)
@@ -448,13 +490,14 @@ routes:
         ASSERT_TRUE(QTest::qWaitFor([&] { return admin.run({"DBSIZE"}) == "5"; }, 10000));
     }
     connectThroughPanel(w.page, server.port());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.page->hotKeys()->rowCount() >= 5; }, 15000));
-    QTableView *table = w.page->hotKeysView();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return hotKeys(w.page)->rowCount() >= 5; }, 15000));
+    QTableView *table = hotKeysView(w.page);
     table->selectRow(0);
     const QString key = table->currentIndex().siblingAtColumn(0).data().toString();
     ASSERT_FALSE(key.isEmpty());
-    EXPECT_FALSE(w.page->allowWrites()->isChecked()) << "read-only is the default";
-    EXPECT_FALSE(w.page->resetButton()->isEnabled());
+    EXPECT_FALSE(widget<QCheckBox>(w.page, "allowWrites")->isChecked())
+        << "read-only is the default";
+    EXPECT_FALSE(widget<QPushButton>(w.page, "resetKey")->isEnabled());
 
     QString asked;
     w.page->setConfirm([&](const QString &, const QString &question) {
@@ -462,13 +505,13 @@ routes:
         return true;
     });
     // On the box itself: a check box takes clicks on its indicator and label only.
-    QTest::mouseClick(
-        w.page->allowWrites(), Qt::LeftButton, {}, QPoint(6, w.page->allowWrites()->height() / 2));
-    ASSERT_TRUE(w.page->allowWrites()->isChecked());
-    ASSERT_TRUE(w.page->resetButton()->isEnabled())
-        << w.page->stateLabel()->text().toStdString() << " current " << table->currentIndex().row();
+    QTest::mouseClick(widget<QCheckBox>(w.page, "allowWrites"), Qt::LeftButton, {},
+        QPoint(6, widget<QCheckBox>(w.page, "allowWrites")->height() / 2));
+    ASSERT_TRUE(widget<QCheckBox>(w.page, "allowWrites")->isChecked());
+    ASSERT_TRUE(widget<QPushButton>(w.page, "resetKey")->isEnabled())
+        << stateLabel(w.page)->text().toStdString() << " current " << table->currentIndex().row();
     const int before = std::stoi(admin.run({"DBSIZE"}));
-    QTest::mouseClick(w.page->resetButton(), Qt::LeftButton);
+    QTest::mouseClick(widget<QPushButton>(w.page, "resetKey"), Qt::LeftButton);
     EXPECT_TRUE(asked.contains(key)) << asked.toStdString();
     EXPECT_TRUE(asked.contains(QStringLiteral("127.0.0.1:%1").arg(server.port())))
         << asked.toStdString();
@@ -484,7 +527,7 @@ routes:
     table->selectRow(1);
     const std::string other
         = table->currentIndex().siblingAtColumn(0).data().toString().toStdString();
-    QTest::mouseClick(w.page->resetButton(), Qt::LeftButton);
+    QTest::mouseClick(widget<QPushButton>(w.page, "resetKey"), Qt::LeftButton);
     QTest::qWait(300);
     EXPECT_EQ(admin.run({"EXISTS", other}), "1");
 }
@@ -500,11 +543,9 @@ TEST(MonitorPage, DiscoverOffersThePythonLimitsLayoutAndUndoTakesItBack)
         0)
         << output;
     Window w;
-    w.page->connectionPanel()
-        ->findChild<QSpinBox *>(QStringLiteral("port"))
-        ->setValue(server.port());
-    w.page->discover();
-    DiscoverDialog *dialog = w.page->discoverDialog();
+    connectionPanel(w.page)->findChild<QSpinBox *>(QStringLiteral("port"))->setValue(server.port());
+    QTest::mouseClick(widget<QPushButton>(w.page, "discover"), Qt::LeftButton);
+    DiscoverDialog *dialog = w.page->findChild<DiscoverDialog *>();
     ASSERT_NE(dialog, nullptr);
     QSignalSpy surveyed(dialog, &DiscoverDialog::surveyed);
     ASSERT_TRUE(surveyed.wait(15000));
@@ -554,11 +595,11 @@ TEST(MonitorPage, ScreenshotsInLightAndDarkAtBothSizes)
     w.page->startDemo();
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
-            return points(w.page->keysChart(), "keys seen") >= 6
-                && w.page->hotKeys()->rowCount() > 0;
+            return points(chart(w.page, "keysChart"), "keys seen") >= 6
+                && hotKeys(w.page)->rowCount() > 0;
         },
         20000));
-    w.page->hotKeysView()->selectRow(0);
+    hotKeysView(w.page)->selectRow(0);
     QTest::qWait(3000); // the selected key's chart gathers a few points
     const QPalette light = QApplication::palette();
     QPalette dark;
