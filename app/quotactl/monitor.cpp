@@ -33,6 +33,7 @@ struct MonitorArgs {
     QString policyFile, redis, passwordEnv = QStringLiteral("QS_REDIS_PASSWORD");
     MonitorOptions options;
     qint64 count = 0; // 0: until Ctrl-C
+    bool untilWalked = false;
     qint64 maxKeys = 10'000;
     bool json = false;
     bool discover = false;
@@ -122,6 +123,10 @@ OptionTable monitorOptions(MonitorArgs &m)
             opt::integer(QStringLiteral("--count"),
                 QStringLiteral("stop after N refreshes (default: until Ctrl-C)"), 1, any,
                 [&m](qint64 n) { m.count = n; }),
+            opt::flag(QStringLiteral("--until-walked"),
+                QStringLiteral("stop at the first refresh after every key family has been\n"
+                               "walked once: one complete picture (--count caps the wait)"),
+                &m.untilWalked),
             opt::integer(QStringLiteral("--hot"),
                 QStringLiteral("hottest keys listed per refresh (default 10; at most 1000)"), 0,
                 any, [&m](qint64 n) { m.options.hotKeyCount = int(std::min<qint64>(n, 1000)); }),
@@ -279,7 +284,7 @@ int runMonitor(const QStringList &args)
             QCoreApplication::exit(1);
             return;
         }
-        if (m.count > 0 && ++refreshes >= m.count)
+        if ((m.count > 0 && ++refreshes >= m.count) || (m.untilWalked && s.scanComplete))
             QCoreApplication::exit(0);
     });
     monitor.start(m.options);

@@ -66,19 +66,6 @@ std::string readAll(const std::string &path)
 
 } // namespace
 
-int freeLoopbackPort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a = loopback(0);
-    socklen_t len = sizeof a;
-    int port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0
-        && ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(fd);
-    return port;
-}
-
 std::string loopbackSource(unsigned n)
 {
     // 127.1.0.1 on: never 127.0.0.1 (every other test's address), never .0 or .255.

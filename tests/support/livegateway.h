@@ -2,15 +2,14 @@
 // A real gateway (nginx or haproxy) running an exported configuration on free loopback ports,
 // and a raw HTTP/1.1 client that sends the request target byte for byte (curl would normalise
 // `/./x` itself and hide the bypass the test looks for).
+#include "tests/support/testsupport.h"
+
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace qs::test {
-
-// A loopback TCP port nobody listens on right now.
-int freeLoopbackPort();
 
 struct HttpRequest {
     using Headers = std::vector<std::pair<std::string, std::string>>;

@@ -8,7 +8,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -20,21 +19,31 @@ namespace qs::test {
 
 namespace {
 
-bool answersPing(int port)
+// Whether the server on `port` is the process `pid`: its INFO says so, or (a server with
+// requirepass answers NOAUTH) it answers and `pid` is still running. Another test's server that
+// took the port first answers PING too; ours has then exited on "Address already in use".
+bool isOurs(int port, pid_t pid)
 {
     const timeval timeout{0, 200'000};
     redisContext *c = redisConnectWithTimeout("127.0.0.1", port, timeout);
-    bool ok = false;
+    bool ours = false;
     if (c && !c->err) {
-        auto *r = static_cast<redisReply *>(redisCommand(c, "PING"));
-        // A server with requirepass answers NOAUTH: it is up all the same.
-        ok = r != nullptr;
-        if (r)
+        if (auto *r = static_cast<redisReply *>(redisCommand(c, "INFO server"))) {
+            if (r->type == REDIS_REPLY_STRING) { // hiredis 0.14 speaks RESP2
+                const std::string info(r->str, r->len);
+                ours = info.find("process_id:" + std::to_string(pid) + "\r\n") != std::string::npos;
+            } else {
+                // Still running? Asked without reaping it: start() reaps it if it has exited.
+                siginfo_t exited{};
+                ours = ::waitid(P_PID, id_t(pid), &exited, WEXITED | WNOHANG | WNOWAIT) == 0
+                    && exited.si_pid == 0;
+            }
             freeReplyObject(r);
+        }
     }
     if (c)
         redisFree(c);
-    return ok;
+    return ours;
 }
 
 } // namespace
@@ -59,9 +68,8 @@ RedisProcess::~RedisProcess()
 
 bool RedisProcess::start()
 {
-    std::mt19937 rng(std::random_device{}());
     for (int attempt = 0; attempt < 20; ++attempt) {
-        const int port = m_port ? m_port : 30000 + int(rng() % 30000);
+        const int port = m_port ? m_port : freeLoopbackPort();
         std::vector<std::string> args{"redis-server", "--port", std::to_string(port), "--bind",
             "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", m_dir, "--loglevel",
             "warning"};
@@ -80,11 +88,13 @@ bool RedisProcess::start()
             ::execvp("redis-server", argv.data());
             ::_exit(127);
         }
-        for (int i = 0; i < 100; ++i) {
+        // Up to 10 s: a loaded machine starts a server slowly; one that lost the port exits at
+        // once.
+        for (int i = 0; i < 500; ++i) {
             int status = 0;
             if (::waitpid(pid, &status, WNOHANG) == pid)
                 break; // died: port taken
-            if (answersPing(port)) {
+            if (isOurs(port, pid)) {
                 m_pid = pid;
                 m_port = port;
                 return true;

@@ -17,4 +17,8 @@ int run(const std::string &command, std::string *output = nullptr);
 // A fresh directory under the system temp dir, removed by the caller when done.
 std::string makeTempDir(const char *prefix);
 
+// A loopback TCP port nothing listens on now (the kernel's pick). Another process may take it
+// before the caller binds it: a caller that starts a server checks that its own server answers.
+int freeLoopbackPort();
+
 } // namespace qs::test
