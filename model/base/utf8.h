@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace qs {
@@ -15,5 +16,9 @@ std::optional<std::size_t> firstMalformedUtf8(std::string_view text);
 
 // Code points in well-formed UTF-8 text: a column in characters for a diagnostic.
 std::size_t utf8Length(std::string_view text);
+
+// Appends code point `cp` in UTF-8; a surrogate or a value above U+10FFFF, which no UTF-8 text
+// may hold, as U+FFFD (the replacement character).
+void appendUtf8(std::string &out, char32_t cp);
 
 } // namespace qs

@@ -1,5 +1,7 @@
 #include "model/base/yamlemitter.h"
 
+#include "model/base/utf8.h"
+
 #include <array>
 #include <cstdint>
 
@@ -77,25 +79,6 @@ char32_t nextCodePoint(std::string_view text, std::size_t &i)
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return 0xFFFD;
     return cp;
-}
-
-void appendUtf8(std::string &out, char32_t cp)
-{
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
 }
 
 void appendEscape(std::string &out, char32_t cp)

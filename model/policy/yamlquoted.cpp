@@ -1,5 +1,7 @@
 #include "model/policy/yamlquoted.h"
 
+#include "model/base/utf8.h"
+
 #include <cstdint>
 
 namespace qs {
@@ -14,27 +16,6 @@ bool isWhite(char c)
 bool isBreak(char c)
 {
     return c == '\n' || c == '\r';
-}
-
-void appendUtf8(std::string &out, std::uint32_t cp)
-{
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        cp = 0xFFFD; // a lone surrogate or no code point at all: the replacement character
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
 }
 
 int hexDigit(char c)
@@ -74,7 +55,7 @@ public:
     }
     void escapedCodePoint(std::uint32_t cp)
     {
-        appendUtf8(m_out, cp);
+        appendUtf8(m_out, char32_t(cp));
         m_kept = m_out.size();
     }
 

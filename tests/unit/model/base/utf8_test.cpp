@@ -61,3 +61,16 @@ TEST(Utf8, LengthCountsCodePoints)
     EXPECT_EQ(qs::utf8Length("abc"), 3u);
     EXPECT_EQ(qs::utf8Length(bytes({'a', 0xC3, 0xA9, 0xF0, 0x9F, 0x98, 0x80})), 3u);
 }
+
+TEST(Utf8, AppendedCodePointsAreWellFormedAndReadBack)
+{
+    std::string out;
+    for (const char32_t cp : {U'a', U'\u00e9', U'\u20ac', U'\U0001F600', U'\U0010FFFF'})
+        qs::appendUtf8(out, cp);
+    EXPECT_EQ(out, "a\u00e9\u20ac\U0001F600\U0010FFFF");
+    EXPECT_EQ(firstMalformedUtf8(out), std::nullopt);
+    std::string replaced;
+    qs::appendUtf8(replaced, 0xD800); // a surrogate is no character
+    qs::appendUtf8(replaced, 0x110000);
+    EXPECT_EQ(replaced, "\uFFFD\uFFFD");
+}
