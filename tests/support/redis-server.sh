@@ -1,12 +1,14 @@
 # Sourced by the shell tests that start a redis-server of their own (tests/cli/*-test):
 #
 #   port=$(start_redis_server DIR [redis-server arguments...]) || exit 1
-#   ... ; kill "$(cat DIR/redis-$port.pid)"
+#   ... ; stop_redis_server DIR "$port"
 #
 # The server runs daemonized on a free loopback port, with its pid in DIR/redis-PORT.pid and its
 # log in DIR/redis-PORT.log. A port taken between asking for it and binding it makes it try
 # another; a server that has not answered after 10 s (a busy machine starts slowly, an idle one
-# in 50 ms) is given up with its log on stderr, so that a failure says why.
+# in 50 ms) is given up with its log on stderr, so that a failure says why. The server that
+# answers must be the one started (INFO's process_id is the pid file's): another test's server
+# on the same port answers PING too.
 
 # A port nobody listens on now, from the kernel (bind to port 0).
 free_loopback_port() {
@@ -27,9 +29,14 @@ start_redis_server() {
       return 1
     fi
     for _ in $(seq 200); do
-      reply=$(redis-cli -p "$port" ping 2>&1)
+      reply=$(redis-cli -p "$port" info server 2>&1 | tr -d '\r')
       case "$reply" in
-        PONG | *NOAUTH*) echo "$port"; return 0 ;;
+        *"process_id:$(cat "$pidfile" 2>/dev/null)"$'\n'* | *NOAUTH*)
+          if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+            echo "$port"
+            return 0
+          fi
+          ;;
       esac
       grep -q "Address already in use" "$log" 2>/dev/null && break # taken: another port
       sleep 0.05
@@ -43,4 +50,20 @@ start_redis_server() {
   echo "redis-server found no free loopback port in 10 tries; the last log:" >&2
   cat "$log" >&2 2>/dev/null
   return 1
+}
+
+# Stops the server started in DIR on PORT and waits (up to 5 s) until it has exited: a test that
+# removes DIR right after must not race the server's last writes into it.
+stop_redis_server() {
+  stop_redis_pid "$(cat "$1/redis-$2.pid" 2>/dev/null)"
+}
+
+stop_redis_pid() {
+  local pid=$1
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 100); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.05
+  done
+  kill -9 "$pid" 2>/dev/null || true
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -142,6 +143,32 @@ bool Cluster::agrees(int timeoutMs) const
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     } while (std::chrono::steady_clock::now() < deadline);
     return false;
+}
+
+std::string Cluster::reshard(const ClusterNode &from, const ClusterNode &to, int slots) const
+{
+    const std::string log = m_state + "/reshard.log";
+    const auto cli = [&log](const std::string &arguments) {
+        const std::string command
+            = std::string(QS_REDIS_CLI) + " --cluster " + arguments + " >>" + log + " 2>&1";
+        return std::system(command.c_str()) == 0;
+    };
+    std::remove(log.c_str());
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (attempt > 0)
+            cli("fix " + from.address.text() + " --cluster-yes");
+        agrees();
+        if (cli("reshard " + from.address.text() + " --cluster-from " + from.id
+                + " --cluster-to " + to.id + " --cluster-slots " + std::to_string(slots)
+                + " --cluster-yes"))
+            return {};
+    }
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string all = text.str();
+    return "redis-cli --cluster reshard failed twice; its last 3000 characters:\n"
+        + all.substr(all.size() > 3000 ? all.size() - 3000 : 0);
 }
 
 bool Cluster::kill(int port) const

@@ -34,6 +34,11 @@ public:
     // True once every node's CLUSTER NODES names the same masters with the same slots (gossip
     // after a reshard or failover has reached them all), within `timeoutMs`.
     bool agrees(int timeoutMs = 10'000) const;
+    // `redis-cli --cluster reshard` of `slots` slots from one master to another, once every
+    // node agrees on the slot map. A reshard that fails on a loaded machine (a MIGRATE timing
+    // out, say) leaves a slot open: `--cluster fix` closes it and the reshard runs once more.
+    // Empty when done; else what redis-cli printed, for the test's failure message.
+    std::string reshard(const ClusterNode &from, const ClusterNode &to, int slots) const;
     // The fixture script's kill / revive of the node on `port`; true when it worked.
     bool kill(int port) const;
     bool revive(int port) const;

@@ -210,15 +210,9 @@ TEST(ClusterMonitor, AReshardThatReordersTheMastersKeepsEveryKeyInSight)
             other = &n;
     ASSERT_TRUE(other);
     const ClusterNode target = *other;
-    const auto reshard = [&](const ClusterNode &from, const ClusterNode &to) {
-        const std::string command = std::string(QS_REDIS_CLI) + " --cluster reshard "
-            + from.address.text() + " --cluster-from " + from.id + " --cluster-to " + to.id
-            + " --cluster-slots 50 --cluster-yes >/dev/null 2>&1";
-        return std::system(command.c_str());
-    };
     // The source's first 50 slots, 0 among them: the target becomes the first master named.
     ASSERT_TRUE(cluster.agrees()) << "an earlier test's reshard has not reached every node";
-    ASSERT_EQ(reshard(source, target), 0);
+    ASSERT_EQ(cluster.reshard(source, target, 50), "");
     ASSERT_EQ(cluster.masterOf(0)->id, target.id);
     // Past the next slot map (every 5 s): every snapshot still counts all the keys.
     const size_t since = snapshots.all.size();
@@ -237,8 +231,7 @@ TEST(ClusterMonitor, AReshardThatReordersTheMastersKeepsEveryKeyInSight)
         counts += std::to_string(keys) + " ";
     }
     // The fixture as it was, for the tests after this one: slots 0-49 back where they were.
-    EXPECT_TRUE(cluster.agrees());
-    EXPECT_EQ(reshard(target, source), 0);
+    EXPECT_EQ(cluster.reshard(target, source, 50), "");
     EXPECT_EQ(cluster.masterOf(0)->id, source.id);
     EXPECT_TRUE(cluster.agrees());
     EXPECT_EQ(more, 0) << "snapshots that counted a moved key twice: " << counts;
