@@ -23,17 +23,23 @@ void MonitorTimeline::clear()
     m_hasCounts = false;
     m_followed.clear();
     m_trail.clear();
+    m_gaps.clear();
+    m_interrupted = false;
 }
 
 void MonitorTimeline::record(const MonitorSnapshot &snapshot)
 {
-    if (snapshot.serverTimeUs == 0)
+    if (snapshot.serverTimeUs == 0) {
+        interrupt();
         return;
+    }
     QStringList routes;
     for (const RouteStatus &r : snapshot.routes)
         routes << r.id;
     if (routes != m_routes) { // another policy: the old points mean something else
         m_points.clear();
+        m_gaps.clear();
+        m_interrupted = false;
         m_routes = routes;
     }
     Point p;
@@ -49,6 +55,9 @@ void MonitorTimeline::record(const MonitorSnapshot &snapshot)
         m_hasCounts = m_hasCounts || r.allowedPerSecond.has_value();
         p.routes.push_back(v);
     }
+    if (m_interrupted)
+        m_gaps.emplace_back(m_points.back().t, p.t);
+    m_interrupted = false;
     m_points.push_back(std::move(p));
     dropOld();
 }
@@ -60,6 +69,23 @@ void MonitorTimeline::dropOld()
         m_points.pop_front();
     while (!m_trail.empty() && m_trail.front().t < oldest)
         m_trail.pop_front();
+    while (!m_gaps.empty() && m_gaps.front().second < oldest)
+        m_gaps.pop_front();
+}
+
+void MonitorTimeline::markGap(Series &s, double lastT, double t, double now) const
+{
+    if (s.t.empty())
+        return;
+    for (const auto &[from, to] : m_gaps)
+        if (from >= lastT && to <= t) {
+            const double middle = (from + to) / 2 - now;
+            s.t.push_back(middle);
+            s.value.push_back(kNaN);
+            s.min.push_back(kNaN);
+            s.max.push_back(kNaN);
+            return;
+        }
 }
 
 template <typename Value>
@@ -76,6 +102,7 @@ std::vector<Series> MonitorTimeline::series(const QString &route, double windowS
     if (!route.isEmpty() && only < 0)
         return out;
     const double now = latest();
+    std::vector<double> lastT(values.size(), 0);
     for (const Point &p : m_points) {
         if (p.t < now - windowSeconds)
             continue;
@@ -94,6 +121,8 @@ std::vector<Series> MonitorTimeline::series(const QString &route, double windowS
             if (!any)
                 continue;
             Series &s = out[i];
+            markGap(s, lastT[i], p.t, now);
+            lastT[i] = p.t;
             s.t.push_back(p.t - now);
             s.value.push_back(sum);
             s.min.push_back(sum);
@@ -152,15 +181,18 @@ std::vector<Series> MonitorTimeline::keyTrail(double windowSeconds) const
     Series remaining{QStringLiteral("remaining"), QStringLiteral("requests"), {}, {}, {}, {}};
     Series limit{QStringLiteral("limit"), QStringLiteral("requests"), {}, {}, {}, {}};
     const double now = std::max(latest(), m_trail.empty() ? 0.0 : m_trail.back().t);
+    double lastT = 0;
     for (const KeyPoint &p : m_trail) {
         if (p.t < now - windowSeconds)
             continue;
         for (auto [s, v] : {std::pair{&remaining, p.remaining}, std::pair{&limit, p.limit}}) {
+            markGap(*s, lastT, p.t, now);
             s->t.push_back(p.t - now);
             s->value.push_back(v);
             s->min.push_back(v);
             s->max.push_back(v);
         }
+        lastT = p.t;
     }
     return {remaining, limit};
 }

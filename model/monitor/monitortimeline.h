@@ -20,9 +20,13 @@ public:
 
     // Starts afresh: a new connection or another policy.
     void clear();
-    // Adds a refresh. Snapshots without a server time (not connected) add nothing: the charts
-    // show the gap as a straight line, the connection state says why.
+    // Adds a refresh. A snapshot without a server time (not connected) adds no point but opens
+    // a gap: the series below carry a NaN point between the last point before it and the first
+    // after, so that no chart draws a line across a time nothing was read.
     void record(const MonitorSnapshot &snapshot);
+    // The connection dropped: the next point comes after a gap, even if no snapshot without a
+    // server time came between (a refresh still waiting for its replies when the server died).
+    void interrupt() { m_interrupted = m_interrupted || !m_points.empty(); }
     bool empty() const { return m_points.empty(); }
     size_t points() const { return m_points.size(); }
     QStringList routes() const { return m_routes; }
@@ -32,7 +36,7 @@ public:
     bool hasRequestCounts() const { return m_hasCounts; }
 
     // The last `windowSeconds` up to the latest point, t in seconds relative to it (≤ 0).
-    // `route` empty: all routes summed.
+    // `route` empty: all routes summed. A gap is one point of value NaN halfway through it.
     std::vector<Series> requestSeries(const QString &route, double windowSeconds) const;
     std::vector<Series> keySeries(const QString &route, double windowSeconds) const;
 
@@ -41,6 +45,7 @@ public:
     void follow(const QByteArray &key, const std::deque<MonitorSnapshot> &recent = {});
     QByteArray followed() const { return m_followed; }
     void recordKey(qint64 serverTimeUs, qint64 remaining, qint64 limit);
+    // The followed key's remaining quota and limit, with the same gaps.
     std::vector<Series> keyTrail(double windowSeconds) const;
 
 private:
@@ -60,6 +65,8 @@ private:
     std::vector<Series> series(const QString &route, double windowSeconds,
         const std::vector<std::pair<QString, Value>> &values) const;
     void dropOld();
+    // Appends a NaN point to `s` if a gap lies between its last point and time `t` (absolute).
+    void markGap(Series &s, double lastT, double t, double now) const;
 
     double m_keepSeconds;
     QStringList m_routes;
@@ -67,6 +74,10 @@ private:
     bool m_hasCounts = false;
     QByteArray m_followed;
     std::deque<KeyPoint> m_trail;
+    // Times nothing was read: from the last point before to the first point after (absolute
+    // server time, s). `m_interrupted`: a gap is open, its end not known yet.
+    std::deque<std::pair<double, double>> m_gaps;
+    bool m_interrupted = false;
 };
 
 } // namespace qs

@@ -19,12 +19,16 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QAreaSeries>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -40,7 +44,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <csignal>
+#include <limits>
 #include <thread>
 
 using namespace qs;
@@ -348,6 +354,8 @@ TEST(MonitorPage, AKilledServerShowsUnreachableThenConnectedWithoutARestart)
     Window w;
     connectThroughPanel(w.page, server.port());
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected")));
+    LiveChart *keys = chart(w.page, "keysChart");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return points(keys, "keys seen") >= 2; }, 10000));
     server.stop();
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Unreachable")))
         << stateLabel(w.page)->text().toStdString();
@@ -356,6 +364,51 @@ TEST(MonitorPage, AKilledServerShowsUnreachableThenConnectedWithoutARestart)
     ASSERT_TRUE(server.start());
     ASSERT_TRUE(waitForState(w.page, QStringLiteral("Connected"), 20000))
         << stateLabel(w.page)->text().toStdString();
+    // The outage is a gap in the chart, not a line from before to after: a NaN point with
+    // points on either side, and a shaded "not connected" band over it.
+    const auto gapThenPoints = [&] {
+        for (const Series &s : keys->series())
+            if (s.name == QStringLiteral("keys seen")) {
+                const auto gap = std::find_if(
+                    s.value.begin(), s.value.end(), [](double v) { return std::isnan(v); });
+                return gap != s.value.begin() && gap != s.value.end() && s.value.end() - gap >= 3;
+            }
+        return false;
+    };
+    ASSERT_TRUE(QTest::qWaitFor(gapThenPoints, 10000));
+    int bands = 0;
+    for (QAbstractSeries *s : keys->chart()->series())
+        bands += qobject_cast<QAreaSeries *>(s) != nullptr;
+    EXPECT_EQ(bands, 1);
+}
+
+// A new connection starts new series; data kept after a disconnection says whose it is; an
+// empty chart says why it is empty.
+TEST(MonitorPage, ANewConnectionStartsNewSeriesAndEmptyChartsSayWhy)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    Admin admin(server.port());
+    admin.run({"SET", "qs:login:alice", "1"});
+    Window w;
+    LiveChart *keys = chart(w.page, "keysChart");
+    EXPECT_TRUE(keys->chart()->title().contains(QStringLiteral("not connected")))
+        << keys->chart()->title().toStdString();
+    connectThroughPanel(w.page, server.port());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return points(keys, "keys seen") >= 2; }, 10000));
+    QTest::mouseClick(
+        connectionPanel(w.page)->findChild<QPushButton *>(QStringLiteral("disconnect")),
+        Qt::LeftButton);
+    EXPECT_GE(points(keys, "keys seen"), 2u) << "the data stays to be read";
+    EXPECT_TRUE(keys->chart()->title().contains(QStringLiteral("the last data of 127.0.0.1:")))
+        << keys->chart()->title().toStdString();
+    // Another server, which does not answer: none of the last server's points under its name.
+    connectThroughPanel(w.page, freeLoopbackPort());
+    ASSERT_TRUE(waitForState(w.page, QStringLiteral("Unreachable")));
+    EXPECT_EQ(points(keys, "keys seen"), 0u);
+    EXPECT_TRUE(keys->chart()->title().contains(QStringLiteral("not connected")))
+        << keys->chart()->title().toStdString();
+    EXPECT_FALSE(keys->chart()->title().contains(QStringLiteral("last data")));
 }
 
 TEST(MonitorPage, AWrongPasswordSaysSoAndNoPasswordReachesTheSettings)
@@ -688,4 +741,46 @@ TEST(LiveChart, AJumpToAMillionKeepsAFewRoundTicks)
     EXPECT_LE(y->max() / y->tickInterval(), 10) << "about eight round ticks";
     chart.show({}, 3600); // and back down, to an hour in minutes
     EXPECT_LE(y->max() / y->tickInterval(), 10);
+}
+
+// A gap (NaN) breaks the line and is shaded once, "not connected" in the legend; each series
+// keeps one legend entry however many segments it has.
+TEST(LiveChart, AGapBreaksTheLineAndIsShadedOnce)
+{
+    LiveChart chart(
+        {QStringLiteral("Keys"), QStringLiteral("time before now (s)"), QStringLiteral("keys")});
+    chart.resize(600, 300);
+    chart.QWidget::show(); // legend markers are visible only on a shown chart
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&chart));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> t{-11, -10, -5.5, -1, 0};
+    Series keys{
+        QStringLiteral("keys seen"), QStringLiteral("keys"), t, {200, 200, nan, 0, 0}, {}, {}};
+    Series throttled{
+        QStringLiteral("throttled now"), QStringLiteral("keys"), t, {5, 5, nan, 0, 0}, {}, {}};
+    chart.show({keys, throttled}, 60);
+    QList<QLineSeries *> lines;
+    QList<QAreaSeries *> bands;
+    for (QAbstractSeries *s : chart.chart()->series()) {
+        if (auto *line = qobject_cast<QLineSeries *>(s))
+            lines << line;
+        if (auto *band = qobject_cast<QAreaSeries *>(s))
+            bands << band;
+    }
+    ASSERT_EQ(lines.size(), 4) << "two segments per series";
+    ASSERT_EQ(bands.size(), 1) << "one band for the one outage";
+    EXPECT_EQ(bands[0]->name(), QStringLiteral("not connected"));
+    EXPECT_EQ(bands[0]->upperSeries()->at(0).x(), -10);
+    EXPECT_EQ(bands[0]->upperSeries()->at(1).x(), -1);
+    for (QLineSeries *line : lines)
+        for (const QPointF &p : line->points())
+            EXPECT_FALSE(std::isnan(p.y()));
+    QTest::qWait(100); // the legend lays its markers out on the next turn of the event loop
+    int visibleMarkers = 0;
+    for (QLegendMarker *m : chart.chart()->legend()->markers())
+        visibleMarkers += m->isVisible() ? 1 : 0;
+    EXPECT_EQ(visibleMarkers, 3) << "keys seen, throttled now, not connected";
+    EXPECT_FALSE(saveScreenshot(&chart, QStringLiteral("livechart-gap")).isEmpty());
+    chart.show({}, 60); // gone again: no line, no band left behind
+    EXPECT_TRUE(chart.chart()->series().isEmpty());
 }

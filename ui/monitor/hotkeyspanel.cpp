@@ -22,7 +22,8 @@ HotKeysPanel::HotKeysPanel(QWidget *parent)
     : QWidget(parent), m_filterText(new QLineEdit), m_filterRoute(new QComboBox),
       m_allowWrites(new QCheckBox(tr("Allow &writes"))),
       m_reset(new QPushButton(tr("Reset this &key…"))), m_table(new QTableView),
-      m_keyChart(new LiveChart({tr("Selected key"), tr("time before now (s)"), tr("requests")})),
+      m_keyChart(new LiveChart(
+          {tr("Selected key"), tr("time before now (s)"), tr("remaining quota (requests)")})),
       m_keys(new HotKeysModel(this)), m_filter(new HotKeysFilter(m_keys, this))
 {
     auto *layout = new QVBoxLayout(this);

@@ -97,6 +97,7 @@ MonitorCharts::MonitorCharts(const MonitorTimeline &timeline, QWidget *parent)
     connect(m_window, &QComboBox::currentIndexChanged, this,
         [this](int i) { setWindowSeconds(m_window->itemData(i).toInt()); });
     connect(m_pause, &QPushButton::toggled, this, &MonitorCharts::setPaused);
+    redraw(); // empty, and saying why
 }
 
 void MonitorCharts::setRoutes(const QStringList &ids)
@@ -120,10 +121,15 @@ void MonitorCharts::addChartToSave(LiveChart *chart, const QString &menuText)
     m_saveMenu->insertAction(separator == actions.end() ? nullptr : *separator, action);
 }
 
-void MonitorCharts::setSource(const QString &server, bool monitoring)
+void MonitorCharts::setSource(const QString &server, bool monitoring, bool connected)
 {
+    const bool changed
+        = server != m_server || monitoring != m_monitoring || connected != m_connected;
     m_server = server;
     m_monitoring = monitoring;
+    m_connected = connected;
+    if (changed && !m_paused)
+        redraw(); // the hints follow the connection
 }
 
 QString MonitorCharts::route() const
@@ -134,15 +140,26 @@ QString MonitorCharts::route() const
 void MonitorCharts::redraw()
 {
     const double window = m_windowSeconds;
+    // An empty chart says why; data kept from a closed connection says whose it is.
+    const QString why = !m_monitoring || !m_connected ? tr("not connected")
+        : m_timeline.empty()                          ? tr("waiting for the first refresh")
+                                                      : tr("waiting for data");
+    const QString note = !m_monitoring && !m_timeline.empty() && !m_server.isEmpty()
+        ? tr("not connected; the last data of %1").arg(m_server)
+        : QString();
+    m_keys->setHint(why);
+    m_keys->setNote(note);
+    m_keys->show(m_timeline.keySeries(route(), window), window);
+    m_requests->setNote(note);
     if (m_timeline.hasRequestCounts()) {
-        m_requests->setHint(tr("waiting for data"));
+        m_requests->setHint(why);
         m_requests->show(m_timeline.requestSeries(route(), window), window);
     } else {
         m_requests->show({}, window);
-        m_requests->setHint(m_monitoring ? tr("the deployment does not count (redis.metrics)")
-                                         : tr("not connected"));
+        m_requests->setHint(m_monitoring && m_connected && !m_timeline.empty()
+                ? tr("the deployment does not count (redis.metrics)")
+                : why);
     }
-    m_keys->show(m_timeline.keySeries(route(), window), window);
 }
 
 void MonitorCharts::setPaused(bool paused)

@@ -25,8 +25,9 @@ public:
     void setRoutes(const QStringList &ids); // keeps the chosen route if it is still there
     // Offers another chart in the Save menu (the selected key's, which lives beside the table).
     void addChartToSave(LiveChart *chart, const QString &menuText);
-    // What saved pictures say they show, and whether there is a monitor to wait for.
-    void setSource(const QString &server, bool monitoring);
+    // What is read (saved pictures say so, and data kept after a disconnection is labelled
+    // with it) and whether a monitor is there: empty charts say why they are empty.
+    void setSource(const QString &server, bool monitoring, bool connected);
 
     int windowSeconds() const { return m_windowSeconds; }
     bool paused() const { return m_paused; }
@@ -53,7 +54,7 @@ private:
     QMenu *m_saveMenu;
     LiveChart *m_requests, *m_keys;
     QString m_server;
-    bool m_monitoring = false;
+    bool m_monitoring = false, m_connected = false;
     int m_windowSeconds = 60;
     bool m_paused = false;
 };

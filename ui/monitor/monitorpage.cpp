@@ -163,13 +163,18 @@ void MonitorPage::startMonitor(const Policy &policy, const MonitorOptions &optio
     m_monitor = std::make_unique<ClusterMonitor>(policy);
     m_monitor->setReadOnly(!m_hotKeys->writesAllowed());
     connect(m_monitor.get(), &ClusterMonitor::refreshed, this, &MonitorPage::onRefreshed);
-    connect(&m_monitor->client(), &RespClient::stateChanged, this, &MonitorPage::showState);
+    connect(&m_monitor->client(), &RespClient::stateChanged, this, [this](RespClient::State state) {
+        if (state != RespClient::State::Connected)
+            m_timeline.interrupt(); // whatever the refreshes say, nothing is read from here
+        showState();
+    });
     MonitorOptions o = options;
     o.budgetPerSecond = m_panel->budgetPerSecond();
     o.historySeconds = 60; // the page keeps its own hour (MonitorTimeline)
     m_monitor->start(o);
     m_server = m_panel->serverName();
     showState();
+    redrawCharts(); // the last connection's data goes: new series for a new connection
 }
 
 void MonitorPage::connectToServer()
@@ -191,6 +196,7 @@ void MonitorPage::disconnectFromServer()
 {
     m_monitor.reset();
     showState();
+    redrawCharts(); // the data stays, labelled as the closed connection's
 }
 
 bool MonitorPage::demoRunning() const
@@ -303,7 +309,7 @@ void MonitorPage::showState()
     m_status->showState(s);
     m_status->setDiscoverEnabled(!demoRunning() || m_monitor);
     m_panel->setConnected(m_monitor != nullptr);
-    m_charts->setSource(m_server, m_monitor != nullptr);
+    m_charts->setSource(m_server, m_monitor != nullptr, s.state == RespClient::State::Connected);
     m_hotKeys->setMonitorState(m_monitor != nullptr, s.state == RespClient::State::Connected);
 }
 

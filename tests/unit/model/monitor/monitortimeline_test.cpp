@@ -96,3 +96,44 @@ TEST(MonitorTimeline, AFollowedKeyStartsWithWhatTheHotKeysKnewOfIt)
     timeline.follow("qs:a:bob");
     EXPECT_TRUE(timeline.keyTrail(60)[0].t.empty()) << "another key's trail starts empty";
 }
+
+// Redis down for a while: no line across the outage, as if the keys had drained, but a gap — a
+// NaN point halfway — in every series and in the followed key's trail.
+TEST(MonitorTimeline, AnOutageIsAGapNotALine)
+{
+    MonitorTimeline timeline;
+    MonitorSnapshot offline; // not connected: no server time
+    timeline.record(offline); // before any point: nothing to break
+    timeline.follow("qs:a:alice");
+    for (const double s : {100.0, 101.0}) {
+        timeline.record(at(s, 200, 0, 0, 10.0, 1.0));
+        timeline.recordKey(qint64(s * 1e6), 7, 10);
+    }
+    timeline.record(offline);
+    timeline.record(offline);
+    for (const double s : {110.0, 111.0}) {
+        timeline.record(at(s, 0, 0, 0, 3.0, 0.0));
+        timeline.recordKey(qint64(s * 1e6), 10, 10);
+    }
+    const auto expectGap = [](const Series &s) {
+        ASSERT_EQ(s.t, (std::vector<double>{-11, -10, -5.5, -1, 0})) << s.name.toStdString();
+        EXPECT_TRUE(std::isnan(s.value[2])) << s.name.toStdString();
+        EXPECT_FALSE(std::isnan(s.value[1]) || std::isnan(s.value[3]));
+    };
+    expectGap(timeline.keySeries({}, 60)[0]);
+    expectGap(timeline.keySeries(QStringLiteral("a"), 60)[1]);
+    expectGap(timeline.requestSeries({}, 60)[0]);
+    expectGap(timeline.keyTrail(60)[0]);
+    expectGap(timeline.keyTrail(60)[1]);
+    // A dropped connection that no refresh reported is a gap too.
+    timeline.interrupt();
+    timeline.record(at(120, 0, 0, 0));
+    EXPECT_TRUE(std::isnan(timeline.keySeries({}, 60)[0].value[5]));
+    EXPECT_EQ(timeline.keySeries({}, 60)[0].t[5], -4.5);
+    // A window that starts after the gap shows none; a new connection starts without one.
+    EXPECT_EQ(timeline.keySeries({}, 5)[0].t, (std::vector<double>{0}));
+    timeline.clear();
+    timeline.record(at(200, 1, 0, 0));
+    timeline.record(at(201, 1, 0, 0));
+    EXPECT_EQ(timeline.keySeries({}, 60)[0].t, (std::vector<double>{-1, 0}));
+}
