@@ -247,15 +247,25 @@ void MainWindow::updateValidation()
         m_validation->setText(tr("⚠ valid, %n warning(s)", nullptr, warnings));
     else
         m_validation->setText(tr("✔ valid"));
+    // "Opened … with N error(s)" is true until the count changes; the label above says the rest.
+    if (m_errorsWhenOpened >= 0 && errors != m_errorsWhenOpened) {
+        statusBar()->clearMessage();
+        m_errorsWhenOpened = -1;
+    }
 }
 
 bool MainWindow::maybeSave()
 {
     if (!m_doc->isModified())
         return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+    QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
         tr("The policy '%1' has unsaved changes. Save them?").arg(m_doc->policy().name),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setDefaultButton(QMessageBox::Save);
+    // Each answer has a mnemonic (Alt+S, Alt+D); Escape cancels.
+    box.button(QMessageBox::Save)->setText(tr("&Save"));
+    box.button(QMessageBox::Discard)->setText(tr("&Discard"));
+    const int answer = box.exec();
     if (answer == QMessageBox::Save)
         return save();
     return answer == QMessageBox::Discard;
@@ -284,7 +294,9 @@ bool MainWindow::openFile(const QString &path, bool ask)
         statusBar()->showMessage(
             tr("Opened %1 with %n error(s): see Diagnostics", nullptr, m_doc->errorCount())
                 .arg(QFileInfo(path).fileName()));
+        m_errorsWhenOpened = m_doc->errorCount();
     } else {
+        m_errorsWhenOpened = -1;
         statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 3000);
     }
     return true;

@@ -102,6 +102,7 @@ private:
     MonitorPage *m_monitor;
     ProbePage *m_probe;
     QLabel *m_validation;
+    int m_errorsWhenOpened = -1; // the status bar says "Opened … with N error(s)"; -1: it does not
     QMenu *m_recentMenu = nullptr;
     RecoveryStore m_recovery;
     QString m_recoveryId; // this window's copy

@@ -470,6 +470,9 @@ TEST(MonitorPage, TheLocalDemoFillsTheChartsAndStopsLeavingNoProcess)
     EXPECT_TRUE(QTest::qWaitFor([&] { return !processAlive(pid); }, 5000))
         << "the demo's redis-server " << pid << " is still running";
     EXPECT_TRUE(widget<QPushButton>(w.page, "demo")->text().contains(QStringLiteral("Start")));
+    const QString summary = widget<QLabel>(w.page, "summary")->text();
+    EXPECT_FALSE(summary.contains(QStringLiteral("Stopping"))) << "stopped, and says so";
+    EXPECT_TRUE(summary.contains(QStringLiteral("stopped"))) << summary.toStdString();
 
     // Closing the window (the app's exit) stops a running demo too.
     auto window = std::make_unique<MainWindow>();

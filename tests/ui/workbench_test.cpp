@@ -19,6 +19,7 @@
 #include "ui/mainwindow.h"
 #include "ui/simulate/simulatepage.h"
 
+#include <QAbstractButton>
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
@@ -31,12 +32,14 @@
 #include <QLineSeries>
 #include <QListView>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QPen>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -1072,4 +1075,140 @@ TEST(Workbench, SeveralLostCopiesAreListedToDiscardOrRecover)
     window.document()->undoStack()->setClean();
     window.close();
     EXPECT_TRUE(RecoveryStore().entries().isEmpty()) << "one discarded, one recovered";
+}
+
+// An unknown field in a limit is reported, and the limit's algorithm stays in sight and can be
+// changed (the Algorithm row vanished for a fixed window with `extra_field: 1`).
+TEST(Workbench, AnUnknownLimitFieldKeepsTheAlgorithmInSight)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: extra
+routes:
+  - id: counted
+    match: { path: /a }
+    limit:
+      extra_field: 1
+      algorithm: fixed_window
+      limit: 10
+      window: 1m
+)";
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("extra.yaml"));
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    window.designPage()->selectRoute(0);
+    auto *algorithm
+        = qobject_cast<QComboBox *>(editor->fieldWidget(QStringLiteral("limit.algorithm")));
+    ASSERT_TRUE(algorithm);
+    EXPECT_TRUE(algorithm->isVisibleTo(editor));
+    EXPECT_EQ(algorithm->currentData().toInt(), int(limiter::Algorithm::FixedWindow));
+    EXPECT_TRUE(spin(editor, "limit.limit")->isVisibleTo(editor));
+    // The unknown field is said somewhere beside the limit, with its name.
+    bool said = false;
+    for (QLabel *label : editor->findChildren<QLabel *>())
+        said = said || (label->isVisibleTo(editor) && label->text().contains("extra_field"));
+    EXPECT_TRUE(said);
+}
+
+// A value the file has but the reader cannot read is explained once, by the field's message,
+// and is not called "not saved": it is in the file. Typed by the operator, it is not saved.
+TEST(Workbench, AnInvalidValueFromTheFileIsExplainedOnce)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: refill
+routes:
+  - id: bad-refill
+    match: { path: /a }
+    limit: { algorithm: token_bucket, capacity: 5, refill: 2/fortnight }
+)";
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("refill.yaml"));
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    window.designPage()->selectRoute(0);
+    auto *refill
+        = qobject_cast<LimitValueEdit *>(editor->fieldWidget(QStringLiteral("limit.refill")));
+    ASSERT_TRUE(refill);
+    EXPECT_EQ(refill->text(), QStringLiteral("2/fortnight"));
+    const QLabel *message = editor->messageLabel(QStringLiteral("limit.refill"));
+    ASSERT_TRUE(message->isVisibleTo(editor));
+    QStringList shown;
+    for (const QLabel *label : editor->findChildren<QLabel *>())
+        if (label->isVisibleTo(editor) && label->text().contains(QStringLiteral("fortnight")))
+            shown << label->text();
+    int notSaved = 0;
+    for (const QLabel *label : refill->findChildren<QLabel *>())
+        notSaved += label->text().contains(QStringLiteral("not saved"));
+    EXPECT_EQ(notSaved, 0) << "it is in the file";
+    // Typed now, the same kind of text is the operator's, and is not saved.
+    refill->lineEdit()->setFocus();
+    refill->lineEdit()->selectAll();
+    QTest::keyClicks(refill->lineEdit(), QStringLiteral("3/fortnight"));
+    notSaved = 0;
+    for (const QLabel *label : refill->findChildren<QLabel *>())
+        notSaved += label->text().contains(QStringLiteral("not saved"));
+    EXPECT_EQ(notSaved, 1);
+}
+
+// "Opened … with N error(s)" leaves the status bar once the errors change (here: all fixed);
+// the unsaved-changes prompt answers to Alt+S and Alt+D.
+TEST(Workbench, TheOpeningErrorCountGoesWhenFixedAndThePromptHasMnemonics)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: fixable
+routes:
+  - id: r
+    match: { path: /a }
+    limit: { algorithm: token_bucket, capacity: 0, refill: 1/s }
+)";
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("fixable.yaml"));
+    {
+        QFile f(path);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    }
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    ASSERT_TRUE(window.statusBar()->currentMessage().contains(QStringLiteral("error")));
+    RouteEditor *editor = window.designPage()->editor();
+    window.designPage()->selectRoute(0);
+    QSpinBox *capacity = spin(editor, "limit.capacity");
+    capacity->setFocus();
+    capacity->selectAll();
+    QTest::keyClicks(capacity, QStringLiteral("5"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return window.document()->errorCount() == 0; }, 5000));
+    EXPECT_FALSE(window.statusBar()->currentMessage().contains(QStringLiteral("error")))
+        << window.statusBar()->currentMessage().toStdString();
+
+    QStringList buttons;
+    QTimer::singleShot(0, [&] {
+        auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget());
+        if (!box)
+            return;
+        for (QAbstractButton *b : box->buttons())
+            buttons << b->text();
+        box->button(QMessageBox::Cancel)->click();
+    });
+    EXPECT_FALSE(window.openFile(path, true)) << "cancelled: the edit stays";
+    EXPECT_TRUE(buttons.contains(QStringLiteral("&Discard"))) << buttons.join(',').toStdString();
+    EXPECT_TRUE(buttons.contains(QStringLiteral("&Save"))) << buttons.join(',').toStdString();
 }

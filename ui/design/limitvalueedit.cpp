@@ -20,7 +20,7 @@ LimitValueEdit::LimitValueEdit(Kind kind, QWidget *parent)
                                                   : QStringLiteral("1m, 10s, 500ms"));
     setFocusProxy(m_edit);
     connect(m_edit, &QLineEdit::textEdited, this, [this] {
-        if (parse())
+        if (parse(true))
             emit edited();
     });
 }
@@ -32,7 +32,7 @@ void LimitValueEdit::setText(const QString &text)
         m_edit->setText(text);
         m_edit->setCursorPosition(std::min<int>(cursor, int(text.size())));
     }
-    parse();
+    parse(false);
 }
 
 QString LimitValueEdit::text() const
@@ -40,7 +40,7 @@ QString LimitValueEdit::text() const
     return m_edit->text().trimmed();
 }
 
-bool LimitValueEdit::parse()
+bool LimitValueEdit::parse(bool typed)
 {
     m_rate.reset();
     m_duration.reset();
@@ -65,7 +65,8 @@ bool LimitValueEdit::parse()
     const bool valid = problem.isEmpty();
     m_words->setText(valid ? QStringLiteral("= ")
                 + (m_rate ? describeRate(*m_rate) : formatDurationInWords(*m_duration))
-                           : tr("not saved: %1").arg(problem));
+            : typed ? tr("not saved: %1").arg(problem)
+                    : tr("as the file has it"));
     m_words->setToolTip(valid ? QString() : problem);
     m_words->setStyleSheet(valid ? QString() : QStringLiteral("color: #d9534f"));
     m_edit->setProperty("invalid", !valid);

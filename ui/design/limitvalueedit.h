@@ -36,7 +36,10 @@ signals:
     void edited();
 
 private:
-    bool parse(); // updates the value and the words; false when the text is not valid
+    // Updates the value and the words; false when the text is not valid. `typed`: the operator's
+    // text, which is not saved while invalid; else the file's, which the form's message for the
+    // field already explains.
+    bool parse(bool typed);
 
     Kind m_kind;
     QLineEdit *m_edit;

@@ -125,6 +125,7 @@ MonitorPage::MonitorPage(PolicyDocument *doc, QWidget *parent)
     connect(m_demo.get(), &LocalDemo::stopped, this, [this] {
         m_panel->endDemo();
         disconnectFromServer();
+        m_status->setSummary(tr("Local demo stopped: its server and traffic are gone."));
         m_status->setDemoRunning(false);
         emit demoStateChanged(false);
     });
