@@ -303,6 +303,27 @@ QString PathPattern::regexBody(Spelling spelling) const
     return re;
 }
 
+QString PathPattern::example() const
+{
+    QString path;
+    for (const Segment &s : m_segments) {
+        path += QLatin1Char('/');
+        switch (s.kind) {
+        case SegmentKind::Literal:
+            path += s.text;
+            break;
+        case SegmentKind::Param:
+            path += QStringLiteral("42");
+            break;
+        case SegmentKind::Star:
+        case SegmentKind::DoubleStar:
+            path += QLatin1Char('x');
+            break;
+        }
+    }
+    return path.isEmpty() ? QStringLiteral("/") : path;
+}
+
 bool PathPattern::matches(const QStringList &normalizedSegments) const
 {
     return matchFrom(m_segments, 0, normalizedSegments, 0);

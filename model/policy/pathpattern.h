@@ -29,6 +29,9 @@ public:
     const QList<Segment> &segments() const { return m_segments; }
 
     bool matches(const QStringList &normalizedSegments) const;
+    // A request path the pattern matches, for a person to try: literals as written, `42` for a
+    // parameter, `x` for a wildcard (`/v1/users/{id}` → `/v1/users/42`).
+    QString example() const;
 
     // What a gateway matches a path regex against; it decides how a literal character of the
     // pattern may be spelled in the request.

@@ -1,6 +1,7 @@
 // The workbench driven through its widgets, offscreen: edit, undo, redo, save and reload;
 // validation beside the field; the test console; a simulation run; the export preview; and
 // the GUI thread's responsiveness while simulating and exporting.
+#include "model/policy/pathpattern.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/policywriter.h"
 #include "screenshot.h"
@@ -1211,4 +1212,29 @@ routes:
     EXPECT_FALSE(window.openFile(path, true)) << "cancelled: the edit stays";
     EXPECT_TRUE(buttons.contains(QStringLiteral("&Discard"))) << buttons.join(',').toStdString();
     EXPECT_TRUE(buttons.contains(QStringLiteral("&Save"))) << buttons.join(',').toStdString();
+}
+
+// The path tester starts at a path the selected route matches, and keeps the operator's own.
+TEST(Workbench, ThePathTesterStartsAtAPathTheRouteMatches)
+{
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(kPublicApi, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    auto *tester = editor->findChild<QLineEdit *>(QStringLiteral("pathTest"));
+    ASSERT_TRUE(tester);
+    const Policy &policy = window.document()->policy();
+    for (int i = 0; i < int(policy.routes.size()); ++i) {
+        window.designPage()->selectRoute(i);
+        const auto pattern = PathPattern::parse(policy.routes[i].path);
+        ASSERT_TRUE(pattern.hasValue());
+        EXPECT_TRUE(pattern->matches(normalizeRequestPath(tester->text())))
+            << policy.routes[i].id.toStdString() << ": " << tester->text().toStdString();
+    }
+    tester->setFocus();
+    tester->selectAll();
+    QTest::keyClicks(tester, QStringLiteral("/mine"));
+    window.designPage()->selectRoute(0);
+    EXPECT_EQ(tester->text(), QStringLiteral("/mine"));
 }

@@ -220,14 +220,18 @@ void RouteEditor::addMatchRows()
     auto *tester = new QWidget;
     auto *testerLayout = new QHBoxLayout(tester);
     testerLayout->setContentsMargins(0, 0, 0, 0);
-    m_pathTest = new QLineEdit(QStringLiteral("/v1/users/42"));
-    m_pathTest->setToolTip(tr("Type a request path to see whether this route would limit it."));
+    m_pathTest = new QLineEdit;
+    m_pathTest->setObjectName(QStringLiteral("pathTest"));
+    m_pathTest->setToolTip(tr("Type a request path to see whether this route would limit it. "
+                              "It starts as a path the route's pattern matches."));
     m_pathTestResult = new QLabel;
     m_pathTestResult->setWordWrap(true);
     testerLayout->addWidget(m_pathTest, 1);
     testerLayout->addWidget(m_pathTestResult, 2);
     m_form->addRow(tr("Does &this match?"), tester);
     connect(m_pathTest, &QLineEdit::textChanged, this, &RouteEditor::updatePathTest);
+    connect(m_pathTest, &QLineEdit::textEdited, this,
+        [this](const QString &text) { m_pathTestTyped = !text.isEmpty(); });
 }
 
 // The key and what a request without it gets.
@@ -291,6 +295,10 @@ void RouteEditor::setRouteIndex(qsizetype index)
     m_index = index;
     m_keyProblem.clear();
     setEnabled(route() != nullptr);
+    // The tester starts at a path this route matches (unless the operator typed one).
+    if (const Route *r = route(); r && !m_pathTestTyped)
+        if (const auto pattern = PathPattern::parse(r->path); pattern.hasValue())
+            m_pathTest->setText(pattern->example());
     load();
 }
 

@@ -81,6 +81,7 @@ private:
     QLineEdit *m_id = nullptr, *m_description = nullptr, *m_path = nullptr, *m_key = nullptr;
     QList<QCheckBox *> m_methods;
     QLineEdit *m_pathTest = nullptr;
+    bool m_pathTestTyped = false; // the operator's own path stays from route to route
     QLabel *m_pathTestResult = nullptr;
     QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr,
               *m_missingKey = nullptr;

@@ -97,3 +97,18 @@ TEST(PathPattern, OverlapAndSpecificity)
     EXPECT_FALSE(PathPattern::parse(QStringLiteral("a/b")).hasValue());
     EXPECT_FALSE(PathPattern::parse(QStringLiteral("/a/x*")).hasValue());
 }
+
+// The path tester's first guess: a path each pattern matches.
+TEST(PathPattern, TheExampleIsAPathThePatternMatches)
+{
+    for (const char *pattern : {"/", "/v1/search", "/v1/users/{id}", "/v1/users/{id}/orders",
+             "/static/*", "/files/**", "/v1/{a}/{b}/*"}) {
+        const auto parsed = PathPattern::parse(QString::fromLatin1(pattern));
+        ASSERT_TRUE(parsed.hasValue()) << pattern;
+        const QString example = parsed->example();
+        EXPECT_TRUE(parsed->matches(normalizeRequestPath(example)))
+            << pattern << " -> " << example.toStdString();
+    }
+    EXPECT_EQ(PathPattern::parse(QStringLiteral("/v1/users/{id}"))->example(),
+        QStringLiteral("/v1/users/42"));
+}
