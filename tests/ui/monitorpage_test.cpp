@@ -24,6 +24,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -674,6 +675,15 @@ TEST(MonitorPage, ScreenshotsInLightAndDarkAtBothSizes)
         for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
             w.window.resize(size);
             QTest::qWait(1200); // a refresh at the new size
+            if (size.width() >= 1280) { // every column of the hot keys in sight, the key readable
+                QTableView *table = hotKeysView(w.page);
+                const QHeaderView *header = table->horizontalHeader();
+                const int last = HotKeysModel::LastChange;
+                EXPECT_LE(header->sectionViewportPosition(last) + header->sectionSize(last),
+                    table->viewport()->width())
+                    << size.width() << "x" << size.height();
+                EXPECT_GE(header->sectionSize(HotKeysModel::Key), 120);
+            }
             EXPECT_FALSE(saveScreenshot(&w.window,
                 QStringLiteral("monitor-%1-%2x%3")
                     .arg(QLatin1String(name))
@@ -723,6 +733,20 @@ TEST(HotKeysModel, SortsByShareFiltersByRouteAndTextAndKeepsTheSelectedKey)
     filter.sort(HotKeysModel::Key, Qt::AscendingOrder); // the header's click, through the proxy
     EXPECT_EQ(filter.index(0, 0).data().toString(), QStringLiteral("k1"));
     EXPECT_EQ(filter.index(3, 0).data().toString(), QStringLiteral("k4"));
+
+    // A shadow route's key over its limit would be throttled, and is not: said in the route
+    // column and the tooltip, in another colour than an enforced route's throttled key.
+    model.setRoutes({QStringLiteral("a"), QStringLiteral("b")}, {false, true});
+    model.update({row("enforced", 0, 0, true), row("shadowed", 1, 0, true)}, 0);
+    const int enforced = model.rowOf("enforced"), shadowed = model.rowOf("shadowed");
+    EXPECT_EQ(
+        model.index(shadowed, HotKeysModel::Route).data().toString(), QStringLiteral("b (shadow)"));
+    EXPECT_TRUE(model.index(shadowed, HotKeysModel::Key)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("would be refused")));
+    EXPECT_NE(model.index(shadowed, 0).data(Qt::BackgroundRole),
+        model.index(enforced, 0).data(Qt::BackgroundRole));
 }
 
 // A dynamic-tick axis builds one item per tick at once: going from 0–1 to 0–1 000 000 with the

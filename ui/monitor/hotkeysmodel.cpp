@@ -33,10 +33,11 @@ bool containsIgnoringCase(const QByteArray &haystack, const QByteArray &lowerNee
 
 } // namespace
 
-void HotKeysModel::setRoutes(const QStringList &routes)
+void HotKeysModel::setRoutes(const QStringList &routes, const QList<bool> &shadow)
 {
     beginResetModel();
     m_routes = routes;
+    m_shadow = shadow;
     m_rows.clear();
     m_lastKeys.clear();
     endResetModel();
@@ -44,7 +45,7 @@ void HotKeysModel::setRoutes(const QStringList &routes)
 
 void HotKeysModel::clear()
 {
-    setRoutes(m_routes);
+    setRoutes(m_routes, m_shadow);
 }
 
 double HotKeysModel::usedShare(const KeyRow &r)
@@ -207,7 +208,10 @@ QString HotKeysModel::text(const KeyRow &r, int column) const
     case Key:
         return QString::fromUtf8(r.key);
     case Route:
-        return m_routes.value(r.route);
+        // A shadow route's keys over the limit would be throttled, and are not: said here, and
+        // in another colour than the throttled keys' (data(), BackgroundRole).
+        return m_shadow.value(r.route) ? tr("%1 (shadow)").arg(m_routes.value(r.route))
+                                       : m_routes.value(r.route);
     case Remaining:
         return read ? QLocale().toString(r.remaining) : tr("unreadable");
     case Limit:
@@ -244,10 +248,16 @@ QVariant HotKeysModel::data(const QModelIndex &index, int role) const
         return index.column() >= Remaining ? int(Qt::AlignRight | Qt::AlignVCenter)
                                            : int(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::BackgroundRole:
+        if (r.throttled && m_shadow.value(r.route)) // counted, not enforced: no alarm colour
+            return QBrush(QColor(0x56, 0xb4, 0xe9, 50));
         if (r.throttled) // over its limit: the next request of this client is refused
             return QBrush(QColor(0xd5, 0x5e, 0x00, 70));
         return {};
     case Qt::ToolTipRole:
+        if (r.throttled && m_shadow.value(r.route))
+            return tr("Shadow mode: over its limit, this client's next request would be refused "
+                      "for %1 if the route were enforced; it is admitted.")
+                .arg(duration(r.resetAfterMs));
         if (r.throttled)
             return tr("Over its limit: the next request of this client is refused for %1.")
                 .arg(duration(r.resetAfterMs));

@@ -33,7 +33,9 @@ public:
     static Prepared prepare(
         std::vector<KeyRow> rows, qint64 serverNowUs, int column, Qt::SortOrder order);
 
-    void setRoutes(const QStringList &routes);
+    // The routes rows name by index; `shadow[i]`: route i is in shadow mode (counted, never
+    // enforced), so its keys over the limit "would be throttled", not are.
+    void setRoutes(const QStringList &routes, const QList<bool> &shadow = {});
     const QStringList &routes() const { return m_routes; }
     int sortColumn() const { return m_sortColumn; }
     Qt::SortOrder sortOrder() const { return m_order; }
@@ -60,6 +62,7 @@ private:
     QString text(const KeyRow &r, int column) const;
 
     QStringList m_routes;
+    QList<bool> m_shadow;
     std::vector<KeyRow> m_rows; // in display order
     std::vector<QByteArray> m_lastKeys; // the last refresh's keys in the monitor's order
     qint64 m_nowUs = 0;

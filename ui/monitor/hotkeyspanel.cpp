@@ -23,7 +23,7 @@ HotKeysPanel::HotKeysPanel(QWidget *parent)
       m_allowWrites(new QCheckBox(tr("Allow &writes"))),
       m_reset(new QPushButton(tr("Reset this &key…"))), m_table(new QTableView),
       m_keyChart(new LiveChart(
-          {tr("Selected key"), tr("time before now (s)"), tr("remaining quota (requests)")})),
+          {tr("Selected key"), tr("time before now (s)"), tr("remaining (requests)")})),
       m_keys(new HotKeysModel(this)), m_filter(new HotKeysFilter(m_keys, this))
 {
     auto *layout = new QVBoxLayout(this);
@@ -61,12 +61,22 @@ HotKeysPanel::HotKeysPanel(QWidget *parent)
     // Fixed row heights and no per-row size hints: the view never measures 100 000 rows.
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setColumnWidth(HotKeysModel::Key, 220);
-    m_table->setColumnWidth(HotKeysModel::Route, 90);
-    for (int c = HotKeysModel::Remaining; c < HotKeysModel::ColumnCount; ++c)
-        m_table->setColumnWidth(c, 82);
+    // Every column in sight at 1280x800: the figures as wide as their header or their widest
+    // usual value (a unit included), the key taking the rest.
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setSectionResizeMode(HotKeysModel::Key, QHeaderView::Stretch);
+    header->setStretchLastSection(false);
+    const QStringList widest = {{}, QStringLiteral("payments"), QStringLiteral("99,999"),
+        QStringLiteral("99,999"), QStringLiteral("100 %"), QStringLiteral("59.9 s"),
+        QStringLiteral("= reset"), QStringLiteral("59 min ago")};
+    for (int c = HotKeysModel::Route; c < HotKeysModel::ColumnCount; ++c) {
+        const QString title = m_keys->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        // The header's text leaves room for the sort arrow beside it.
+        const int text = std::max(m_table->fontMetrics().horizontalAdvance(widest[c]),
+            header->fontMetrics().horizontalAdvance(title) + 14);
+        m_table->setColumnWidth(c, text + 12);
+    }
     m_table->setWordWrap(false);
     m_table->setAlternatingRowColors(true);
     split->addWidget(m_table);
@@ -76,7 +86,7 @@ HotKeysPanel::HotKeysPanel(QWidget *parent)
     split->addWidget(m_keyChart);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
-    split->setSizes({660, 300}); // the table gets the room; the key's chart stays readable
+    split->setSizes({720, 260}); // the table gets the room; the key's chart stays readable
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
 
@@ -132,12 +142,12 @@ void HotKeysPanel::setRouteChoices(const QStringList &ids)
     m_filter->setRoute(m_filterRoute->currentIndex() - 1);
 }
 
-void HotKeysPanel::startOver(const QStringList &routes)
+void HotKeysPanel::startOver(const QStringList &routes, const QList<bool> &shadow)
 {
     m_rowsPending = false;
     m_pendingRows.clear();
     m_sorting.waitForFinished(); // rows of the previous server must not land in the new table
-    m_keys->setRoutes(routes);
+    m_keys->setRoutes(routes, shadow);
     m_selected.clear();
     m_keyChart->setTitle(tr("Selected key"));
     m_keyChart->setToolTip({});

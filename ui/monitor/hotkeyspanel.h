@@ -31,8 +31,9 @@ public:
     ~HotKeysPanel() override;
 
     void setRouteChoices(const QStringList &ids); // the route filter's; keeps the choice
-    // A new monitor: an empty table for these routes and no selected key.
-    void startOver(const QStringList &routes);
+    // A new monitor: an empty table for these routes (`shadow[i]`: route i in shadow mode) and
+    // no selected key.
+    void startOver(const QStringList &routes, const QList<bool> &shadow);
     // A refresh's rows, as of the server's time; shown unless paused (the newest then wait).
     void setRows(std::vector<KeyRow> rows, qint64 serverNowUs);
     void setPaused(bool paused);

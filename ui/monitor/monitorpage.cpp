@@ -158,7 +158,10 @@ void MonitorPage::startMonitor(const Policy &policy, const MonitorOptions &optio
 {
     m_monitor.reset();
     m_timeline.clear();
-    m_hotKeys->startOver(routeIds(policy));
+    m_shadowRoutes.clear();
+    for (const Route &r : policy.routes)
+        m_shadowRoutes << (r.effectiveMode() == RouteMode::Shadow);
+    m_hotKeys->startOver(routeIds(policy), m_shadowRoutes);
     m_hotKeys->showKeyTrail({}, m_charts->windowSeconds());
     // One server or a cluster, whichever the address leads to (ClusterMonitor).
     m_monitor = std::make_unique<ClusterMonitor>(policy);
@@ -256,11 +259,16 @@ void MonitorPage::onRefreshed(const MonitorSnapshot &snapshot)
 QString MonitorPage::summaryOf(
     const MonitorSnapshot &snapshot, const std::vector<KeyRow> &rows) const
 {
-    const qint64 throttled
-        = std::count_if(rows.begin(), rows.end(), [](const KeyRow &r) { return r.throttled; });
+    // A shadow route's keys over the limit would be throttled, and are not: counted apart.
+    qint64 throttled = 0, wouldBe = 0;
+    for (const KeyRow &r : rows)
+        if (r.throttled)
+            ++(m_shadowRoutes.value(r.route) ? wouldBe : throttled);
     QString summary
         = tr("%1 keys · %2 throttled")
               .arg(QLocale().toString(qint64(rows.size())), QLocale().toString(throttled));
+    if (wouldBe > 0)
+        summary += tr(" · %1 would be (shadow)").arg(QLocale().toString(wouldBe));
     if (!snapshot.scanComplete)
         summary += tr(" · first scan running");
     if (m_charts->paused())

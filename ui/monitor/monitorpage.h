@@ -73,6 +73,7 @@ private:
     std::unique_ptr<LocalDemo> m_demo;
     MonitorTimeline m_timeline;
     QString m_server; // what the monitor is connected to, for messages
+    QList<bool> m_shadowRoutes; // by route index of the monitored policy
     ConnectionPanel *m_panel;
     ConnectionStatus *m_status;
     MonitorCharts *m_charts;
