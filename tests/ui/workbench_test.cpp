@@ -390,8 +390,19 @@ TEST(Workbench, PolicySettingsEditTheDefaultsInOneUndoStep)
     EXPECT_TRUE(ok->isEnabled());
     status->setValue(503);
     storeError->setCurrentIndex(1);
+    // The description takes several lines, typed with Return; Tab still leaves the field.
+    auto *description = dialog.findChild<QPlainTextEdit *>(QStringLiteral("description"));
+    ASSERT_TRUE(description);
+    description->setFocus();
+    description->selectAll();
+    QTest::keyClicks(description, QStringLiteral("Public API."));
+    QTest::keyClick(description, Qt::Key_Return);
+    QTest::keyClicks(description, QStringLiteral("Owned by the platform team."));
+    QTest::keyClick(description, Qt::Key_Tab);
+    EXPECT_FALSE(description->hasFocus());
     dialog.accept();
     const Policy after = dialog.result();
+    EXPECT_EQ(after.description, QStringLiteral("Public API.\nOwned by the platform team."));
     ASSERT_TRUE(after.defaults.key);
     EXPECT_EQ(after.defaults.key->size(), 2);
     EXPECT_EQ(after.defaults.status, 503);

@@ -8,6 +8,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 
@@ -15,7 +16,7 @@ namespace qs {
 
 PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent)
     : QDialog(parent), m_result(policy), m_name(new QLineEdit(policy.name)),
-      m_description(new QLineEdit(policy.description)), m_key(new QLineEdit),
+      m_description(new QPlainTextEdit(policy.description)), m_key(new QLineEdit),
       m_prefix(new QLineEdit(policy.redis.prefix.value_or(QString()))), m_status(new QSpinBox),
       m_storeError(new QComboBox), m_headers(new QComboBox), m_missingKey(new QComboBox),
       m_metrics(new QCheckBox(tr("Count allowed and denied per route and second in Redis"))),
@@ -30,6 +31,10 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     auto *form = new QFormLayout(this);
     m_name->setToolTip(tr("Shown in exports, the Envoy domain and the RateLimit-Policy header."));
     form->addRow(tr("&Name:"), m_name);
+    m_description->setObjectName(QStringLiteral("description"));
+    m_description->setTabChangesFocus(true); // Tab goes on to the next field, as in the others
+    m_description->setFixedHeight(m_description->fontMetrics().lineSpacing() * 4 + 12);
+    m_description->setToolTip(tr("What the policy is for; several lines are kept as written."));
     form->addRow(tr("&Description:"), m_description);
     m_key->setText(policy.defaults.key ? formatKeySelectorList(*policy.defaults.key) : QString());
     m_key->setPlaceholderText(QStringLiteral("ip"));
@@ -99,7 +104,7 @@ void PolicySettingsDialog::accept()
 {
     Policy &p = m_result;
     p.name = m_name->text().trimmed();
-    p.description = m_description->text();
+    p.description = m_description->toPlainText();
     if (!p.description.isEmpty())
         rememberField(p.fieldOrder, QStringLiteral("description"),
             p.fieldOrder.indexOf(QStringLiteral("name")) + 1);

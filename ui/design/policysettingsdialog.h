@@ -11,6 +11,7 @@ class QComboBox;
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
+class QPlainTextEdit;
 class QSpinBox;
 
 namespace qs {
@@ -28,7 +29,9 @@ private:
     void validate();
 
     Policy m_result;
-    QLineEdit *m_name, *m_description, *m_key, *m_prefix;
+    QLineEdit *m_name;
+    QPlainTextEdit *m_description; // a paragraph or two: several lines
+    QLineEdit *m_key, *m_prefix;
     QSpinBox *m_status;
     QComboBox *m_storeError, *m_headers, *m_missingKey;
     QCheckBox *m_metrics;
