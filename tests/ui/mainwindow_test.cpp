@@ -29,6 +29,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -197,6 +198,12 @@ TEST(MainWindow, ScreenshotsOfEveryTabAtThreeSizes)
         window.tabs()->setCurrentWidget(window.designPage());
         window.designPage()->bottomTabs()->setCurrentIndex(1);
         QTest::qWait(30);
+        if (size.height() >= 800) { // the decision's response shows its status and headers
+            auto *response = console->findChild<QPlainTextEdit *>(QStringLiteral("response"));
+            ASSERT_TRUE(response);
+            EXPECT_GE(response->viewport()->height() / response->fontMetrics().lineSpacing(), 5)
+                << size.width() << "x" << size.height();
+        }
         EXPECT_FALSE(test::saveScreenshot(
             &window, QStringLiteral("design-console-%1x%2").arg(size.width()).arg(size.height()))
                          .isEmpty());

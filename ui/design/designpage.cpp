@@ -110,7 +110,7 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     m_bottom->addTab(consoleScroll, icon(QStringLiteral("send")), tr("&Test console"));
 
     m_rows = splitPanes(
-        Qt::Vertical, QStringLiteral("designRows"), {{m_columns, 3, 7000}, {m_bottom, 1, 3000}});
+        Qt::Vertical, QStringLiteral("designRows"), {{m_columns, 3, 6000}, {m_bottom, 2, 4000}});
     fillPage(this, m_rows);
 
     connect(m_filterEdit, &QLineEdit::textChanged, m_filter,

@@ -198,6 +198,7 @@ QSplitter *TestConsole::buildOutput()
     m_response->setReadOnly(true);
     m_response->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_response->setAccessibleName(tr("Response"));
+    m_response->setObjectName(QStringLiteral("response"));
     topLayout->addWidget(m_response, 1);
     output->addWidget(top);
     m_log = new QPlainTextEdit;
