@@ -58,14 +58,14 @@ bool writePlan(const ExportPlan &plan, bool prune, QTextStream &err)
 
 } // namespace
 
-OptionTable exportOptions(QString &target, QString &dir, bool &prune)
+OptionTable exportOptions(QString &target, QString &dir, bool &prune, bool &verbose)
 {
     QStringList targets;
     for (const Exporter *e : exporters())
         targets << e->id();
     targets << QStringLiteral("all");
     return OptionTable("export",
-        QStringLiteral("quotactl export FILE --target %1 [-o DIR [--prune]]")
+        QStringLiteral("quotactl export FILE --target %1 [-o DIR [--prune]] [--verbose]")
             .arg(targets.join(QLatin1Char('|'))),
         QStringLiteral("Writes the files a gateway loads. Warnings (where the gateway cannot "
                        "express\nthe design exactly, and what changes) go to stderr; errors stop "
@@ -85,6 +85,10 @@ OptionTable exportOptions(QString &target, QString &dir, bool &prune)
                 }},
             opt::flag(QStringLiteral("--prune"),
                 QStringLiteral("remove the stale files of an earlier export from DIR"), &prune),
+            opt::flag(QStringLiteral("--verbose"),
+                QStringLiteral("every warning on its own line; by default a warning that says "
+                               "the same of\nmany routes is printed once, with their count"),
+                &verbose),
         },
         QStringLiteral(
             "Exit status: 0 written, 1 errors in the policy or the export, 2 usage error.\n"));
@@ -95,9 +99,10 @@ int runExport(const QStringList &args)
     QTextStream out(stdout);
     QTextStream err(stderr);
     QString target, dir;
-    bool prune = false;
+    bool prune = false, verbose = false;
     QStringList files;
-    if (const std::optional<int> stop = exportOptions(target, dir, prune).parse(args, &files))
+    if (const std::optional<int> stop
+        = exportOptions(target, dir, prune, verbose).parse(args, &files))
         return *stop;
     if (files.size() > 1)
         return usage(QStringLiteral("one policy file only"));
@@ -116,10 +121,14 @@ int runExport(const QStringList &args)
     // not six (1.4 GB at 100 000 routes when they were held together).
     for (const Exporter *exporter : chosen) {
         ExportResult result = exporter->exportPolicy(*policy);
-        for (Diagnostic d : result.diagnostics) {
+        for (Diagnostic &d : result.diagnostics)
             d.file = file;
-            err << d.toString() << '\n';
-        }
+        if (verbose)
+            for (const Diagnostic &d : result.diagnostics)
+                err << d.toString() << '\n';
+        else
+            for (const DiagnosticGroup &g : groupDiagnostics(result.diagnostics))
+                err << g.toString() << '\n';
         if (hasErrors(result.diagnostics)) {
             status = 1;
             continue;

@@ -15,14 +15,14 @@ namespace qs::cli {
 
 namespace {
 
-OptionTable lintOptions(QString &format, QString &target)
+OptionTable lintOptions(QString &format, QString &target, bool &verbose)
 {
     QStringList targets;
     for (const Exporter *e : exporters())
         targets << e->id();
     targets << QStringLiteral("all");
     return OptionTable("lint",
-        QStringLiteral("quotactl lint [--format text|json] [--target ID|all] FILE..."),
+        QStringLiteral("quotactl lint [--format text|json] [--target ID|all] [--verbose] FILE..."),
         QStringLiteral("Reads each policy file (YAML or JSON) and reports every problem at once. "
                        "With --target, also\nwhat exporting to that gateway would report: an "
                        "export fails exactly when lint --target\nreports an error.\n"),
@@ -36,6 +36,11 @@ OptionTable lintOptions(QString &format, QString &target)
             opt::choice(QStringLiteral("--target"), targets,
                 QStringLiteral("also what exporting to this gateway (or all) would report"),
                 &target),
+            opt::flag(QStringLiteral("--verbose"),
+                QStringLiteral("every warning on its own line; by default a warning that says "
+                               "the same of\nmany routes is printed once, with their count "
+                               "(json lists each)"),
+                &verbose),
         },
         QStringLiteral(
             "Exit status: 0 no errors (warnings allowed), 1 at least one error, 2 usage error.\n"));
@@ -63,8 +68,9 @@ int runLint(const QStringList &args)
     QTextStream err(stderr);
     QString format = QStringLiteral("text");
     QString target;
+    bool verbose = false;
     QStringList files;
-    const OptionTable table = lintOptions(format, target);
+    const OptionTable table = lintOptions(format, target, verbose);
     if (const std::optional<int> stop = table.parse(args, &files))
         return *stop;
     const std::vector<const Exporter *> targets = target.isEmpty() ? std::vector<const Exporter *>()
@@ -89,9 +95,12 @@ int runLint(const QStringList &args)
             (d.severity == Diagnostic::Severity::Error ? errors : warnings)++;
             if (format == QLatin1String("json"))
                 all.append(toJson(d));
-            else
+            else if (verbose)
                 out << d.toString() << '\n';
         }
+        if (format != QLatin1String("json") && !verbose)
+            for (const DiagnosticGroup &g : groupDiagnostics(found))
+                out << g.toString() << '\n';
     }
     if (format == QLatin1String("json"))
         out << QJsonDocument(all).toJson(QJsonDocument::Indented);

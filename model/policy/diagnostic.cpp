@@ -2,6 +2,8 @@
 
 #include "model/base/terminaltext.h"
 
+#include <QHash>
+
 #include <algorithm>
 
 namespace qs {
@@ -47,6 +49,56 @@ QString Diagnostic::toString() const
         text += QStringLiteral("route '%1': ").arg(routeId);
     // One finding, one line: whatever the file, an id or a server put into it.
     return terminalSafe(text + message);
+}
+
+namespace {
+
+constexpr qsizetype kRoutesNamed = 3;
+
+QString routeName(const Diagnostic &d)
+{
+    return d.routeId.isEmpty() ? routePath(d.route) : d.routeId;
+}
+
+} // namespace
+
+QList<DiagnosticGroup> groupDiagnostics(const Diagnostics &diagnostics)
+{
+    QList<DiagnosticGroup> groups;
+    QHash<QString, qsizetype> byKind; // kind -> index into groups
+    for (const Diagnostic &d : diagnostics) {
+        if (d.severity == Diagnostic::Severity::Error || d.route < 0) {
+            groups.append({d, 1, {}});
+            continue;
+        }
+        const QString kind = d.target + QChar(0) + d.fieldInRoute() + QChar(0) + d.message;
+        const auto found = byKind.constFind(kind);
+        if (found == byKind.cend()) {
+            byKind.insert(kind, groups.size());
+            groups.append({d, 1, {}});
+            continue;
+        }
+        DiagnosticGroup &g = groups[*found];
+        ++g.count;
+        if (g.routes.size() < kRoutesNamed)
+            g.routes << routeName(d);
+    }
+    return groups;
+}
+
+QString DiagnosticGroup::toString() const
+{
+    const QString line = first.toString();
+    if (count == 1)
+        return line;
+    const qsizetype more = count - 1;
+    QString which = routes.join(QStringLiteral(", "));
+    if (more > routes.size())
+        which += QStringLiteral(", …");
+    return line
+        + terminalSafe(QStringLiteral(" (and %1 more route%2 alike: %3; --verbose lists each)")
+                           .arg(more)
+                           .arg(more == 1 ? QString() : QStringLiteral("s"), which));
 }
 
 bool hasErrors(const Diagnostics &diagnostics)

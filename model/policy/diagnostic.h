@@ -33,6 +33,19 @@ QString routePath(qsizetype route, const QString &field = QString());
 
 using Diagnostics = QList<Diagnostic>;
 
+// Findings that say the same of many routes, said once: 100 000 fixed-window routes exported to
+// NGINX are one warning "... (and 99 999 more routes alike)", not 100 000 lines. Warnings about
+// a route group by severity, target, field and message; errors and findings about the policy as
+// a whole stay one per line (each is to be fixed where it is).
+struct DiagnosticGroup {
+    Diagnostic first; // where the kind was first found
+    qsizetype count = 1;
+    QStringList routes; // the routes alike after the first, by id (or path): at most a few
+    // The first finding's line, and when there are more, how many and which.
+    QString toString() const;
+};
+QList<DiagnosticGroup> groupDiagnostics(const Diagnostics &diagnostics);
+
 bool hasErrors(const Diagnostics &diagnostics);
 
 } // namespace qs
