@@ -73,8 +73,8 @@ TEST(Diagnostic, WarningsAlikeAreGroupedErrorsAreNot)
     };
     Diagnostics found;
     for (int r = 0; r < 6; ++r)
-        found << warning(r, QStringLiteral("fixed window exported as rate=10r/m"),
-            QStringLiteral("nginx"));
+        found << warning(
+            r, QStringLiteral("fixed window exported as rate=10r/m"), QStringLiteral("nginx"));
     Diagnostic error = warning(2, QStringLiteral("capacity must be positive"));
     error.severity = Diagnostic::Severity::Error;
     found << error << error;
