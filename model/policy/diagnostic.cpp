@@ -33,6 +33,11 @@ QString Diagnostic::fieldInRoute() const
                                 : QString();
 }
 
+QString Diagnostic::kind() const
+{
+    return target + QChar(0) + fieldInRoute() + QChar(0) + message;
+}
+
 QString Diagnostic::toString() const
 {
     QString where = file.isEmpty() ? QStringLiteral("<policy>") : file;
@@ -71,7 +76,7 @@ QList<DiagnosticGroup> groupDiagnostics(const Diagnostics &diagnostics)
             groups.append({d, 1, {}});
             continue;
         }
-        const QString kind = d.target + QChar(0) + d.fieldInRoute() + QChar(0) + d.message;
+        const QString kind = d.kind();
         const auto found = byKind.constFind(kind);
         if (found == byKind.cend()) {
             byKind.insert(kind, groups.size());

@@ -21,6 +21,9 @@ struct Diagnostic {
 
     // The field below the route ("limit.capacity"); the whole path for policy-level findings.
     QString fieldInRoute() const;
+    // What the finding says wherever it is found: its target, field and message. Findings of
+    // one kind on many routes are shown as one group (groupDiagnostics, the Diagnostics view).
+    QString kind() const;
     // file:line:col: error: path: [target] route 'id': message   (the compiler format
     // editors understand; target and route only when set), on one line: every unprintable
     // character escaped.

@@ -135,7 +135,7 @@ void DiagnosticsView::show()
             continue;
         if (!routeId.isEmpty() && d.route != routeIndex)
             continue;
-        const std::pair<int, QString> key{error ? 0 : 1, d.message};
+        const std::pair<int, QString> key{error ? 0 : 1, d.kind()};
         if (!groups.count(key))
             order.push_back(key);
         groups[key].append(d);
@@ -166,7 +166,7 @@ void DiagnosticsView::show()
         item->setText(0, QString());
         item->setText(1, tr("%n routes", nullptr, int(members.size())));
         item->setData(0, Qt::UserRole, QVariant()); // a group: no one field to go to
-        item->setText(2, tr("%1 routes: %2").arg(members.size()).arg(key.second));
+        item->setText(2, tr("%1 routes: %2").arg(members.size()).arg(members.front().message));
         for (const Diagnostic &d : members)
             fill(new QTreeWidgetItem(item), d);
     }
