@@ -64,6 +64,30 @@ namespace {
 const QString kTokenBucket = QStringLiteral(QS_EXAMPLES_DIR "/token-bucket.yaml");
 const QString kPublicApi = QStringLiteral(QS_EXAMPLES_DIR "/public-api.yaml");
 
+// Writes `text` to `name` in `dir`, opens it in `window` and shows the window: the file's path,
+// or empty (with the failure reported) when a step fails.
+QString openShown(
+    MainWindow &window, const QTemporaryDir &dir, const char *name, const QByteArray &text)
+{
+    const QString path = dir.filePath(QString::fromLatin1(name));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size()) {
+        ADD_FAILURE() << "cannot write " << path.toStdString();
+        return {};
+    }
+    f.close();
+    if (!window.openFile(path, false)) {
+        ADD_FAILURE() << "cannot open " << path.toStdString();
+        return {};
+    }
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) {
+        ADD_FAILURE() << "the window was not shown";
+        return {};
+    }
+    return path;
+}
+
 QSpinBox *spin(RouteEditor *editor, const char *field)
 {
     return qobject_cast<QSpinBox *>(editor->fieldWidget(QString::fromLatin1(field)));
@@ -731,16 +755,9 @@ routes:
     limit: { algorithm: gcra, rate: 5/s, burst: 5 }
 )";
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("broken.yaml"));
-    {
-        QFile f(path);
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write(text);
-    }
     MainWindow window;
-    ASSERT_TRUE(window.openFile(path, false));
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    const QString path = openShown(window, dir, "broken.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
     RouteEditor *editor = window.designPage()->editor();
 
     window.designPage()->selectRoute(0);
@@ -1105,16 +1122,9 @@ routes:
       window: 1m
 )";
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("extra.yaml"));
-    {
-        QFile f(path);
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write(text);
-    }
     MainWindow window;
-    ASSERT_TRUE(window.openFile(path, false));
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    const QString path = openShown(window, dir, "extra.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
     RouteEditor *editor = window.designPage()->editor();
     window.designPage()->selectRoute(0);
     auto *algorithm
@@ -1142,16 +1152,9 @@ routes:
     limit: { algorithm: token_bucket, capacity: 5, refill: 2/fortnight }
 )";
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("refill.yaml"));
-    {
-        QFile f(path);
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write(text);
-    }
     MainWindow window;
-    ASSERT_TRUE(window.openFile(path, false));
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    const QString path = openShown(window, dir, "refill.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
     RouteEditor *editor = window.designPage()->editor();
     window.designPage()->selectRoute(0);
     auto *refill
@@ -1190,16 +1193,9 @@ routes:
     limit: { algorithm: token_bucket, capacity: 0, refill: 1/s }
 )";
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("fixable.yaml"));
-    {
-        QFile f(path);
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write(text);
-    }
     MainWindow window;
-    ASSERT_TRUE(window.openFile(path, false));
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    const QString path = openShown(window, dir, "fixable.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
     ASSERT_TRUE(window.statusBar()->currentMessage().contains(QStringLiteral("error")));
     RouteEditor *editor = window.designPage()->editor();
     window.designPage()->selectRoute(0);
