@@ -206,6 +206,15 @@ void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
             [this](int route, const QByteArray &key, const QString &host, quint16 port) {
                 adoptMoved(route, key, host, port);
             });
+        // A key lives on one master: found by one node's SCAN, it is no other node's (a reshard
+        // moved it before the old node read it again and met MOVED).
+        connect(n.monitor.get(), &QuotaMonitor::found, this,
+            [this, index](const std::vector<QByteArray> &keys) {
+                for (size_t other = 0; other < m_nodes.size(); ++other)
+                    if (other != index)
+                        for (const QByteArray &key : keys)
+                            m_nodes[other].monitor->forgetMoved(key);
+            });
         m_nodes.push_back(std::move(n));
         m_nodes.back().monitor->start(o);
     }

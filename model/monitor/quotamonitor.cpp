@@ -271,6 +271,13 @@ void QuotaMonitor::scanAnswered(size_t group, const RespValue &reply)
                 break;
             }
     }
+    if (m_options.clusterNode && !found.empty()) {
+        std::vector<QByteArray> keys;
+        keys.reserve(found.size());
+        for (qint32 i : found)
+            keys.push_back(m_keys.at(i).key);
+        emit this->found(keys);
+    }
     g.cursor = reply.elements[0].text;
     if (g.cursor == "0") {
         g.passDone = true;

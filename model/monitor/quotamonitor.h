@@ -75,11 +75,16 @@ public:
     // Cluster nodes: a key another node's read was redirected here for (movedTo), tracked now
     // rather than when this node's next SCAN pass finds it.
     void adopt(int route, const QByteArray &key);
+    // Cluster nodes: a key another node's SCAN found lives there now (a reshard moved it before
+    // this node read it again); forgotten here, so that no snapshot counts it twice.
+    void forgetMoved(const QByteArray &key) { m_keys.forget(key); }
 
 signals:
     void refreshed(const qs::MonitorSnapshot &snapshot);
     // clusterNode: a read of `key` answered MOVED or ASK to host:port; forgotten here.
     void movedTo(int route, const QByteArray &key, const QString &host, quint16 port);
+    // clusterNode: keys this node's SCAN found that it did not track.
+    void found(const std::vector<QByteArray> &keys);
 
 private:
     void refresh();
