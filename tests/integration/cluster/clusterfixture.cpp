@@ -158,9 +158,8 @@ std::string Cluster::reshard(const ClusterNode &from, const ClusterNode &to, int
         if (attempt > 0)
             cli("fix " + from.address.text() + " --cluster-yes");
         agrees();
-        if (cli("reshard " + from.address.text() + " --cluster-from " + from.id
-                + " --cluster-to " + to.id + " --cluster-slots " + std::to_string(slots)
-                + " --cluster-yes"))
+        if (cli("reshard " + from.address.text() + " --cluster-from " + from.id + " --cluster-to "
+                + to.id + " --cluster-slots " + std::to_string(slots) + " --cluster-yes"))
             return {};
     }
     std::ifstream in(log);
