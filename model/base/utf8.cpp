@@ -8,8 +8,8 @@ namespace qs {
 namespace {
 
 // How many continuation bytes a lead byte takes and the range its first continuation byte must
-// fall in (the second byte is where overlongs, surrogates and > U+10FFFF show); 0 continuation
-// bytes with an empty range marks a byte that cannot start a sequence.
+// fall in (the second byte is where overlongs, surrogates and > U+10FFFF show); ASCII takes 0,
+// and -1 marks a byte that cannot start a sequence.
 struct Lead {
     int continuations;
     unsigned char low;
