@@ -240,3 +240,38 @@ TEST(ProbePage, RefusesAHostThatIsNotLoopbackAndCancelStopsARun)
     EXPECT_FALSE(page->isRunning());
     EXPECT_TRUE(page->lastReport()->cancelled);
 }
+
+// A gateway that is not running: the report says it did not answer and judges nothing (it
+// showed 0.00 % divergences and "no issue found").
+TEST(ProbePage, AStoppedGatewayIsSaidNotToAnswerAndNothingIsJudged)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("p.yaml"));
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(kPolicy);
+    f.close();
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    ASSERT_TRUE(window.openFile(path, false));
+    ProbePage *page = window.probePage();
+    window.tabs()->setCurrentWidget(page);
+    typeInto(page->urlEdit(), QStringLiteral("http://127.0.0.1:%1").arg(freeLoopbackPort()));
+    QSignalSpy done(page, &ProbePage::finished);
+    page->run();
+    ASSERT_TRUE(done.wait(20000));
+    ASSERT_TRUE(page->lastReport());
+    EXPECT_FALSE(page->lastReport()->unreachable.isEmpty());
+    EXPECT_TRUE(page->statusLabel()->text().contains(QStringLiteral("could not be reached")))
+        << page->statusLabel()->text().toStdString();
+    QStringList rows;
+    const QTableWidget *table = page->reportTable();
+    for (int r = 0; r < table->rowCount(); ++r)
+        rows << table->item(r, 0)->text() + QStringLiteral(": ") + table->item(r, 1)->text();
+    const QString all = rows.join(QLatin1Char('\n'));
+    EXPECT_TRUE(all.contains(QStringLiteral("Gateway: did not answer"))) << all.toStdString();
+    EXPECT_FALSE(all.contains(QStringLiteral("Agreement"))) << all.toStdString();
+    EXPECT_FALSE(all.contains(QStringLiteral("no issue found"))) << all.toStdString();
+    EXPECT_FALSE(all.contains(QStringLiteral("%"))) << all.toStdString();
+}

@@ -424,6 +424,14 @@ void ProbePage::showReport(const ProbeReport &r)
             .arg(r.requests)
             .arg(r.responses)
             .arg(r.noResponse));
+    if (!r.unreachable.isEmpty()) {
+        // Nothing was compared: no agreement, no divergence, no header to judge. Rows of 0 %
+        // and "no issue found" would read as a verdict on a gateway that never answered.
+        addMeasureRow(m_table, tr("Gateway"), tr("did not answer: %1").arg(r.unreachable),
+            tr("Start the gateway (docs/probe.md has the commands), then run the probe again."));
+        m_table->resizeRowsToContents();
+        return;
+    }
     addMeasureRow(m_table, tr("Admitted"),
         tr("%1 observed, %2 predicted").arg(r.observedAllowed).arg(r.predictedAllowed));
     addMeasureRow(m_table, tr("Agreement"),
