@@ -78,6 +78,19 @@ bool start(LiveSetup &s)
 }
 
 // Replaces a line edit's text the way a person does: select all, type.
+// Writes kPolicy into `dir`, shows `window` active (keys go to it) and opens the policy.
+bool openActive(MainWindow &window, const QTemporaryDir &dir)
+{
+    const QString path = dir.filePath(QStringLiteral("p.yaml"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(kPolicy) != kPolicy.size())
+        return false;
+    f.close();
+    window.show();
+    window.activateWindow();
+    return QTest::qWaitForWindowActive(&window) && window.openFile(path, false);
+}
+
 void typeInto(QLineEdit *edit, const QString &text)
 {
     edit->setFocus();
@@ -203,16 +216,8 @@ TEST(ProbePage, ApproximationIsExplainedAndAPlainUpstreamFailsTheVerdict)
 TEST(ProbePage, RefusesAHostThatIsNotLoopbackAndCancelStopsARun)
 {
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("p.yaml"));
-    QFile f(path);
-    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-    f.write(kPolicy);
-    f.close();
     MainWindow window;
-    window.show();
-    window.activateWindow();
-    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
-    ASSERT_TRUE(window.openFile(path, false));
+    ASSERT_TRUE(openActive(window, dir));
     ProbePage *page = window.probePage();
     QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
     typeInto(page->urlEdit(), QStringLiteral("http://example.com/"));
@@ -246,15 +251,8 @@ TEST(ProbePage, RefusesAHostThatIsNotLoopbackAndCancelStopsARun)
 TEST(ProbePage, AStoppedGatewayIsSaidNotToAnswerAndNothingIsJudged)
 {
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("p.yaml"));
-    QFile f(path);
-    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-    f.write(kPolicy);
-    f.close();
     MainWindow window;
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    ASSERT_TRUE(window.openFile(path, false));
+    ASSERT_TRUE(openActive(window, dir));
     ProbePage *page = window.probePage();
     window.tabs()->setCurrentWidget(page);
     typeInto(page->urlEdit(), QStringLiteral("http://127.0.0.1:%1").arg(freeLoopbackPort()));

@@ -162,7 +162,6 @@ void MonitorPage::startMonitor(const Policy &policy, const MonitorOptions &optio
     for (const Route &r : policy.routes)
         m_shadowRoutes << (r.effectiveMode() == RouteMode::Shadow);
     m_hotKeys->startOver(routeIds(policy), m_shadowRoutes);
-    m_hotKeys->showKeyTrail({}, m_charts->windowSeconds());
     // One server or a cluster, whichever the address leads to (ClusterMonitor).
     m_monitor = std::make_unique<ClusterMonitor>(policy);
     m_monitor->setReadOnly(!m_hotKeys->writesAllowed());
