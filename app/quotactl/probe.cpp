@@ -195,7 +195,7 @@ int runProbe(const QStringList &args)
 
     std::optional<EnforcedLimit> gateway;
     if (!o.settings.gateway.isEmpty()) {
-        const auto config = toAlgorithmConfig(policy->routes[plan.routeIndex].limit);
+        const auto config = toAlgorithmConfig(policy->routes[plan.routeIndex].limit());
         gateway = exporterById(o.settings.gateway)->enforcedLimit(*config);
         if (!gateway)
             err << "quotactl probe: " << o.settings.gateway

@@ -175,7 +175,7 @@ int runSimulate(const QStringList &args)
             err << "quotactl simulate: " << base.error << '\n';
             return 1;
         }
-        const auto converted = *toAlgorithmConfig(route->limit);
+        const auto converted = *toAlgorithmConfig(route->limit());
         for (const limiter::AlgorithmConfig &c : comparableConfigs(converted))
             results.push_back(simulate(*policy, *route, settings, nullptr, {}, &c));
     } else {

@@ -59,7 +59,7 @@ std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
 
 std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype route)
 {
-    const auto converted = toAlgorithmConfig(m_policy.routes[route].limit);
+    const auto converted = toAlgorithmConfig(m_policy.routes[route].limit());
     if (!converted) {
         note(Diagnostic::Severity::Error, route, QStringLiteral(".limit"),
             converted.error().message);

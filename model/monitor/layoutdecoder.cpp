@@ -60,7 +60,7 @@ QString replyKind(const RespValue &reply)
 
 Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(const Policy &policy, const Route &route)
 {
-    auto config = toAlgorithmConfig(route.limit);
+    auto config = toAlgorithmConfig(route.limit());
     if (!config)
         return QStringLiteral("route '%1': %2").arg(route.id, config.error().message);
     const layouts::RouteLimit limit{*config, route.effectiveCost()};

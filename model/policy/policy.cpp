@@ -27,6 +27,29 @@ QList<KeySelector> Policy::keyOf(const Route &route) const
     return defaults.key.value_or(QList<KeySelector>{KeySelector{}});
 }
 
+QList<KeySelector> Policy::keyOf(const Route &route, const RouteLimit &limit) const
+{
+    return limit.key ? *limit.key : keyOf(route);
+}
+
+MissingKeyMode Policy::missingKeyOf(const Route &route, const RouteLimit &limit) const
+{
+    return limit.missingKey ? *limit.missingKey : missingKeyOf(route);
+}
+
+QString Route::limitPath(qsizetype i) const
+{
+    return writtenAsList() ? QStringLiteral("limits[%1]").arg(i) : QStringLiteral("limit");
+}
+
+const RouteLimit *Route::findLimit(const QString &name) const
+{
+    for (const RouteLimit &l : limits)
+        if (l.name == name)
+            return &l;
+    return nullptr;
+}
+
 quint64 nextRouteUid()
 {
     static std::atomic<quint64> next{1};

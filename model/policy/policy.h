@@ -78,6 +78,24 @@ struct RouteOrigin {
 };
 quint64 nextRouteUid();
 
+// One named limit of a route: its algorithm fields, and optionally its own key, missing-key
+// choice, cost and mode; unset, the route's apply. In a file, an item of `limits:` holds all of
+// these in one map (spec.fieldOrder keeps that map's order, `name` and `key` included); a route
+// written with `limit:` has one, named `default`.
+struct RouteLimit {
+    QString name = defaultName();
+    LimitSpec spec;
+    std::optional<QList<KeySelector>> key; // unset: the route's
+    std::optional<MissingKeyMode> missingKey; // unset: the route's
+    std::optional<qint64> cost; // unset: the route's
+    std::optional<RouteMode> mode; // unset: the route's
+    friend bool operator==(const RouteLimit &, const RouteLimit &) = default;
+
+    static QString defaultName() { return QStringLiteral("default"); }
+    static constexpr int kMaxNameLength = 32;
+    static constexpr qsizetype kMaxLimits = 16; // per route
+};
+
 struct Route {
     RouteOrigin origin;
     QString id;
@@ -86,7 +104,11 @@ struct Route {
     QString path;
     std::optional<QList<KeySelector>> key; // unset: the policy's default key
     std::optional<MissingKeyMode> missingKey; // unset: the policy's default
-    LimitSpec limit;
+    // Never empty. A request is admitted only when every enforced limit admits it.
+    QList<RouteLimit> limits{RouteLimit{}};
+    // The file says `limits:` (a list) rather than `limit:`; a route with several limits is
+    // always written as a list, one with a single limit keeps the form it was read in.
+    bool limitList = false;
     std::optional<qint64> cost; // unset: 1
     std::optional<RouteMode> mode; // unset: enforce
     QStringList fieldOrder, matchFieldOrder;
@@ -95,6 +117,22 @@ struct Route {
     static constexpr qint64 kMaxCost = 1'000'000; // units one request may take
     qint64 effectiveCost() const { return cost.value_or(1); }
     RouteMode effectiveMode() const { return mode.value_or(RouteMode::Enforce); }
+
+    // The first limit's algorithm fields. What still handles one limit per route reads this;
+    // each such place says what it does with the others (docs/policy-format.md, "Several
+    // limits").
+    const LimitSpec &limit() const { return limits.first().spec; }
+    LimitSpec &limit() { return limits.first().spec; }
+    bool hasSeveralLimits() const { return limits.size() > 1; }
+    bool writtenAsList() const { return limitList || hasSeveralLimits(); }
+    // The field path of limit `i` (`limit` or `limits[i]`), for locations and diagnostics.
+    QString limitPath(qsizetype i) const;
+    qint64 costOf(const RouteLimit &limit) const { return limit.cost.value_or(effectiveCost()); }
+    RouteMode modeOf(const RouteLimit &limit) const
+    {
+        return limit.mode.value_or(effectiveMode());
+    }
+    const RouteLimit *findLimit(const QString &name) const;
 };
 
 struct Defaults {
@@ -157,6 +195,9 @@ struct Policy {
 
     QList<KeySelector> keyOf(const Route &route) const;
     MissingKeyMode missingKeyOf(const Route &route) const;
+    // A limit's own key and missing-key choice, or its route's.
+    QList<KeySelector> keyOf(const Route &route, const RouteLimit &limit) const;
+    MissingKeyMode missingKeyOf(const Route &route, const RouteLimit &limit) const;
     const Route *route(const QString &id) const;
 
     // Content equality: locations are not content.

@@ -503,7 +503,7 @@ void Reader::readRoute(const YamlNode &node, const QString &path, Route &route)
             if (auto v = choice(value, p, missingKeyModeNames()))
                 route.missingKey = MissingKeyMode(*v);
         } else if (key == QLatin1String("limit"))
-            readLimit(value, p, route.limit);
+            readLimit(value, p, route.limit());
         else if (key == QLatin1String("cost"))
             route.cost = integer(value, p, 1, Route::kMaxCost);
         else if (key == QLatin1String("mode")) {

@@ -163,7 +163,7 @@ private:
     void checkLimit(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
-        const auto converted = toAlgorithmConfig(r.limit);
+        const auto converted = toAlgorithmConfig(r.limit());
         if (!converted) {
             error(i,
                 converted.error().field.isEmpty()
@@ -180,7 +180,7 @@ private:
                                "request would be denied; lower the cost or raise the limit")
                     .arg(r.effectiveCost())
                     .arg(maxCost));
-        if (r.limit.algorithm == limiter::Algorithm::FixedWindow)
+        if (r.limit().algorithm == limiter::Algorithm::FixedWindow)
             warn(i, QStringLiteral("limit.algorithm"),
                 // Any span of one window can hold two windows' quotas, and the two halves can
                 // sit a moment apart: the bound is the window itself, not a fixed figure.
@@ -188,16 +188,16 @@ private:
                                "window boundary and %1 just after, up to %3 requests within "
                                "any %2 and all of them moments apart; sliding_window_counter "
                                "smooths this at the same cost")
-                    .arg(*r.limit.limit)
-                    .arg(r.limit.window->text)
-                    .arg(2 * *r.limit.limit));
-        if (r.limit.algorithm == limiter::Algorithm::SlidingWindowLog && *r.limit.limit > kLargeLog)
+                    .arg(*r.limit().limit)
+                    .arg(r.limit().window->text)
+                    .arg(2 * *r.limit().limit));
+        if (r.limit().algorithm == limiter::Algorithm::SlidingWindowLog && *r.limit().limit > kLargeLog)
             warn(i, QStringLiteral("limit.limit"),
                 QStringLiteral("a sliding window log keeps one entry per admitted request: "
                                "up to %1 entries, about %2 KB of Redis memory per client key; "
                                "sliding_window_counter needs ~100 bytes")
-                    .arg(*r.limit.limit)
-                    .arg(qRound64(double(*r.limit.limit) * kLogBytesPerEntry / 1024.0)));
+                    .arg(*r.limit().limit)
+                    .arg(qRound64(double(*r.limit().limit) * kLogBytesPerEntry / 1024.0)));
     }
 
     static bool methodsOverlap(const QStringList &a, const QStringList &b)
@@ -326,7 +326,7 @@ private:
                                "follows its system's own clock")
                     .arg(preset->name));
         const Route *route = m_policy.route(l.routeId);
-        if (!route || preset->algorithms.contains(route->limit.algorithm))
+        if (!route || preset->algorithms.contains(route->limit().algorithm))
             return;
         QStringList names;
         for (limiter::Algorithm a : preset->algorithms)
@@ -335,7 +335,7 @@ private:
             QStringLiteral("the %1 preset reads %2 state, but route '%3' uses %4: give the "
                            "route the limit the deployment enforces")
                 .arg(preset->name, names.join(QStringLiteral(" or ")), l.routeId,
-                    QString::fromUtf8(limiter::algorithmName(route->limit.algorithm))));
+                    QString::fromUtf8(limiter::algorithmName(route->limit().algorithm))));
     }
 
     const Policy &m_policy;

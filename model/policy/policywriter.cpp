@@ -93,7 +93,7 @@ Tree routeTree(const Route &r)
         f.add(QStringLiteral("key"), keyTree(*r.key));
     if (r.missingKey)
         f.add(QStringLiteral("missing_key"), Tree::text(missingKeyModeName(*r.missingKey)));
-    f.add(QStringLiteral("limit"), limitTree(r.limit));
+    f.add(QStringLiteral("limit"), limitTree(r.limit()));
     if (r.cost)
         f.add(QStringLiteral("cost"), Tree::number(*r.cost));
     if (r.mode)

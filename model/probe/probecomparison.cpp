@@ -32,7 +32,7 @@ QString verdictName(Verdict verdict)
 ProbeComparator::ProbeComparator(
     const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway)
     : m_policy(policy), m_plan(plan),
-      m_design(*toAlgorithmConfig(policy.routes[plan.routeIndex].limit),
+      m_design(*toAlgorithmConfig(policy.routes[plan.routeIndex].limit()),
           policy.routes[plan.routeIndex].effectiveCost()),
       m_gateway(std::move(gateway))
 {
@@ -186,7 +186,7 @@ Divergence ProbeComparator::divergenceOf(const ComparedRequest &r) const
     d.status = r.sample.status;
     d.headers = r.sample.headers.raw.trimmed();
     d.explained = r.verdict == Verdict::Explained;
-    const QString design = describeLimit(m_policy.routes[m_plan.routeIndex].limit);
+    const QString design = describeLimit(m_policy.routes[m_plan.routeIndex].limit());
     if (d.explained) {
         d.explanation = QStringLiteral("the gateway enforces %1, the export's documented "
                                        "approximation of %2; that limit predicts this decision")

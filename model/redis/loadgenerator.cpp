@@ -232,7 +232,7 @@ Expected<std::vector<limiter::RedisRule>> redisRulesFor(
     for (const Route &r : policy.routes) {
         if (!routeId.isEmpty() && r.id != routeId)
             continue;
-        const auto config = toAlgorithmConfig(r.limit);
+        const auto config = toAlgorithmConfig(r.limit());
         if (!config)
             return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
         limiter::RedisRule rule;

@@ -19,7 +19,7 @@ void ConsoleSession::setPolicy(const Policy &policy)
     m_rules.clear();
     m_problems.clear();
     for (const Route &r : policy.routes) {
-        const auto converted = toAlgorithmConfig(r.limit);
+        const auto converted = toAlgorithmConfig(r.limit());
         if (!converted) {
             m_rules.append(std::nullopt);
             m_problems.append(converted.error().message);

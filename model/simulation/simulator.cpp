@@ -316,7 +316,7 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     if (override) {
         config = *override;
     } else {
-        const auto converted = toAlgorithmConfig(route.limit);
+        const auto converted = toAlgorithmConfig(route.limit());
         if (!converted) {
             failed.error
                 = QStringLiteral("route '%1': %2").arg(route.id, converted.error().message);

@@ -136,12 +136,12 @@ TEST(Workbench, EditThroughTheWidgetUndoRedoSaveAndReloadEqual)
     capacity->setFocus();
     capacity->selectAll();
     QTest::keyClicks(capacity, QStringLiteral("35"));
-    EXPECT_EQ(*window.document()->policy().routes[0].limit.capacity, 35);
+    EXPECT_EQ(*window.document()->policy().routes[0].limit().capacity, 35);
     EXPECT_EQ(window.document()->undoStack()->count(), 1) << "typing into one field merges";
     EXPECT_TRUE(window.isWindowModified());
 
     window.document()->undoStack()->undo();
-    EXPECT_EQ(*window.document()->policy().routes[0].limit.capacity, 20);
+    EXPECT_EQ(*window.document()->policy().routes[0].limit().capacity, 20);
     EXPECT_EQ(capacity->value(), 20) << "undo shows in the widget";
     EXPECT_FALSE(window.isWindowModified());
     window.document()->undoStack()->redo();
@@ -201,7 +201,7 @@ TEST(Workbench, SwitchingAlgorithmKeepsRateAndBurstAndAddDeleteUndo)
     ASSERT_TRUE(algorithm);
     algorithm->setCurrentIndex(algorithm->findData(int(limiter::Algorithm::Gcra)));
     emit algorithm->activated(algorithm->currentIndex());
-    const LimitSpec &l = window.document()->policy().routes[0].limit;
+    const LimitSpec &l = window.document()->policy().routes[0].limit();
     EXPECT_EQ(l.algorithm, limiter::Algorithm::Gcra);
     EXPECT_EQ(*l.burst, 20);
     EXPECT_EQ(l.rate->text, QStringLiteral("5/s"));
@@ -456,9 +456,9 @@ TEST(Workbench, TypingAFieldBackToItsValueLeavesNoStep)
     const Route original = doc.policy().routes[0];
     const int steps = doc.undoStack()->count();
     Route edited = original;
-    edited.limit.capacity = *original.limit.capacity + 1;
+    edited.limit().capacity = *original.limit().capacity + 1;
     doc.replaceRoute(0, edited, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
-    edited.limit.capacity = *original.limit.capacity + 2;
+    edited.limit().capacity = *original.limit().capacity + 2;
     doc.replaceRoute(0, edited, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
     EXPECT_EQ(doc.undoStack()->count(), steps + 1) << "consecutive edits of one field merge";
     EXPECT_TRUE(doc.isModified());
@@ -469,7 +469,7 @@ TEST(Workbench, TypingAFieldBackToItsValueLeavesNoStep)
     EXPECT_EQ(doc.policy().routes[0], original);
     // Another field is another step, even right after.
     edited = original;
-    edited.limit.capacity = *original.limit.capacity + 1;
+    edited.limit().capacity = *original.limit().capacity + 1;
     doc.replaceRoute(0, edited, QStringLiteral("Edit capacity"), QStringLiteral("limit.capacity"));
     Route other = edited;
     other.description = QStringLiteral("changed");
@@ -503,13 +503,13 @@ TEST(Workbench, UnsavedChangesAreRecoveredAfterACrash)
     ASSERT_EQ(offered.size(), 1);
     EXPECT_EQ(offered.front().originalPath, file);
     ASSERT_TRUE(next.recover(offered.front()));
-    EXPECT_EQ(*next.document()->policy().routes[0].limit.capacity, 77);
+    EXPECT_EQ(*next.document()->policy().routes[0].limit().capacity, 77);
     EXPECT_EQ(next.document()->filePath(), file) << "Save writes where the policy belongs";
     EXPECT_TRUE(next.isWindowModified());
     EXPECT_TRUE(next.recoverable().isEmpty()) << "the old copy is replaced by this window's";
 
     ASSERT_TRUE(next.save());
-    EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit.capacity, 77);
+    EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit().capacity, 77);
     QFile saved(file);
     ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
     EXPECT_TRUE(saved.readAll().startsWith("# The smallest policy"))
@@ -607,8 +607,8 @@ TEST(Workbench, UnsavedChangesSurviveAKillAndAreNotOfferedWhileTheirOwnerRuns)
     EXPECT_EQ(QFileInfo(offered.front().originalPath).canonicalFilePath(),
         QFileInfo(file).canonicalFilePath());
     ASSERT_TRUE(next.recover(offered.front()));
-    EXPECT_EQ(*next.document()->policy().routes[0].limit.capacity, 77);
-    EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit.capacity, 20)
+    EXPECT_EQ(*next.document()->policy().routes[0].limit().capacity, 77);
+    EXPECT_EQ(*readPolicyFile(file).policy.routes[0].limit().capacity, 20)
         << "the file itself was never written";
 }
 
@@ -626,16 +626,16 @@ TEST(Workbench, ADecimalRateIsKeptExactlyAsTyped)
     refill->lineEdit()->selectAll();
     QTest::keyClicks(refill->lineEdit(), QStringLiteral("0.5/s"));
     const Route &route = window.document()->policy().routes[0];
-    ASSERT_TRUE(route.limit.refill);
-    EXPECT_EQ(route.limit.refill->text, QStringLiteral("0.5/s"));
-    EXPECT_EQ(route.limit.refill->rate.count, 1) << "once 0.5 became 5: ten times looser";
-    EXPECT_EQ(route.limit.refill->rate.period, 2 * limiter::kMicrosPerSecond);
+    ASSERT_TRUE(route.limit().refill);
+    EXPECT_EQ(route.limit().refill->text, QStringLiteral("0.5/s"));
+    EXPECT_EQ(route.limit().refill->rate.count, 1) << "once 0.5 became 5: ten times looser";
+    EXPECT_EQ(route.limit().refill->rate.period, 2 * limiter::kMicrosPerSecond);
     EXPECT_TRUE(
         refill->findChild<QLabel *>()->text().contains(QStringLiteral("1 request every 2 s")));
 
     // Half-typed text is never committed: the field says why, the document keeps the last value.
     QTest::keyClicks(refill->lineEdit(), QStringLiteral("x"));
-    EXPECT_EQ(window.document()->policy().routes[0].limit.refill->text, QStringLiteral("0.5/s"));
+    EXPECT_EQ(window.document()->policy().routes[0].limit().refill->text, QStringLiteral("0.5/s"));
     EXPECT_TRUE(refill->findChild<QLabel *>()->text().startsWith(QStringLiteral("not saved")));
     QTest::keyClick(refill->lineEdit(), Qt::Key_Backspace);
 
@@ -645,7 +645,7 @@ TEST(Workbench, ADecimalRateIsKeptExactlyAsTyped)
     QFile file(saved);
     ASSERT_TRUE(file.open(QIODevice::ReadOnly));
     EXPECT_TRUE(file.readAll().contains("refill: 0.5/s"));
-    EXPECT_EQ(readPolicyFile(saved).policy.routes[0].limit.refill->rate.period,
+    EXPECT_EQ(readPolicyFile(saved).policy.routes[0].limit().refill->rate.period,
         2 * limiter::kMicrosPerSecond);
 }
 
@@ -690,7 +690,7 @@ TEST(Workbench, UndoKeysActOnTheDocumentWhicheverFieldHasFocus)
     }
     id->setFocus();
     QTest::keyClick(id, Qt::Key_Z, Qt::ControlModifier);
-    EXPECT_EQ(*window.document()->policy().routes[0].limit.capacity, 20);
+    EXPECT_EQ(*window.document()->policy().routes[0].limit().capacity, 20);
     EXPECT_EQ(window.document()->policy().routes[0].id, originalId + QStringLiteral("x"));
     QTest::keyClick(id, Qt::Key_Z, Qt::ControlModifier);
     EXPECT_EQ(window.document()->policy().routes[0].id, originalId);
@@ -1024,7 +1024,7 @@ TEST(Workbench, RecoveryOffersTheOpenedFilesOwnCopyOnly)
     EXPECT_EQ(forB.front().originalPath, b);
     ASSERT_TRUE(opened.recover(forB.front()));
     EXPECT_EQ(opened.document()->filePath(), b) << "never another file than the one asked for";
-    EXPECT_EQ(*opened.document()->policy().routes[0].limit.capacity, 22);
+    EXPECT_EQ(*opened.document()->policy().routes[0].limit().capacity, 22);
 
     opened.document()->undoStack()->setClean(); // done with b: its window closes cleanly
     opened.close();
@@ -1100,7 +1100,7 @@ TEST(Workbench, SeveralLostCopiesAreListedToDiscardOrRecover)
     const QString recoveredFile = window.document()->filePath();
     EXPECT_FALSE(discarded.contains(QFileInfo(recoveredFile).fileName()))
         << "the copy left in the list is the one recovered";
-    EXPECT_EQ(*window.document()->policy().routes[0].limit.capacity, recoveredFile == a ? 11 : 22);
+    EXPECT_EQ(*window.document()->policy().routes[0].limit().capacity, recoveredFile == a ? 11 : 22);
     window.document()->undoStack()->setClean();
     window.close();
     EXPECT_TRUE(RecoveryStore().entries().isEmpty()) << "one discarded, one recovered";

@@ -34,7 +34,7 @@ void showTrafficProblems(QLineEdit *traffic, QLabel *problem)
 SuggestedLoad suggestedLoad(const Route &route)
 {
     SuggestedLoad load;
-    const auto converted = toAlgorithmConfig(route.limit);
+    const auto converted = toAlgorithmConfig(route.limit());
     if (converted) {
         const LimitShape shape = limitShape(*converted);
         load.rate = {2 * shape.count, shape.period};

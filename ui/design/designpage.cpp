@@ -229,7 +229,7 @@ void DesignPage::refreshPanel()
         return;
     }
     m_panel->setEnabled(true);
-    const LimitSpec &limit = m_doc->policy().routes[i].limit;
+    const LimitSpec &limit = m_doc->policy().routes[i].limit();
     const auto converted = toAlgorithmConfig(limit);
     std::optional<limiter::AlgorithmConfig> config;
     if (converted.hasValue())

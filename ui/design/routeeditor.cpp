@@ -335,10 +335,10 @@ void RouteEditor::load()
                 -1);
             m_algorithm->setCurrentIndex(m_algorithm->count() - 1);
         } else {
-            m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit.algorithm)));
+            m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit().algorithm)));
         }
     }
-    const LimitSpec &l = r->limit;
+    const LimitSpec &l = r->limit();
     const auto setSpin = [&](QSpinBox *spin, const std::optional<qint64> &v, const QString &field) {
         const QSignalBlocker block(spin);
         // A spin box cannot hold "-5" or "ten": its special text, shown at the minimum, can.
@@ -545,7 +545,7 @@ void RouteEditor::onAlgorithmChosen()
         return; // the file's unknown algorithm, chosen again: nothing to do
     const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
     edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(), [&](Route &r) {
-        r.limit = switchAlgorithm(r.limit, algorithm);
+        r.limit() = switchAlgorithm(r.limit(), algorithm);
         r.origin.invalidText.remove(QStringLiteral("limit.algorithm"));
     });
     emit algorithmChanged(algorithm);
@@ -555,7 +555,7 @@ void RouteEditor::onLimitEdited(const QString &field)
 {
     edit(tr("Edit %1").arg(field), QStringLiteral("limit.") + field, [&](Route &r) {
         r.origin.invalidText.remove(QStringLiteral("limit.") + field);
-        LimitSpec &l = r.limit;
+        LimitSpec &l = r.limit();
         const LimitField &f = *limitField(field);
         QWidget *editor = m_fields.value(f.path());
         switch (f.kind) {

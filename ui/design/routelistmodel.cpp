@@ -42,7 +42,7 @@ QVariant RouteListModel::data(const QModelIndex &index, int role) const
         return r.id;
     case SearchTextRole:
         return QStringList{r.id, r.path, methods, r.description,
-            QString::fromLatin1(limiter::algorithmName(r.limit.algorithm).data())}
+            QString::fromLatin1(limiter::algorithmName(r.limit().algorithm).data())}
             .join(QLatin1Char(' '));
     case Qt::DecorationRole: {
         const Diagnostics d = m_doc->diagnosticsOfRoute(index.row());
@@ -56,7 +56,7 @@ QVariant RouteListModel::data(const QModelIndex &index, int role) const
         QStringList lines;
         if (!r.description.isEmpty())
             lines << r.description;
-        lines << algorithmDisplayName(r.limit.algorithm);
+        lines << algorithmDisplayName(r.limit().algorithm);
         for (const Diagnostic &d : m_doc->diagnosticsOfRoute(index.row()))
             lines << d.message;
         return lines.join(QLatin1Char('\n'));

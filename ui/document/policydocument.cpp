@@ -73,10 +73,10 @@ Route makeNewRoute(const Policy &policy)
         r.id = QStringLiteral("route-%1").arg(n++);
     while (policy.route(r.id));
     r.path = QStringLiteral("/%1").arg(r.id);
-    r.limit.algorithm = limiter::Algorithm::TokenBucket;
-    r.limit.capacity = 10;
-    r.limit.refill = RateValue{QStringLiteral("1/s"), {1, limiter::kMicrosPerSecond}};
-    r.limit.fieldOrder
+    r.limit().algorithm = limiter::Algorithm::TokenBucket;
+    r.limit().capacity = 10;
+    r.limit().refill = RateValue{QStringLiteral("1/s"), {1, limiter::kMicrosPerSecond}};
+    r.limit().fieldOrder
         = {QStringLiteral("algorithm"), QStringLiteral("capacity"), QStringLiteral("refill")};
     r.fieldOrder = {QStringLiteral("id"), QStringLiteral("match"), QStringLiteral("limit")};
     r.matchFieldOrder = {QStringLiteral("path")};

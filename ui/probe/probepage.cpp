@@ -338,7 +338,7 @@ void ProbePage::run()
     std::optional<EnforcedLimit> enforced;
     if (!s.gateway.isEmpty())
         enforced = exporterById(s.gateway)->enforcedLimit(
-            *(toAlgorithmConfig(policy.routes[plan.routeIndex].limit)));
+            *(toAlgorithmConfig(policy.routes[plan.routeIndex].limit())));
     QSettings().setValue(QStringLiteral("probe/url"), m_url->text().trimmed());
     m_caption = tr("%1 / %2 — %3 to %4")
                     .arg(policy.name, plan.routeId, s.traffic.text, plan.url.toString());

@@ -53,7 +53,7 @@ SimulationRun simulateRun(Policy policy, qsizetype routeIndex, SimulationSetting
     run.comparison = compare;
     const Route &route = policy.routes[routeIndex];
     std::vector<limiter::AlgorithmConfig> configs;
-    const auto converted = toAlgorithmConfig(route.limit);
+    const auto converted = toAlgorithmConfig(route.limit());
     if (compare && converted.hasValue())
         configs = comparableConfigs(*converted);
     const std::size_t parts = std::max<std::size_t>(1, configs.size());
@@ -293,7 +293,7 @@ void SimulatePage::run(bool compare)
         m_traffic->setFocus();
         return;
     }
-    const auto converted = toAlgorithmConfig(m_doc->policy().routes[routeIndex].limit);
+    const auto converted = toAlgorithmConfig(m_doc->policy().routes[routeIndex].limit());
     if (!converted) {
         m_status->setText(
             tr("Route '%1': %2").arg(m_route->currentText(), converted.error().message));

@@ -102,9 +102,9 @@ TEST(HaproxyExport, HostileNamesCannotAddConfiguration)
     Route r;
     r.id = QStringLiteral("x\nfrontend evil\n  bind 0.0.0.0:1");
     r.path = QStringLiteral("/a.b/c");
-    r.limit.algorithm = limiter::Algorithm::Gcra;
-    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
-    r.limit.burst = 3;
+    r.limit().algorithm = limiter::Algorithm::Gcra;
+    r.limit().rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit().burst = 3;
     p.routes.append(r);
     const ExportResult ok = exporterById(QStringLiteral("haproxy"))->exportPolicy(p);
     ASSERT_FALSE(hasErrors(ok.diagnostics));

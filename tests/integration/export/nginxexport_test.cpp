@@ -118,9 +118,9 @@ TEST(NginxExport, HostileNamesCannotInjectDirectives)
     Route r;
     r.id = QStringLiteral("x;} server { listen 9999; } #");
     r.path = QStringLiteral("/a/b");
-    r.limit.algorithm = limiter::Algorithm::Gcra;
-    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
-    r.limit.burst = 1;
+    r.limit().algorithm = limiter::Algorithm::Gcra;
+    r.limit().rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit().burst = 1;
     p.routes.append(r);
     const ExportResult ok = exporterById(QStringLiteral("nginx"))->exportPolicy(p);
     ASSERT_FALSE(hasErrors(ok.diagnostics));
@@ -184,10 +184,10 @@ TEST(NginxExport, APathTooLongForNginxIsAnErrorNotABrokenFile)
         Route r;
         r.id = QStringLiteral("r");
         r.path = QStringLiteral("/") + QString(letters, QLatin1Char('a'));
-        r.limit.algorithm = limiter::Algorithm::Gcra;
-        r.limit.rate
+        r.limit().algorithm = limiter::Algorithm::Gcra;
+        r.limit().rate
             = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
-        r.limit.burst = 1;
+        r.limit().burst = 1;
         p.routes.append(r);
         return exporterById(QStringLiteral("nginx"))->exportPolicy(p);
     };

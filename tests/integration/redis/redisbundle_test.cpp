@@ -95,7 +95,7 @@ TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
         ASSERT_EQ(routes.size(), policy.routes.size());
         for (qsizetype i = 0; i < routes.size(); ++i) {
             const QJsonObject route = routes[i].toObject();
-            const auto config = *toAlgorithmConfig(policy.routes[i].limit);
+            const auto config = *toAlgorithmConfig(policy.routes[i].limit());
             const std::string prefix = route[QStringLiteral("key_prefix")].toString().toStdString()
                 + "bundle-test:" + std::to_string(::getpid()) + ":" + name.toStdString() + ":";
             std::map<std::string, limiter::AlgorithmState> local;

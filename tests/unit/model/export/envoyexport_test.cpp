@@ -212,9 +212,9 @@ TEST(EnvoyExport, HostileRouteIdsStayValues)
     r.id = QStringLiteral("x\"\n      injected: {a: 1}");
     r.path = QStringLiteral("/a");
     r.key = QList<KeySelector>{{KeySelector::Kind::Global, {}}};
-    r.limit.algorithm = limiter::Algorithm::Gcra;
-    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
-    r.limit.burst = 1;
+    r.limit().algorithm = limiter::Algorithm::Gcra;
+    r.limit().rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit().burst = 1;
     p.routes.append(r);
     Route unlimited = r;
     unlimited.id = QStringLiteral("unlimited");

@@ -51,9 +51,9 @@ Policy policyWithPath(const QString &path)
     Route r;
     r.id = QStringLiteral("r");
     r.path = path;
-    r.limit.algorithm = limiter::Algorithm::Gcra;
-    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
-    r.limit.burst = 1;
+    r.limit().algorithm = limiter::Algorithm::Gcra;
+    r.limit().rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit().burst = 1;
     p.routes.append(r);
     return p;
 }

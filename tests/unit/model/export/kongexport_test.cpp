@@ -140,9 +140,9 @@ TEST(KongExport, HostileNamesStayValues)
     r.id = QStringLiteral("x\n  _format_version: \"1.1\"\nevil: [1]");
     r.path = QStringLiteral("/a");
     r.key = QList<KeySelector>{{KeySelector::Kind::Ip, {}}};
-    r.limit.algorithm = limiter::Algorithm::FixedWindow;
-    r.limit.limit = 5;
-    r.limit.window = DurationValue{QStringLiteral("1s"), limiter::kMicrosPerSecond};
+    r.limit().algorithm = limiter::Algorithm::FixedWindow;
+    r.limit().limit = 5;
+    r.limit().window = DurationValue{QStringLiteral("1s"), limiter::kMicrosPerSecond};
     p.routes.append(r);
     const YAML::Node kong = exportKong(p);
     ASSERT_TRUE(kong.IsMap());

@@ -99,9 +99,9 @@ TEST(TraefikExport, HostileNamesStayValues)
     r.id = QStringLiteral("x:\n  evil: {injected: true}");
     r.path = QStringLiteral("/a");
     r.key = QList<KeySelector>{{KeySelector::Kind::Header, QStringLiteral("X-Key")}};
-    r.limit.algorithm = limiter::Algorithm::Gcra;
-    r.limit.rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
-    r.limit.burst = 1;
+    r.limit().algorithm = limiter::Algorithm::Gcra;
+    r.limit().rate = RateValue{QStringLiteral("1/s"), limiter::Rate{1, limiter::kMicrosPerSecond}};
+    r.limit().burst = 1;
     p.routes.append(r);
     const YAML::Node y = exportYaml(p);
     ASSERT_TRUE(y["http"]["routers"].IsMap());

@@ -83,7 +83,7 @@ TEST(LayoutDecoder, OwnKeysReadAsTheEngineDecides)
     for (const QString id : {"own-tb", "own-lb", "own-fw", "own-swc", "own-gcra", "own-swl"}) {
         SCOPED_TRACE(id.toStdString());
         const Route &route = *policy().route(id);
-        const auto config = *toAlgorithmConfig(route.limit);
+        const auto config = *toAlgorithmConfig(route.limit());
         limiter::AlgorithmState state = limiter::freshState(config);
         Micros t = kNow - 3'000'000;
         for (int i = 0; i < 12; ++i, t += 97'000)

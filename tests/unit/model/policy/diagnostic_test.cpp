@@ -38,7 +38,7 @@ routes:
 
     Policy fine = read.policy;
     fine.routes[1].id = QStringLiteral("b");
-    fine.routes[1].limit.capacity = 5;
+    fine.routes[1].limit().capacity = 5;
     const ExportResult kong = exporterById(QStringLiteral("kong"))->exportPolicy(fine);
     bool cost = false;
     for (const Diagnostic &d : kong.diagnostics)

@@ -67,11 +67,11 @@ TEST(LimitFields, TheReaderTakesEachCountUpToItsBoundsAndNoFurther)
             for (const qint64 fine : {f.min, top}) {
                 const PolicyReadResult r = readPolicy(policyWith(a, f, fine), QStringLiteral("t"));
                 ASSERT_FALSE(hasErrors(r.diagnostics)) << what << " = " << fine;
-                EXPECT_EQ(r.policy.routes[0].limit.*f.count, fine) << what;
+                EXPECT_EQ(r.policy.routes[0].limit().*f.count, fine) << what;
                 // …and the writer gives back the same field.
                 const PolicyReadResult again
                     = readPolicy(writePolicy(r.policy, PolicyFormat::Yaml), QStringLiteral("t"));
-                EXPECT_EQ(again.policy.routes[0].limit, r.policy.routes[0].limit) << what;
+                EXPECT_EQ(again.policy.routes[0].limit(), r.policy.routes[0].limit()) << what;
             }
             for (const qint64 bad : {f.min - 1, top + 1}) {
                 const PolicyReadResult r = readPolicy(policyWith(a, f, bad), QStringLiteral("t"));

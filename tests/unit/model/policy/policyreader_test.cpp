@@ -37,10 +37,10 @@ TEST(PolicyReader, ReadsTheExamplePolicy)
     const Route &login = r.policy.routes[0];
     EXPECT_EQ(login.id, QStringLiteral("login"));
     EXPECT_EQ(login.methods, QStringList{QStringLiteral("POST")});
-    EXPECT_EQ(login.limit.algorithm, limiter::Algorithm::TokenBucket);
-    EXPECT_EQ(*login.limit.capacity, 10);
-    EXPECT_EQ(login.limit.refill->rate.count, 2);
-    EXPECT_EQ(login.limit.refill->rate.period, limiter::kMicrosPerSecond);
+    EXPECT_EQ(login.limit().algorithm, limiter::Algorithm::TokenBucket);
+    EXPECT_EQ(*login.limit().capacity, 10);
+    EXPECT_EQ(login.limit().refill->rate.count, 2);
+    EXPECT_EQ(login.limit().refill->rate.period, limiter::kMicrosPerSecond);
     EXPECT_EQ(r.policy.locations.value(QStringLiteral("routes[0].limit.capacity")).line, 11);
 }
 
@@ -223,8 +223,8 @@ TEST(PolicyReader, ALargePolicyReadsAsOneReaderWouldReadIt)
     ASSERT_EQ(r.policy.routes.size(), count);
     for (int i = 0; i < count; ++i) {
         ASSERT_EQ(r.policy.routes[i].id, QStringLiteral("r%1").arg(i));
-        ASSERT_TRUE(r.policy.routes[i].limit.rate);
-        ASSERT_EQ(r.policy.routes[i].limit.rate->text, QStringLiteral("%1/s").arg(i + 1));
+        ASSERT_TRUE(r.policy.routes[i].limit().rate);
+        ASSERT_EQ(r.policy.routes[i].limit().rate->text, QStringLiteral("%1/s").arg(i + 1));
         if (i > 0) {
             ASSERT_GT(r.policy.routes[i].origin.uid, r.policy.routes[i - 1].origin.uid);
         }

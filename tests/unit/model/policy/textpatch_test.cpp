@@ -78,13 +78,13 @@ Route newRoute(const QString &id)
     Route r;
     r.id = id;
     r.path = QStringLiteral("/v9/") + id;
-    r.limit.algorithm = limiter::Algorithm::Gcra;
-    r.limit.rate = RateValue{QStringLiteral("3/s"), {3, limiter::kMicrosPerSecond}};
-    r.limit.burst = 6;
+    r.limit().algorithm = limiter::Algorithm::Gcra;
+    r.limit().rate = RateValue{QStringLiteral("3/s"), {3, limiter::kMicrosPerSecond}};
+    r.limit().burst = 6;
     r.fieldOrder
         = QStringList{QStringLiteral("id"), QStringLiteral("match"), QStringLiteral("limit")};
     r.matchFieldOrder = QStringList{QStringLiteral("path")};
-    r.limit.fieldOrder
+    r.limit().fieldOrder
         = QStringList{QStringLiteral("algorithm"), QStringLiteral("rate"), QStringLiteral("burst")};
     return r;
 }
@@ -94,7 +94,7 @@ const std::vector<Scenario> &scenarios()
     static const std::vector<Scenario> all = {
         {"one_value",
             [](Policy &p) {
-                LimitSpec &l = p.routes[0].limit;
+                LimitSpec &l = p.routes[0].limit();
                 if (l.capacity)
                     l.capacity = *l.capacity + 1;
                 else if (l.limit)
@@ -161,7 +161,7 @@ const std::vector<Scenario> &scenarios()
                 l.burst = 4;
                 l.fieldOrder = QStringList{
                     QStringLiteral("algorithm"), QStringLiteral("rate"), QStringLiteral("burst")};
-                p.routes[0].limit = l;
+                p.routes[0].limit() = l;
                 return true;
             },
             2, 8},
@@ -282,7 +282,7 @@ routes:
     const PolicyReadResult read = readPolicy(original, QStringLiteral("c.yaml"));
     ASSERT_FALSE(hasErrors(read.diagnostics));
     Policy after = read.policy;
-    after.routes[0].limit.refill = RateValue{QStringLiteral("0.5/s"), {1, 2'000'000}};
+    after.routes[0].limit().refill = RateValue{QStringLiteral("0.5/s"), {1, 2'000'000}};
     after.routes[1].path = QStringLiteral("/v1/find");
     after.name = QStringLiteral("renamed");
     const TextPatch patch = patchPolicyText(original, read.policy, after, PolicyFormat::Yaml);

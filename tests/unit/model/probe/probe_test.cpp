@@ -130,7 +130,7 @@ OneRoute oneRoute(const char *limit)
     const PolicyReadResult read = readPolicy(yaml, QStringLiteral("r.yaml"));
     EXPECT_FALSE(hasErrors(read.diagnostics));
     return {read.policy, plan(read.policy, "r", "poisson:40/s", 20 * kMicrosPerSecond),
-        *toAlgorithmConfig(read.policy.routes[0].limit)};
+        *toAlgorithmConfig(read.policy.routes[0].limit())};
 }
 
 } // namespace
@@ -338,7 +338,7 @@ TEST(ProbeComparison, NginxApproximationOfAWindowIsExplainedNotExcused)
     s.traffic = *parseTrafficSpec(QStringLiteral("steady:12/s"));
     s.duration = 4 * kMicrosPerSecond;
     const ProbePlan pl = plan(p, s);
-    const auto designed = *toAlgorithmConfig(p.routes[2].limit);
+    const auto designed = *toAlgorithmConfig(p.routes[2].limit());
     const auto nginx = exporterById(QStringLiteral("nginx"))->enforcedLimit(designed);
     ASSERT_TRUE(nginx);
     const auto samples = answers(pl, nginx->config);

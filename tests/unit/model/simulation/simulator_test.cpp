@@ -55,7 +55,7 @@ TEST(Simulator, BoundarySpikeShowsTwiceTheLimitForFixedWindowOnlyOnceForSlidingL
 TEST(Simulator, SteadyTrafficBelowTheLimitIsFullyAdmittedByEveryAlgorithm)
 {
     const Policy p = policyWith("{ algorithm: token_bucket, capacity: 20, refill: 10/s }");
-    const auto config = *toAlgorithmConfig(p.routes[0].limit);
+    const auto config = *toAlgorithmConfig(p.routes[0].limit());
     const auto s = settings("steady:8/s,clients=3", 2 * kMicrosPerMinute);
     const auto configs = comparableConfigs(config);
     ASSERT_EQ(configs.size(), 6u);
