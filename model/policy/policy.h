@@ -128,10 +128,7 @@ struct Route {
     // The field path of limit `i` (`limit` or `limits[i]`), for locations and diagnostics.
     QString limitPath(qsizetype i) const;
     qint64 costOf(const RouteLimit &limit) const { return limit.cost.value_or(effectiveCost()); }
-    RouteMode modeOf(const RouteLimit &limit) const
-    {
-        return limit.mode.value_or(effectiveMode());
-    }
+    RouteMode modeOf(const RouteLimit &limit) const { return limit.mode.value_or(effectiveMode()); }
     const RouteLimit *findLimit(const QString &name) const;
 };
 

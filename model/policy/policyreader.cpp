@@ -261,7 +261,13 @@ private:
     void readRoute(const YamlNode &node, std::size_t index, Route &route);
     void readRoute(const YamlNode &node, const QString &path, Route &route);
     void readMatch(const YamlNode &node, const QString &path, Route &route);
-    void readLimit(const YamlNode &node, const QString &path, LimitSpec &limit);
+    void readLimit(const YamlNode &node, const QString &path, RouteLimit &limit, bool item);
+    void readLimitList(const YamlNode &node, const QString &path, Route &route);
+    static bool isItemField(const QString &key);
+    void readItemField(
+        const QString &key, const YamlNode &value, const QString &path, RouteLimit &limit);
+    bool readItemMode(const YamlNode &value, const QString &path, RouteLimit &limit,
+        limiter::Algorithm algorithm);
 
     QString m_file;
     // The route being read and its path prefix: refused values are kept in its origin.
@@ -479,15 +485,23 @@ void Reader::readRoute(const YamlNode &node, const QString &path, Route &route)
 {
     if (!expectMap(node, path, QStringLiteral("a route")))
         return;
-    static const QStringList kRouteFields = {QStringLiteral("id"), QStringLiteral("description"),
-        QStringLiteral("match"), QStringLiteral("key"), QStringLiteral("missing_key"),
-        QStringLiteral("limit"), QStringLiteral("cost"), QStringLiteral("mode")};
+    static const QStringList kRouteFields
+        = {QStringLiteral("id"), QStringLiteral("description"), QStringLiteral("match"),
+            QStringLiteral("key"), QStringLiteral("missing_key"), QStringLiteral("limit"),
+            QStringLiteral("limits"), QStringLiteral("cost"), QStringLiteral("mode")};
     route.fieldOrder = keysOf(node, path, kRouteFields, QStringLiteral("a route"));
     requireField(node, route.fieldOrder, path, QStringLiteral("id"), QStringLiteral("login"));
     requireField(node, route.fieldOrder, path, QStringLiteral("match"),
         QStringLiteral("{ path: /v1/login }"));
-    requireField(node, route.fieldOrder, path, QStringLiteral("limit"),
-        QStringLiteral("{ algorithm: token_bucket, capacity: 10, refill: 2/s }"));
+    const bool one = route.fieldOrder.contains(QStringLiteral("limit"));
+    const bool list = route.fieldOrder.contains(QStringLiteral("limits"));
+    if (one && list)
+        error(node.find("limits"), child(path, QStringLiteral("limits")),
+            QStringLiteral("a route has `limit:` or `limits:`, not both: move the `limit:` into "
+                           "the list as an item with a `name:`"));
+    else if (!one && !list)
+        requireField(node, route.fieldOrder, path, QStringLiteral("limit"),
+            QStringLiteral("{ algorithm: token_bucket, capacity: 10, refill: 2/s }"));
     for (const QString &key : route.fieldOrder) {
         const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
@@ -502,8 +516,11 @@ void Reader::readRoute(const YamlNode &node, const QString &path, Route &route)
         else if (key == QLatin1String("missing_key")) {
             if (auto v = choice(value, p, missingKeyModeNames()))
                 route.missingKey = MissingKeyMode(*v);
-        } else if (key == QLatin1String("limit"))
-            readLimit(value, p, route.limit());
+        } else if (key == QLatin1String("limit")) {
+            if (!list)
+                readLimit(value, p, route.limits.first(), false);
+        } else if (key == QLatin1String("limits"))
+            readLimitList(value, p, route);
         else if (key == QLatin1String("cost"))
             route.cost = integer(value, p, 1, Route::kMaxCost);
         else if (key == QLatin1String("mode")) {
@@ -555,17 +572,98 @@ void Reader::readMatch(const YamlNode &node, const QString &path, Route &route)
     }
 }
 
-void Reader::readLimit(const YamlNode &node, const QString &path, LimitSpec &limit)
+void Reader::readLimitList(const YamlNode &node, const QString &path, Route &route)
 {
-    if (!expectMap(node, path, QStringLiteral("limit")))
+    route.limitList = true;
+    if (!node.isSequence() || node.size() == 0) {
+        error(node, path,
+            QStringLiteral("`limits` is a list of limits, each `- { name: burst, algorithm: "
+                           "token_bucket, capacity: 10, refill: 2/s }`"));
         return;
-    static const QStringList all = [] {
+    }
+    if (node.size() > std::size_t(RouteLimit::kMaxLimits)) {
+        error(node, path,
+            QStringLiteral("%1 limits on one route; at most %2 (each one costs every request "
+                           "a decision): merge limits that count the same thing")
+                .arg(node.size())
+                .arg(RouteLimit::kMaxLimits));
+        return;
+    }
+    route.limits.clear();
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        RouteLimit limit;
+        limit.name.clear();
+        readLimit(node[i], QStringLiteral("%1[%2]").arg(path).arg(i), limit, true);
+        route.limits.append(limit);
+    }
+}
+
+// The fields an item of `limits:` has besides the algorithm's: its name, and the route fields
+// it may set for itself.
+bool Reader::isItemField(const QString &key)
+{
+    return key == QLatin1String("name") || key == QLatin1String("key")
+        || key == QLatin1String("missing_key") || key == QLatin1String("cost")
+        || key == QLatin1String("mode");
+}
+
+void Reader::readItemField(
+    const QString &key, const YamlNode &value, const QString &path, RouteLimit &limit)
+{
+    if (key == QLatin1String("name")) {
+        limit.name = text(value, path).value_or(QString());
+    } else if (key == QLatin1String("key")) {
+        limit.key = keySelectors(value, path);
+    } else if (key == QLatin1String("missing_key")) {
+        if (auto v = choice(value, path, missingKeyModeNames()))
+            limit.missingKey = MissingKeyMode(*v);
+    } else if (key == QLatin1String("cost")) {
+        limit.cost = integer(value, path, 1, Route::kMaxCost);
+    }
+}
+
+// `mode` is shared with the leaky bucket's police/shape; the two sets of values are apart, so
+// the value says which is meant. False: the leaky bucket's, read as an algorithm field.
+bool Reader::readItemMode(
+    const YamlNode &value, const QString &path, RouteLimit &limit, limiter::Algorithm algorithm)
+{
+    const QString written = value.isScalar() ? QString::fromStdString(value.scalar()) : QString();
+    const bool leaky = algorithm == limiter::Algorithm::LeakyBucket;
+    if (leaky && (written == QLatin1String("police") || written == QLatin1String("shape")))
+        return false;
+    QStringList modes = {QStringLiteral("enforce"), QStringLiteral("shadow")};
+    if (leaky)
+        modes << QStringLiteral("police") << QStringLiteral("shape");
+    if (auto v = choice(value, path, modes))
+        limit.mode = *v == 1 ? RouteMode::Shadow : RouteMode::Enforce;
+    return true;
+}
+
+void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &item, bool inList)
+{
+    const QString what = inList ? QStringLiteral("a limit of `limits`") : QStringLiteral("limit");
+    if (!expectMap(node, path, what))
+        return;
+    static const QStringList single = [] {
         QStringList fields = {QStringLiteral("algorithm")};
         for (const LimitField &f : limitFieldTable())
             fields << f.name;
         return fields;
     }();
-    limit.fieldOrder = keysOf(node, path, all, QStringLiteral("limit"));
+    static const QStringList listed = [] {
+        QStringList fields = {QStringLiteral("name"), QStringLiteral("key"),
+            QStringLiteral("missing_key"), QStringLiteral("cost")};
+        return fields + single;
+    }();
+    LimitSpec &limit = item.spec;
+    limit.fieldOrder = keysOf(node, path, inList ? listed : single, what);
+    if (inList) {
+        requireField(node, limit.fieldOrder, path, QStringLiteral("name"), QStringLiteral("burst"));
+        // Read before the algorithm, which may be missing: the name still says which limit.
+        for (const QString &key : limit.fieldOrder)
+            if (key != QLatin1String("mode"))
+                readItemField(key, node.find(key.toStdString()), child(path, key), item);
+    }
     static const QStringList names = [] {
         QStringList algorithms;
         for (limiter::Algorithm a : limiter::kAllAlgorithms)
@@ -607,6 +705,9 @@ void Reader::readLimit(const YamlNode &node, const QString &path, LimitSpec &lim
             continue;
         const YamlNode value = node.find(key.toStdString());
         const QString p = child(path, key);
+        if (inList && isItemField(key)
+            && (key != QLatin1String("mode") || readItemMode(value, p, item, limit.algorithm)))
+            continue;
         if (!applicable.contains(key)) {
             error(value, p,
                 QStringLiteral("`%1` does not apply to %2; it takes %3")

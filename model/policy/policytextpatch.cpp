@@ -1,5 +1,7 @@
 #include "model/policy/policytextpatch.h"
 
+#include <functional>
+
 #include "model/base/yamlemitter.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/policytree.h"
@@ -314,6 +316,15 @@ private:
             diffMap(node, inFlow, before, after, edits, false);
             return;
         }
+        if (before.kind == Tree::Kind::Seq && after.kind == Tree::Kind::Seq && node.isSequence()
+            && std::size_t(before.items.size()) == node.size() && node.size() > 0
+            && !after.items.isEmpty() && isNamedList(before) && isNamedList(after)) {
+            const NewItem newItem = [this](const YamlNode &sample, const Tree &item, int dash) {
+                return newListItem(sample, item, dash);
+            };
+            diffItems(node, inFlow, matchByName(before, after), before, after, newItem, edits);
+            return;
+        }
         const Span s = span(node, inFlow);
         edits.push_back({s.begin, s.end, render(after, node, inFlow, column(s.begin))});
     }
@@ -344,9 +355,19 @@ private:
         }
         const Entry *previous = nullptr;
         std::vector<Edit> inserted;
+        const Entry *renamed = nullptr; // `limit:` that became `limits:` or back
         for (const auto &[key, value] : after.fields) {
             const Entry *entry = findEntry(entries, key);
             const Tree *old = findField(before, key);
+            if (!entry && !old && !flow && !json()) {
+                if (const Entry *was = findEntry(entries, limitFormSwap(key));
+                    was && findField(before, was->key) && !findField(after, was->key)) {
+                    edits.push_back(limitFormEdit(*was, key, value));
+                    renamed = was;
+                    previous = was;
+                    continue;
+                }
+            }
             if (entry) {
                 if (root && key == QLatin1String("routes") && old)
                     diffRoutes(*entry, flow, *old, value, edits);
@@ -372,8 +393,37 @@ private:
         edits.insert(edits.end(), inserted.begin(), inserted.end());
         for (const auto &[key, value] : before.fields)
             if (!findField(after, key))
-                if (const Entry *entry = findEntry(entries, key))
+                if (const Entry *entry = findEntry(entries, key); entry && entry != renamed)
                     edits.push_back(removal(*entry));
+    }
+
+    static QString limitFormSwap(const QString &key)
+    {
+        if (key == QLatin1String("limits"))
+            return QStringLiteral("limit");
+        if (key == QLatin1String("limit"))
+            return QStringLiteral("limits");
+        return {};
+    }
+
+    // A route's `limit:` written again as `limits:` (a second limit came) or back, where it
+    // was, its flow maps spaced as the old value's.
+    Edit limitFormEdit(const Entry &was, const QString &key, const Tree &value) const
+    {
+        const qsizetype begin = offsetOf(was.keyNode);
+        const Span old = span(was.value, false);
+        const YamlNode sample
+            = was.value.isSequence() && was.value.size() > 0 ? was.value[0] : was.value;
+        const bool spaced = !isFlow(sample) || spacedFlow(offsetOf(sample));
+        const int keyColumn = column(begin);
+        QByteArray text = yamlScalar(key, false) + ":";
+        if (value.kind == Tree::Kind::Seq) {
+            for (const Tree &item : value.items)
+                text += "\n" + QByteArray(keyColumn + 2, ' ') + "- " + flowYaml(item, spaced);
+        } else {
+            text += " " + flowYaml(value, spaced);
+        }
+        return {begin, old.end, text};
     }
 
     Edit insertion(bool flow, const std::vector<Entry> &entries, const Entry *previous,
@@ -462,15 +512,31 @@ private:
         QHash<quint64, qsizetype> originIndex;
         for (qsizetype i = 0; i < m_before->routes.size(); ++i)
             originIndex.insert(m_before->routes[i].origin.uid, i);
+        std::vector<qsizetype> origins; // per route to save: its index in the file, or -1
+        for (const Route &route : m_after->routes)
+            origins.push_back(route.origin.uid ? originIndex.value(route.origin.uid, -1) : -1);
+        const NewItem newRoute = [this](const YamlNode &sample, const Tree &route, int dash) {
+            return newBlockRoute(sample, route, dash);
+        };
+        diffItems(seq, inFlow, origins, beforeTree, afterTree, newRoute, edits);
+    }
+
+    using NewItem = std::function<QByteArray(const YamlNode &sample, const Tree &, int dash)>;
+
+    // A list whose items are kept (origins[i]: the file's item that item i of `afterTree` was,
+    // or -1 for a new one), moved, added or removed. Kept items in place are edited inside;
+    // otherwise a block list is put together again from whole items, each with the comments
+    // above it, and a flow list from the items' text.
+    void diffItems(const YamlNode &seq, bool inFlow, const std::vector<qsizetype> &origins,
+        const Tree &beforeTree, const Tree &afterTree, const NewItem &newItem,
+        std::vector<Edit> &edits)
+    {
         std::vector<YamlNode> items;
         for (std::size_t i = 0; i < seq.size(); ++i)
             items.push_back(seq[i]);
-
-        // Unchanged order and membership: edit inside each route, nothing moves.
-        bool sameOrder = m_after->routes.size() == m_before->routes.size();
-        for (qsizetype i = 0; sameOrder && i < m_after->routes.size(); ++i)
-            sameOrder = m_after->routes[i].origin.uid != 0
-                && originIndex.value(m_after->routes[i].origin.uid, -1) == i;
+        bool sameOrder = origins.size() == items.size();
+        for (std::size_t i = 0; sameOrder && i < origins.size(); ++i)
+            sameOrder = origins[i] == qsizetype(i);
         if (sameOrder) {
             for (std::size_t i = 0; i < items.size(); ++i)
                 diffValue(items[i], inFlow || isFlow(seq), beforeTree.items[qsizetype(i)],
@@ -478,9 +544,41 @@ private:
             return;
         }
         if (isFlow(seq) || inFlow)
-            edits.push_back(flowRoutes(seq, items, originIndex, beforeTree, afterTree));
+            edits.push_back(flowItems(seq, items, origins, beforeTree, afterTree));
         else
-            edits.push_back(blockRoutes(items, originIndex, beforeTree, afterTree));
+            edits.push_back(blockItems(items, origins, beforeTree, afterTree, newItem));
+    }
+
+    // Items of a list of maps that carry a `name` (a route's limits), matched to the file's:
+    // an unchanged item first, then one of the same name; -1 for a new one.
+    static std::vector<qsizetype> matchByName(const Tree &before, const Tree &after)
+    {
+        std::vector<qsizetype> origins(std::size_t(after.items.size()), -1);
+        std::vector<bool> taken(std::size_t(before.items.size()), false);
+        const auto match = [&](const auto &same) {
+            for (qsizetype i = 0; i < after.items.size(); ++i)
+                for (qsizetype o = 0; origins[std::size_t(i)] < 0 && o < before.items.size(); ++o)
+                    if (!taken[std::size_t(o)] && same(before.items[o], after.items[i])) {
+                        origins[std::size_t(i)] = o;
+                        taken[std::size_t(o)] = true;
+                    }
+        };
+        match([](const Tree &a, const Tree &b) { return a == b; });
+        match([](const Tree &a, const Tree &b) {
+            const Tree *x = findField(a, QStringLiteral("name"));
+            const Tree *y = findField(b, QStringLiteral("name"));
+            return x && y && *x == *y;
+        });
+        return origins;
+    }
+
+    // A new list item indented like the first, a flow map when the first is one.
+    QByteArray newListItem(const YamlNode &sample, const Tree &item, int dashColumn) const
+    {
+        if (isFlow(sample) || !sample.isMap())
+            return QByteArray(dashColumn, ' ') + "- "
+                + flowYaml(item, !sample.valid() || spacedFlow(offsetOf(sample))) + "\n";
+        return newBlockRoute(sample, item, dashColumn);
     }
 
     QByteArray applied(qsizetype from, qsizetype to, std::vector<Edit> edits) const
@@ -495,10 +593,18 @@ private:
         return text;
     }
 
-    Edit blockRoutes(const std::vector<YamlNode> &items,
-        const QHash<quint64, qsizetype> &originIndex, const Tree &beforeTree, const Tree &afterTree)
+    static bool isNamedList(const Tree &seq)
     {
-        // Each route's block runs from the end of the previous one (the first: from the
+        for (const Tree &item : seq.items)
+            if (item.kind != Tree::Kind::Map || !findField(item, QStringLiteral("name")))
+                return false;
+        return true;
+    }
+
+    Edit blockItems(const std::vector<YamlNode> &items, const std::vector<qsizetype> &origins,
+        const Tree &beforeTree, const Tree &afterTree, const NewItem &newItem)
+    {
+        // Each item's block runs from the end of the previous one (the first: from the
         // comments directly above it) to the end of its last line.
         std::vector<qsizetype> starts, ends;
         for (const YamlNode &item : items) {
@@ -518,7 +624,7 @@ private:
         const int dashColumn = column(offsetOf(items.front())) - 2;
         if (dashColumn < 0
             || m_text.mid(lineStart(offsetOf(items.front())) + dashColumn, 2) != "- ")
-            throw Unsupported{QStringLiteral("routes not written as `- id: …` items")};
+            throw Unsupported{QStringLiteral("list items not written as `- field: …`")};
         // Blank lines the file puts between routes, for new ones.
         QByteArray separator;
         if (items.size() > 1) {
@@ -528,21 +634,19 @@ private:
                 separator += "\n";
         }
         QByteArray text;
-        for (qsizetype i = 0; i < m_after->routes.size(); ++i) {
-            const Route &route = m_after->routes[i];
-            const qsizetype origin
-                = route.origin.uid ? originIndex.value(route.origin.uid, -1) : -1;
+        for (qsizetype i = 0; i < afterTree.items.size(); ++i) {
+            const qsizetype origin = origins[std::size_t(i)];
             if (origin < 0) {
                 text += (i == 0 ? QByteArray() : separator)
-                    + newBlockRoute(items.front(), afterTree.items[i], dashColumn);
+                    + newItem(items.front(), afterTree.items[i], dashColumn);
                 continue;
             }
             const auto o = std::size_t(origin);
             std::vector<Edit> inner;
             diffValue(items[o], false, beforeTree.items[origin], afterTree.items[i], inner);
             QByteArray block = applied(starts[o], ends[o], inner);
-            // Blank lines above a route separate it from the one before: the first route has
-            // none, a route that was first gets the file's usual ones when it moves down.
+            // Blank lines above an item separate it from the one before: the first item has
+            // none, an item that was first gets the file's usual ones when it moves down.
             qsizetype blank = 0;
             while (blank < block.size()) {
                 const qsizetype nl = block.indexOf('\n', blank);
@@ -583,8 +687,8 @@ private:
         return out;
     }
 
-    Edit flowRoutes(const YamlNode &seq, const std::vector<YamlNode> &items,
-        const QHash<quint64, qsizetype> &originIndex, const Tree &beforeTree, const Tree &afterTree)
+    Edit flowItems(const YamlNode &seq, const std::vector<YamlNode> &items,
+        const std::vector<qsizetype> &origins, const Tree &beforeTree, const Tree &afterTree)
     {
         const Span whole = span(seq, true);
         std::vector<Span> spans;
@@ -599,10 +703,8 @@ private:
             ? m_text.mid(spans[0].end, spans[1].begin - spans[0].end)
             : QByteArray(json() ? ",\n" + QByteArray(lineIndent(whole.begin) + 2, ' ') : ", ");
         QByteArrayList parts;
-        for (qsizetype i = 0; i < m_after->routes.size(); ++i) {
-            const Route &route = m_after->routes[i];
-            const qsizetype origin
-                = route.origin.uid ? originIndex.value(route.origin.uid, -1) : -1;
+        for (qsizetype i = 0; i < afterTree.items.size(); ++i) {
+            const qsizetype origin = origins[std::size_t(i)];
             if (origin >= 0) {
                 std::vector<Edit> inner;
                 diffValue(items[std::size_t(origin)], true, beforeTree.items[origin],

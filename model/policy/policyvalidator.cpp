@@ -1,5 +1,7 @@
 #include "model/policy/policyvalidator.h"
 
+#include "limiter/algorithms/admissionbound.h"
+
 #include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
@@ -30,6 +32,7 @@ public:
             if (d.severity != Diagnostic::Severity::Error)
                 continue;
             QString path = d.path;
+            m_errorsAt.insert(path);
             while (!path.isEmpty() && !m_errorPaths.contains(path)) {
                 m_errorPaths.insert(path);
                 const qsizetype cut = std::max(
@@ -55,6 +58,8 @@ public:
 
 private:
     bool hasErrorAt(const QString &prefix) const { return m_errorPaths.contains(prefix); }
+    // An error about this very field, not one below it.
+    bool hasErrorOn(const QString &path) const { return m_errorsAt.contains(path); }
 
     SourceLocation locate(QString path) const
     {
@@ -108,9 +113,9 @@ private:
             else
                 pattern = *parsed;
         }
-        if (!hasErrorAt(routePath(i, QStringLiteral("limit")))
-            && r.fieldOrder.contains(QLatin1String("limit")))
-            checkLimit(i);
+        if (r.fieldOrder.contains(QLatin1String("limit"))
+            || r.fieldOrder.contains(QLatin1String("limits")))
+            checkLimits(i);
         if (r.missingKey && !keyCanBeMissing(m_policy.keyOf(r)))
             warn(i, QStringLiteral("missing_key"),
                 QStringLiteral("missing_key has no effect on route '%1': its key has no header "
@@ -160,44 +165,148 @@ private:
                 .arg(locate(routePath(i, id)).line));
     }
 
-    void checkLimit(qsizetype i)
+    void checkLimits(qsizetype i)
     {
         const Route &r = m_policy.routes[i];
-        const auto converted = toAlgorithmConfig(r.limit());
-        if (!converted) {
-            error(i,
-                converted.error().field.isEmpty()
-                    ? QStringLiteral("limit")
-                    : QStringLiteral("limit.") + converted.error().field,
-                converted.error().message);
+        if (hasErrorOn(routePath(i, QStringLiteral("limits"))))
+            return; // no list the reader could take
+        std::vector<std::optional<limiter::AlgorithmConfig>> configs;
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            configs.push_back(
+                hasErrorAt(routePath(i, r.limitPath(l))) ? std::nullopt : checkLimit(i, l));
+            if (r.writtenAsList())
+                checkLimitName(i, l);
+        }
+        for (qsizetype a = 0; a < r.limits.size(); ++a)
+            for (qsizetype b = 0; b < r.limits.size(); ++b)
+                if (a != b && configs[a] && configs[b])
+                    checkBinds(i, a, *configs[a], b, *configs[b]);
+    }
+
+    void checkLimitName(qsizetype i, qsizetype l)
+    {
+        const Route &r = m_policy.routes[i];
+        const QString field = r.limitPath(l) + QStringLiteral(".name");
+        if (hasErrorAt(routePath(i, field))
+            || !r.limits[l].spec.fieldOrder.contains(QStringLiteral("name")))
             return;
+        static const QRegularExpression nameSyntax(
+            QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,%1}$")
+                .arg(RouteLimit::kMaxNameLength - 1));
+        const QString &name = r.limits[l].name;
+        if (!nameSyntax.match(name).hasMatch()) {
+            error(i, field,
+                QStringLiteral("limit name '%1' must be 1-%2 letters, digits, '_', '.' or '-', "
+                               "starting with a letter or digit (names become zone, table and "
+                               "header item names)")
+                    .arg(name)
+                    .arg(RouteLimit::kMaxNameLength));
+            return;
+        }
+        for (qsizetype k = 0; k < l; ++k)
+            if (r.limits[k].name == name) {
+                error(i, field,
+                    QStringLiteral("route '%1' has two limits named '%2' (the other at line %3): "
+                                   "give each limit of a route its own name")
+                        .arg(r.id, name)
+                        .arg(locate(routePath(i, r.limitPath(k) + QStringLiteral(".name"))).line));
+                return;
+            }
+    }
+
+    std::optional<limiter::AlgorithmConfig> checkLimit(qsizetype i, qsizetype l)
+    {
+        const Route &r = m_policy.routes[i];
+        const RouteLimit &limit = r.limits[l];
+        const LimitSpec &spec = limit.spec;
+        const QString at = r.limitPath(l);
+        const auto field = [&](const QString &name) { return at + QLatin1Char('.') + name; };
+        const auto converted = toAlgorithmConfig(spec);
+        if (!converted) {
+            error(i, converted.error().field.isEmpty() ? at : field(converted.error().field),
+                converted.error().message);
+            return std::nullopt;
         }
         const auto &config = *converted;
         const qint64 maxCost = maxAdmissibleCost(config);
-        if (r.effectiveCost() > maxCost)
-            error(i, QStringLiteral("cost"),
-                QStringLiteral("cost %1 is more than this limit can ever admit (%2): every "
+        const qint64 cost = r.costOf(limit);
+        if (cost > maxCost)
+            error(i, limit.cost ? field(QStringLiteral("cost")) : QStringLiteral("cost"),
+                QStringLiteral("cost %1 is more than %2 can ever admit (%3): every "
                                "request would be denied; lower the cost or raise the limit")
-                    .arg(r.effectiveCost())
+                    .arg(cost)
+                    .arg(r.writtenAsList() ? QStringLiteral("limit '%1'").arg(limit.name)
+                                           : QStringLiteral("this limit"))
                     .arg(maxCost));
-        if (r.limit().algorithm == limiter::Algorithm::FixedWindow)
-            warn(i, QStringLiteral("limit.algorithm"),
+        if (limit.mode == RouteMode::Shadow && spec.mode == limiter::LeakMode::Shape)
+            error(i, field(QStringLiteral("mode")),
+                QStringLiteral("a shadow limit never holds a request back, so it cannot shape: "
+                               "make it enforce, or let it police"));
+        if (spec.algorithm == limiter::Algorithm::FixedWindow)
+            warn(i, field(QStringLiteral("algorithm")),
                 // Any span of one window can hold two windows' quotas, and the two halves can
                 // sit a moment apart: the bound is the window itself, not a fixed figure.
                 QStringLiteral("fixed window %1 per %2: a client can send %1 just before a "
                                "window boundary and %1 just after, up to %3 requests within "
                                "any %2 and all of them moments apart; sliding_window_counter "
                                "smooths this at the same cost")
-                    .arg(*r.limit().limit)
-                    .arg(r.limit().window->text)
-                    .arg(2 * *r.limit().limit));
-        if (r.limit().algorithm == limiter::Algorithm::SlidingWindowLog && *r.limit().limit > kLargeLog)
-            warn(i, QStringLiteral("limit.limit"),
+                    .arg(*spec.limit)
+                    .arg(spec.window->text)
+                    .arg(2 * *spec.limit));
+        if (spec.algorithm == limiter::Algorithm::SlidingWindowLog && *spec.limit > kLargeLog)
+            warn(i, field(QStringLiteral("limit")),
                 QStringLiteral("a sliding window log keeps one entry per admitted request: "
                                "up to %1 entries, about %2 KB of Redis memory per client key; "
                                "sliding_window_counter needs ~100 bytes")
-                    .arg(*r.limit().limit)
-                    .arg(qRound64(double(*r.limit().limit) * kLogBytesPerEntry / 1024.0)));
+                    .arg(*spec.limit)
+                    .arg(qRound64(double(*spec.limit) * kLogBytesPerEntry / 1024.0)));
+        if (r.writtenAsList() && r.modeOf(limit) == RouteMode::Shadow
+            && r.effectiveMode() == RouteMode::Enforce)
+            warn(i, field(QStringLiteral("mode")),
+                QStringLiteral("limit '%1' of route '%2' is in shadow mode: requests over it "
+                               "are counted and reported, never rejected")
+                    .arg(limit.name, r.id));
+        return config;
+    }
+
+    // A window quota `a` can never deny when limit `b`, on the same key and cost, never lets a
+    // client reach it: `b` admits at most `a`'s quota within any span that `a` counts over.
+    void checkBinds(qsizetype i, qsizetype a, const limiter::AlgorithmConfig &quota, qsizetype b,
+        const limiter::AlgorithmConfig &other)
+    {
+        const Route &r = m_policy.routes[i];
+        const RouteLimit &la = r.limits[a];
+        const RouteLimit &lb = r.limits[b];
+        if (r.modeOf(lb) != RouteMode::Enforce || r.costOf(la) != r.costOf(lb)
+            || m_policy.keyOf(r, la) != m_policy.keyOf(r, lb))
+            return;
+        const auto *window = std::get_if<limiter::FixedWindowConfig>(&quota);
+        limiter::Micros span = 0;
+        limiter::WindowLimit w;
+        if (window) {
+            w = *window;
+            span = w.window;
+        } else if (const auto *log = std::get_if<limiter::SlidingWindowLogConfig>(&quota)) {
+            w = *log;
+            span = w.window;
+        } else if (const auto *counter = std::get_if<limiter::SlidingWindowCounterConfig>(&quota)) {
+            w = *counter;
+            span = 2 * w.window; // its estimate weighs in the window before
+        } else {
+            return;
+        }
+        const std::int64_t most = limiter::admissionBound(other, span);
+        if (most > w.limit)
+            return;
+        warn(i, r.limitPath(a) + QStringLiteral(".limit"),
+            QStringLiteral("limit '%1' (%2 per %3) can never deny: limit '%4' admits at most %5 "
+                           "requests of one client within %6; lower '%1' or drop it")
+                .arg(la.name)
+                .arg(w.limit)
+                .arg(la.spec.window ? la.spec.window->text : QString())
+                .arg(lb.name)
+                .arg(most)
+                .arg(span == w.window ? la.spec.window->text : QStringLiteral("two windows")));
     }
 
     static bool methodsOverlap(const QStringList &a, const QStringList &b)
@@ -340,7 +449,8 @@ private:
 
     const Policy &m_policy;
     const QString &m_file;
-    QSet<QString> m_errorPaths;
+    QSet<QString> m_errorPaths; // where errors are, and every field above them
+    QSet<QString> m_errorsAt;
     std::unordered_map<QString, qsizetype> m_firstWithId;
     QSet<qsizetype> m_reportedDuplicate;
     Diagnostics m_out;

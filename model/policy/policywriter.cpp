@@ -47,9 +47,9 @@ Tree keyTree(const QList<KeySelector> &keys)
     return t;
 }
 
-Tree limitTree(const LimitSpec &l)
+// The algorithm's fields into `f`, and anything else of the limit's map in `extra`.
+Tree limitTree(const LimitSpec &l, Fields f = {})
 {
-    Fields f;
     f.add(QStringLiteral("algorithm"),
         Tree::text(QString::fromLatin1(limiter::algorithmName(l.algorithm).data())));
     for (const LimitField &field : limitFieldTable()) {
@@ -73,6 +73,50 @@ Tree limitTree(const LimitSpec &l)
     return f.build(l.fieldOrder, true);
 }
 
+// An item of `limits:`: the name and the limit's own route fields beside its algorithm's, in
+// one map. A shadow leaky bucket polices: its `mode` says shadow (policyreader.cpp).
+Tree limitItemTree(const RouteLimit &l)
+{
+    Fields f;
+    f.add(QStringLiteral("name"), Tree::text(l.name));
+    if (l.key)
+        f.add(QStringLiteral("key"), keyTree(*l.key));
+    if (l.missingKey)
+        f.add(QStringLiteral("missing_key"), Tree::text(missingKeyModeName(*l.missingKey)));
+    if (l.cost)
+        f.add(QStringLiteral("cost"), Tree::number(*l.cost));
+    LimitSpec spec = l.spec;
+    if (l.mode && (*l.mode == RouteMode::Shadow || !spec.mode)) {
+        spec.mode.reset();
+        f.add(QStringLiteral("mode"), Tree::text(routeModeName(*l.mode)));
+    }
+    // A limit that was the route's only one (`limit:`) is named first when it joins a list.
+    if (!spec.fieldOrder.contains(QStringLiteral("name")))
+        spec.fieldOrder.prepend(QStringLiteral("name"));
+    return limitTree(spec, std::move(f));
+}
+
+Tree limitsTree(const Route &r)
+{
+    Tree t = Tree::seq();
+    for (const RouteLimit &l : r.limits)
+        t.items.append(limitItemTree(l));
+    return t;
+}
+
+// The route's field order with its limits under the name they are written with now: a route
+// that gained a second limit writes `limits:` where its `limit:` was.
+QStringList routeFieldOrder(const Route &r)
+{
+    QStringList order = r.fieldOrder;
+    const QString now = r.writtenAsList() ? QStringLiteral("limits") : QStringLiteral("limit");
+    const QString was = r.writtenAsList() ? QStringLiteral("limit") : QStringLiteral("limits");
+    const qsizetype at = order.indexOf(was);
+    if (at >= 0 && !order.contains(now))
+        order[at] = now;
+    return order;
+}
+
 Tree routeTree(const Route &r)
 {
     Fields match;
@@ -93,12 +137,15 @@ Tree routeTree(const Route &r)
         f.add(QStringLiteral("key"), keyTree(*r.key));
     if (r.missingKey)
         f.add(QStringLiteral("missing_key"), Tree::text(missingKeyModeName(*r.missingKey)));
-    f.add(QStringLiteral("limit"), limitTree(r.limit()));
+    if (r.writtenAsList())
+        f.add(QStringLiteral("limits"), limitsTree(r));
+    else
+        f.add(QStringLiteral("limit"), limitTree(r.limit()));
     if (r.cost)
         f.add(QStringLiteral("cost"), Tree::number(*r.cost));
     if (r.mode)
         f.add(QStringLiteral("mode"), Tree::text(routeModeName(*r.mode)));
-    return f.build(r.fieldOrder);
+    return f.build(routeFieldOrder(r));
 }
 
 Tree defaultsTree(const Defaults &d)
