@@ -439,7 +439,7 @@ private:
 
 } // namespace
 
-ExportResult EnvoyExporter::exportPolicy(const Policy &policy) const
+ExportResult EnvoyExporter::write(const Policy &policy) const
 {
     return EnvoyWriter(policy, *this).run();
 }

@@ -16,7 +16,9 @@ public:
     {
         return {QStringLiteral("envoy.yaml"), QStringLiteral("ratelimit-config.yaml")};
     }
-    ExportResult exportPolicy(const Policy &policy) const override;
+
+protected:
+    ExportResult write(const Policy &policy) const override;
 };
 
 } // namespace qs

@@ -44,14 +44,26 @@ public:
     virtual QString id() const = 0; // "nginx"
     virtual QString displayName() const = 0; // "NGINX"
     virtual QStringList suggestedFileNames() const = 0;
-    virtual ExportResult exportPolicy(const Policy &policy) const = 0;
+    // The files for `policy`. A route's only limit may carry its own key, missing_key, cost or
+    // mode (`limits:` with one item): they are the route's for the target, which is what
+    // write() then reads.
+    ExportResult exportPolicy(const Policy &policy) const;
     // Unset when the target's behaviour is not modelled (the probe then compares with the
     // design alone).
     virtual std::optional<EnforcedLimit> enforcedLimit(const limiter::AlgorithmConfig &) const
     {
         return std::nullopt;
     }
+    // Whether write() exports routes with several limits; until it does, ExportReport refuses
+    // such routes with an error that says so.
+    virtual bool writesSeveralLimits() const { return false; }
+
+protected:
+    virtual ExportResult write(const Policy &policy) const = 0;
 };
+
+// A route's only limit's own key, missing_key, cost and mode, set on the route instead.
+Policy withSingleLimitsOnTheirRoutes(const Policy &policy);
 
 const std::vector<const Exporter *> &exporters();
 const Exporter *exporterById(const QString &id);

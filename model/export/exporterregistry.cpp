@@ -6,6 +6,8 @@
 #include "model/export/redisbundleexporter.h"
 #include "model/export/traefikexporter.h"
 
+#include <utility>
+
 namespace qs {
 
 // Adding a gateway: one file pair and one line here.
@@ -20,6 +22,30 @@ const std::vector<const Exporter *> &exporters()
     static const std::vector<const Exporter *> all{
         &nginx, &envoy, &kong, &traefik, &haproxy, &redisBundle};
     return all;
+}
+
+Policy withSingleLimitsOnTheirRoutes(const Policy &policy)
+{
+    Policy out = policy;
+    for (Route &route : out.routes) {
+        if (route.hasSeveralLimits())
+            continue;
+        RouteLimit &only = route.limits.first();
+        if (only.key)
+            route.key = std::exchange(only.key, std::nullopt);
+        if (only.missingKey)
+            route.missingKey = std::exchange(only.missingKey, std::nullopt);
+        if (only.cost)
+            route.cost = std::exchange(only.cost, std::nullopt);
+        if (only.mode)
+            route.mode = std::exchange(only.mode, std::nullopt);
+    }
+    return out;
+}
+
+ExportResult Exporter::exportPolicy(const Policy &policy) const
+{
+    return write(withSingleLimitsOnTheirRoutes(policy));
 }
 
 const Exporter *exporterById(const QString &id)

@@ -59,9 +59,29 @@ std::optional<PathPattern> ExportReport::pathPattern(qsizetype route)
 
 std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype route)
 {
-    const auto converted = toAlgorithmConfig(m_policy.routes[route].limit());
+    const Route &r = m_policy.routes[route];
+    if (r.hasSeveralLimits() && !m_severalLimits) {
+        QStringList names;
+        for (const RouteLimit &l : r.limits)
+            names << l.name;
+        note(Diagnostic::Severity::Error, route, QStringLiteral(".limits"),
+            QStringLiteral("%1 limits (%2); the %3 export writes one limit per route so far: "
+                           "keep one limit for this target, or export to nginx, which writes "
+                           "several")
+                .arg(r.limits.size())
+                .arg(commentSafe(names.join(QStringLiteral(", "))), m_target));
+        return std::nullopt;
+    }
+    return algorithmConfig(route, 0);
+}
+
+std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(
+    qsizetype route, qsizetype limit)
+{
+    const Route &r = m_policy.routes[route];
+    const auto converted = toAlgorithmConfig(r.limits[limit].spec);
     if (!converted) {
-        note(Diagnostic::Severity::Error, route, QStringLiteral(".limit"),
+        note(Diagnostic::Severity::Error, route, QLatin1Char('.') + r.limitPath(limit),
             converted.error().message);
         return std::nullopt;
     }

@@ -19,8 +19,10 @@ namespace qs {
 
 class ExportReport {
 public:
-    ExportReport(const Policy &policy, QString target)
-        : m_policy(policy), m_target(std::move(target))
+    // `severalLimits`: the target writes routes with several limits (Exporter::
+    // writesSeveralLimits); otherwise such a route is an error at its `limits`.
+    ExportReport(const Policy &policy, QString target, bool severalLimits = false)
+        : m_policy(policy), m_target(std::move(target)), m_severalLimits(severalLimits)
     {
     }
 
@@ -36,8 +38,11 @@ public:
 
     // The route's path pattern, or nullopt after noting why at .match.path.
     std::optional<PathPattern> pathPattern(qsizetype route);
-    // The route's limit as the limiter's config, or nullopt after noting why at .limit.
+    // The route's limit as the limiter's config, or nullopt after noting why at .limit (or
+    // at .limits, when the route has several and the target writes one).
     std::optional<limiter::AlgorithmConfig> algorithmConfig(qsizetype route);
+    // Limit `limit` of the route, for targets that write several.
+    std::optional<limiter::AlgorithmConfig> algorithmConfig(qsizetype route, qsizetype limit);
 
     // prefix + the id with every character outside `allowed` replaced by `filler`, made unique
     // among the names this report handed out by appending `filler`.
@@ -53,6 +58,7 @@ public:
 private:
     const Policy &m_policy;
     QString m_target;
+    bool m_severalLimits = false;
     Diagnostics m_diagnostics;
     QSet<QString> m_names;
 };

@@ -3,7 +3,8 @@
 namespace qs {
 
 GatewayWriter::GatewayWriter(const Policy &policy, const Exporter &exporter)
-    : m_policy(policy), m_exporter(exporter), m_report(policy, exporter.id())
+    : m_policy(policy), m_exporter(exporter),
+      m_report(policy, exporter.id(), exporter.writesSeveralLimits())
 {
 }
 

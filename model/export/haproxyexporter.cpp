@@ -301,7 +301,7 @@ private:
 
 } // namespace
 
-ExportResult HaproxyExporter::exportPolicy(const Policy &policy) const
+ExportResult HaproxyExporter::write(const Policy &policy) const
 {
     return HaproxyWriter(policy, *this).run();
 }

@@ -12,10 +12,12 @@ public:
     QString id() const override { return QStringLiteral("haproxy"); }
     QString displayName() const override { return QStringLiteral("HAProxy"); }
     QStringList suggestedFileNames() const override { return {QStringLiteral("haproxy.cfg")}; }
-    ExportResult exportPolicy(const Policy &policy) const override;
     // http_req_rate(P) gt L, as HAProxy counts it (model/export/gatewaylimit.h).
     std::optional<EnforcedLimit> enforcedLimit(
         const limiter::AlgorithmConfig &designed) const override;
+
+protected:
+    ExportResult write(const Policy &policy) const override;
 };
 
 } // namespace qs

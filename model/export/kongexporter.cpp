@@ -238,7 +238,7 @@ private:
 
 } // namespace
 
-ExportResult KongExporter::exportPolicy(const Policy &policy) const
+ExportResult KongExporter::write(const Policy &policy) const
 {
     return KongWriter(policy, *this).run();
 }

@@ -11,7 +11,9 @@ public:
     QString id() const override { return QStringLiteral("kong"); }
     QString displayName() const override { return QStringLiteral("Kong"); }
     QStringList suggestedFileNames() const override { return {QStringLiteral("kong.yml")}; }
-    ExportResult exportPolicy(const Policy &policy) const override;
+
+protected:
+    ExportResult write(const Policy &policy) const override;
 };
 
 } // namespace qs

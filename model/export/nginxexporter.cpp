@@ -621,7 +621,7 @@ QStringList NginxExporter::suggestedFileNames() const
         QStringLiteral("nginx.conf")};
 }
 
-ExportResult NginxExporter::exportPolicy(const Policy &policy) const
+ExportResult NginxExporter::write(const Policy &policy) const
 {
     return NginxWriter(policy, *this).run();
 }

@@ -16,10 +16,12 @@ public:
     QString id() const override { return QStringLiteral("nginx"); }
     QString displayName() const override { return QStringLiteral("NGINX"); }
     QStringList suggestedFileNames() const override;
-    ExportResult exportPolicy(const Policy &policy) const override;
     // limit_req is a GCRA (a delaying leaky bucket without nodelay), at NGINX's rounded rate.
     std::optional<EnforcedLimit> enforcedLimit(
         const limiter::AlgorithmConfig &designed) const override;
+
+protected:
+    ExportResult write(const Policy &policy) const override;
 };
 
 } // namespace qs

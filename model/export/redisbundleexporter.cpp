@@ -382,7 +382,7 @@ private:
 
 } // namespace
 
-ExportResult RedisBundleExporter::exportPolicy(const Policy &policy) const
+ExportResult RedisBundleExporter::write(const Policy &policy) const
 {
     return BundleWriter(policy, *this).run();
 }

@@ -1,7 +1,7 @@
 #pragma once
-// The Redis script bundle: the Lua scripts Quota Studio's own Redis backend runs (limiter/redis/lua),
-// a manifest that maps each route to its script, key and arguments, a README with short
-// snippets that call them from Python, Node and Go, and quota_middleware.py, a ready
+// The Redis script bundle: the Lua scripts Quota Studio's own Redis backend runs
+// (limiter/redis/lua), a manifest that maps each route to its script, key and arguments, a README
+// with short snippets that call them from Python, Node and Go, and quota_middleware.py, a ready
 // Starlette/FastAPI middleware (resources/redis-bundle/) that applies the manifest. Exact for every
 // algorithm: these are the scripts whose decisions the parity tests compare with the embedded
 // engine.
@@ -18,7 +18,9 @@ public:
         return {QStringLiteral("manifest.json"), QStringLiteral("README.md"),
             QStringLiteral("quota_middleware.py"), QStringLiteral("<algorithm>.lua")};
     }
-    ExportResult exportPolicy(const Policy &policy) const override;
+
+protected:
+    ExportResult write(const Policy &policy) const override;
 };
 
 } // namespace qs

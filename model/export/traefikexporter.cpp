@@ -193,7 +193,7 @@ private:
 
 } // namespace
 
-ExportResult TraefikExporter::exportPolicy(const Policy &policy) const
+ExportResult TraefikExporter::write(const Policy &policy) const
 {
     return TraefikWriter(policy, *this).run();
 }

@@ -13,7 +13,9 @@ public:
     {
         return {QStringLiteral("traefik-dynamic.yml")};
     }
-    ExportResult exportPolicy(const Policy &policy) const override;
+
+protected:
+    ExportResult write(const Policy &policy) const override;
 };
 
 } // namespace qs

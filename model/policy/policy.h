@@ -5,6 +5,7 @@
 // shape. Field locations (line, column) are kept per field path for diagnostics.
 #include "limiter/algorithms/algorithm.h"
 #include "limiter/algorithms/headers.h"
+#include "limiter/algorithms/limitset.h"
 #include "limiter/algorithms/storeerror.h"
 #include "model/policy/sourcelocations.h"
 
@@ -93,7 +94,7 @@ struct RouteLimit {
 
     static QString defaultName() { return QStringLiteral("default"); }
     static constexpr int kMaxNameLength = 32;
-    static constexpr qsizetype kMaxLimits = 16; // per route
+    static constexpr qsizetype kMaxLimits = qsizetype(limiter::kMaxLimitsPerRequest); // per route
 };
 
 struct Route {

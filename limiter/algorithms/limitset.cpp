@@ -1,0 +1,61 @@
+#include "limiter/algorithms/limitset.h"
+
+#include <array>
+#include <cassert>
+
+namespace qs::limiter {
+
+namespace {
+
+// Giving back an admitted decision without allocating: the small states are restored from a
+// copy; the sliding log, whose vector a copy would allocate, drops the `cost` entries an
+// admission appended at its end (nothing after them was removed).
+void giveBack(const LimitRef &limit, const AlgorithmState &before)
+{
+    if (auto *log = std::get_if<SlidingWindowLogState>(limit.state)) {
+        log->stamps.resize(log->stamps.size() - std::size_t(limit.cost));
+        return;
+    }
+    *limit.state = before;
+}
+
+} // namespace
+
+SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out)
+{
+    assert(limits.size() <= kMaxLimitsPerRequest && out.size() >= limits.size());
+    std::array<AlgorithmState, kMaxLimitsPerRequest> before;
+    SetDecision set;
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        const LimitRef &l = limits[i];
+        if (!std::holds_alternative<SlidingWindowLogState>(*l.state))
+            before[i] = *l.state;
+        out[i] = decide(*l.config, *l.state, now, l.cost);
+        const Decision &d = out[i];
+        if (l.shadow) {
+            set.shadowDenials += d.allowed ? 0 : 1;
+            continue;
+        }
+        if (!d.allowed) {
+            ++set.denials;
+            const bool longer
+                = set.allowed || d.retryAfter > out[std::size_t(set.deciding)].retryAfter;
+            set.allowed = false;
+            if (longer)
+                set.deciding = int(i);
+        } else if (set.allowed
+            && (set.deciding < 0 || d.remaining < out[std::size_t(set.deciding)].remaining)) {
+            set.deciding = int(i);
+        }
+    }
+    if (!set.allowed)
+        for (std::size_t i = 0; i < limits.size(); ++i)
+            if (out[i].allowed)
+                giveBack(limits[i], before[i]);
+    if (set.deciding >= 0)
+        set.decision = out[std::size_t(set.deciding)];
+    set.decision.allowed = set.allowed;
+    return set;
+}
+
+} // namespace qs::limiter
