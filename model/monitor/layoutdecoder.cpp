@@ -60,6 +60,11 @@ QString replyKind(const RespValue &reply)
 
 Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(const Policy &policy, const Route &route)
 {
+    if (route.hasSeveralLimits())
+        return QStringLiteral("route '%1' has %2 limits; the monitor reads one limit per route so "
+                              "far (and no export writes such a route's keys yet)")
+            .arg(route.id)
+            .arg(route.limits.size());
     auto config = toAlgorithmConfig(route.limit());
     if (!config)
         return QStringLiteral("route '%1': %2").arg(route.id, config.error().message);

@@ -133,6 +133,11 @@ Expected<ProbePlan> makeProbePlan(const Policy &policy, const ProbeSettings &set
     const Route *route = policy.route(settings.routeId);
     if (!route)
         return QStringLiteral("no route has the id '%1'").arg(settings.routeId);
+    if (route->hasSeveralLimits())
+        return QStringLiteral("route '%1' has %2 limits; the probe predicts one limit per route so "
+                              "far: probe a route with one limit")
+            .arg(route->id)
+            .arg(route->limits.size());
     plan.routeId = route->id;
     plan.routeIndex = route - policy.routes.data();
 

@@ -232,6 +232,11 @@ Expected<std::vector<limiter::RedisRule>> redisRulesFor(
     for (const Route &r : policy.routes) {
         if (!routeId.isEmpty() && r.id != routeId)
             continue;
+        if (r.hasSeveralLimits())
+            return QStringLiteral("route '%1' has %2 limits; loadgen drives one limit per route so "
+                                  "far: name a route with one limit (--route)")
+                .arg(r.id)
+                .arg(r.limits.size());
         const auto config = toAlgorithmConfig(r.limit());
         if (!config)
             return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);

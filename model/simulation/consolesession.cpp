@@ -1,7 +1,10 @@
 #include "model/simulation/consolesession.h"
 
 #include "limiter/algorithms/headers.h"
+#include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
+
+#include <array>
 
 namespace qs {
 
@@ -15,19 +18,21 @@ void ConsoleSession::setPolicy(const Policy &policy)
 {
     m_policy = policy;
     m_resolver = std::make_unique<RouteResolver>(policy);
-    m_engine = std::make_unique<limiter::Engine>();
-    m_rules.clear();
-    m_problems.clear();
+    m_routes.clear();
     for (const Route &r : policy.routes) {
-        const auto converted = toAlgorithmConfig(r.limit());
-        if (!converted) {
-            m_rules.append(std::nullopt);
-            m_problems.append(converted.error().message);
-            continue;
+        RouteRun run;
+        for (const RouteLimit &l : r.limits) {
+            const auto converted = toAlgorithmConfig(l.spec);
+            if (!converted) {
+                run.limits.clear();
+                run.problem = r.hasSeveralLimits()
+                    ? QStringLiteral("limit '%1': %2").arg(l.name, converted.error().message)
+                    : converted.error().message;
+                break;
+            }
+            run.limits.push_back({*converted, {}});
         }
-        const limiter::RuleResult added = m_engine->addRule(*converted);
-        m_rules.append(added.id);
-        m_problems.append(QString::fromStdString(added.error));
+        m_routes.push_back(std::move(run));
     }
 }
 
@@ -39,37 +44,89 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
         return out; // not limited: the upstream answers
     const qsizetype i = *out.route;
     const Route &route = m_policy.routes[i];
+    RouteRun &run = m_routes[std::size_t(i)];
     out.routeId = route.id;
-    if (!m_rules[i]) {
-        out.problem = m_problems[i];
+    if (run.limits.empty()) {
+        out.problem = run.problem;
         return out;
     }
-    const bool enforce = route.effectiveMode() == RouteMode::Enforce;
     const int denyStatus = m_policy.defaults.effectiveStatus();
     out.missingKey = m_policy.missingKeyOf(route);
-    const RequestKey key = requestKey(
-        m_policy.keyOf(route), out.missingKey, {request.client, request.headers, request.target});
-    out.key = key.key;
-    out.missingKeyParts = key.missing;
-    if (key.outcome == RequestKey::Outcome::Unlimited)
-        return out; // passed to the upstream, counted nowhere
-    if (key.outcome == RequestKey::Outcome::Denied) {
-        out.shadowed = !enforce;
-        out.status = enforce ? denyStatus : 200;
+
+    // Each limit's key; a limit whose key part is missing passes (allow) or refuses (deny) the
+    // request on its own, counted nowhere.
+    std::array<limiter::LimitRef, limiter::kMaxLimitsPerRequest> refs;
+    std::array<qsizetype, limiter::kMaxLimitsPerRequest> refLimit{};
+    std::size_t counted = 0;
+    bool refused = false, refusedByShadow = false;
+    for (qsizetype l = 0; l < route.limits.size(); ++l) {
+        const RouteLimit &limit = route.limits[l];
+        const bool shadow = route.modeOf(limit) == RouteMode::Shadow;
+        const RequestKey key = requestKey(m_policy.keyOf(route, limit),
+            m_policy.missingKeyOf(route, limit), {request.client, request.headers, request.target});
+        ConsoleLimitResult result{limit.name, key.key, key.missing, false, shadow, {}, {}};
+        if (key.outcome == RequestKey::Outcome::Denied)
+            (shadow ? refusedByShadow : refused) = true;
+        if (key.outcome == RequestKey::Outcome::Counted) {
+            result.counted = true;
+            LimitRun &lr = run.limits[std::size_t(l)];
+            auto [state, fresh] = lr.states.try_emplace(key.key.toStdString());
+            if (fresh)
+                state->second = limiter::freshState(lr.config);
+            const std::int64_t cost = request.cost > 0 ? request.cost : route.costOf(limit);
+            refs[counted] = {&lr.config, &state->second, cost, shadow};
+            refLimit[counted++] = l;
+        }
+        out.limits.append(result);
+    }
+    if (refused) { // missing_key: deny on an enforced limit; nothing is counted
+        out.status = denyStatus;
+        out.missingKeyParts = out.limits.first().missingKeyParts;
         return out;
     }
+    if (counted == 0) {
+        out.shadowed = refusedByShadow;
+        out.missingKeyParts = out.limits.first().missingKeyParts;
+        return out; // passed to the upstream, counted nowhere
+    }
+
+    std::array<limiter::Decision, limiter::kMaxLimitsPerRequest> each;
+    const limiter::SetDecision set
+        = limiter::decideAll(std::span(refs.data(), counted), now, std::span(each.data(), counted));
+    for (std::size_t k = 0; k < counted; ++k) {
+        ConsoleLimitResult &result = out.limits[refLimit[k]];
+        result.decision = each[k];
+        result.quotaAfter = limiter::peek(*refs[k].config, *refs[k].state, now);
+    }
+    // The figures shown: the deciding enforced limit's, or with only shadow limits, the first
+    // that would have denied (else the first).
+    std::size_t shown = 0;
+    if (set.deciding >= 0) {
+        shown = std::size_t(set.deciding);
+    } else {
+        for (std::size_t k = 0; k < counted; ++k)
+            if (!each[k].allowed) {
+                shown = k;
+                break;
+            }
+    }
+    const ConsoleLimitResult &deciding = out.limits[refLimit[shown]];
+    out.decidingLimit = deciding.name;
+    out.key = deciding.key;
+    out.missingKeyParts = deciding.missingKeyParts;
     out.counted = true;
-    const std::string engineKey = out.key.toStdString();
-    const std::int64_t cost = request.cost > 0 ? request.cost : route.effectiveCost();
-    out.decision = m_engine->acquire(*m_rules[i], engineKey, now, cost);
-    out.quotaAfter = m_engine->peek(*m_rules[i], engineKey, now);
-    out.shadowed = !out.decision.allowed && !enforce;
-    out.status = out.decision.allowed || !enforce ? 200 : denyStatus;
+    out.decision = set.deciding >= 0 ? set.decision : each[shown];
+    out.quotaAfter = deciding.quotaAfter;
+    out.shadowed = set.allowed && (set.shadowDenials > 0 || refusedByShadow);
+    out.status = set.allowed ? 200 : denyStatus;
     const auto style = m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft);
+    // The header's policy name: the route's, and with several limits the deciding limit's.
+    const QString policyName
+        = route.hasSeveralLimits() ? route.id + QLatin1Char('.') + deciding.name : route.id;
     for (const limiter::Header &h :
-        limiter::responseHeaders(out.decision, route.id.toStdString(), style)) {
-        // A shadow route passes the request: telling the client to retry later would be a lie.
-        if (out.shadowed && h.name == "Retry-After")
+        limiter::responseHeaders(out.decision, policyName.toStdString(), style)) {
+        // A request a shadow limit passes: telling the client to retry later would be a lie.
+        if (set.allowed && h.name == "Retry-After")
             continue;
         out.headers.append({QString::fromStdString(h.name), QString::fromStdString(h.value)});
     }

@@ -1,8 +1,9 @@
 #pragma once
-// The test console's engine: one embedded limiter rule per route of a policy, and the answer a
+// The test console's engine: the limiter's arithmetic for every limit of every route of a
+// policy (limitset.h decides a request against all of a route's limits), and the answer a
 // gateway would give to one request — the route that matched, the decision, the status and the
 // response headers, the key's quota afterwards. No widgets, so tests drive it directly.
-#include "limiter/engine/engine.h"
+#include "limiter/algorithms/algorithm.h"
 #include "model/policy/policy.h"
 #include "model/policy/requestkey.h"
 #include "model/policy/routeresolver.h"
@@ -13,6 +14,9 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace qs {
 
@@ -24,19 +28,35 @@ struct ConsoleRequest {
     QList<QPair<QString, QString>> headers; // `header:` key parts; `query:` come from target
 };
 
+// One limit's part in the answer (a route with several limits has one per limit).
+struct ConsoleLimitResult {
+    QString name;
+    QString key; // the key this limit counted the request under
+    QStringList missingKeyParts;
+    bool counted = false; // false: the request lacked the key and this limit's missing_key
+                          // passed it (allow) or refused it (deny)
+    bool shadow = false; // a shadow limit: reported, never denies
+    limiter::Decision decision; // this limit's own (before a give-back)
+    std::optional<limiter::Quota> quotaAfter;
+};
+
 struct ConsoleResponse {
     std::optional<qsizetype> route; // unset: no route limits this request
     QString routeId;
+    // The deciding limit's figures (the denying one, else the one nearest to denying); a
+    // route's only limit is always the deciding one.
     QString key; // the engine key the request was counted under
     QStringList missingKeyParts; // key parts the request lacked; the route's missing_key applied
     MissingKeyMode missingKey = MissingKeyMode::Shared; // the route's choice
     bool counted = false; // the limit decided (false: denied or passed for a missing key)
     limiter::Decision decision;
-    bool shadowed = false; // denied by the limit, passed because the route is in shadow mode
+    bool shadowed = false; // denied by a limit, passed because that limit is in shadow mode
     int status = 200;
     QList<QPair<QString, QString>> headers;
     std::optional<limiter::Quota> quotaAfter;
     QString problem; // the route's limit is invalid: nothing was decided
+    QList<ConsoleLimitResult> limits; // every limit of the route, in the route's order
+    QString decidingLimit; // the name of the limit whose figures are above
 };
 
 class ConsoleSession {
@@ -49,11 +69,19 @@ public:
     ConsoleResponse send(const ConsoleRequest &request, limiter::Micros now);
 
 private:
+    // A limit of a route as the console runs it: its config and its keys' states.
+    struct LimitRun {
+        limiter::AlgorithmConfig config;
+        std::unordered_map<std::string, limiter::AlgorithmState> states;
+    };
+    struct RouteRun {
+        std::vector<LimitRun> limits; // empty when one of the route's limits is invalid
+        QString problem;
+    };
+
     Policy m_policy;
     std::unique_ptr<RouteResolver> m_resolver;
-    std::unique_ptr<limiter::Engine> m_engine;
-    QList<std::optional<limiter::RuleId>> m_rules; // per route; unset when its limit is invalid
-    QStringList m_problems;
+    std::vector<RouteRun> m_routes;
 };
 
 } // namespace qs

@@ -315,6 +315,12 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     limiter::AlgorithmConfig config;
     if (override) {
         config = *override;
+    } else if (route.hasSeveralLimits()) {
+        failed.error = QStringLiteral("route '%1' has %2 limits; the simulator runs one limit per "
+                                      "route so far (the test console decides all of them)")
+                           .arg(route.id)
+                           .arg(route.limits.size());
+        return failed;
     } else {
         const auto converted = toAlgorithmConfig(route.limit());
         if (!converted) {

@@ -1100,7 +1100,8 @@ TEST(Workbench, SeveralLostCopiesAreListedToDiscardOrRecover)
     const QString recoveredFile = window.document()->filePath();
     EXPECT_FALSE(discarded.contains(QFileInfo(recoveredFile).fileName()))
         << "the copy left in the list is the one recovered";
-    EXPECT_EQ(*window.document()->policy().routes[0].limit().capacity, recoveredFile == a ? 11 : 22);
+    EXPECT_EQ(
+        *window.document()->policy().routes[0].limit().capacity, recoveredFile == a ? 11 : 22);
     window.document()->undoStack()->setClean();
     window.close();
     EXPECT_TRUE(RecoveryStore().entries().isEmpty()) << "one discarded, one recovered";
@@ -1244,4 +1245,62 @@ TEST(Workbench, ThePathTesterStartsAtAPathTheRouteMatches)
     QTest::keyClicks(tester, QStringLiteral("/mine"));
     window.designPage()->selectRoute(0);
     EXPECT_EQ(tester->text(), QStringLiteral("/mine"));
+}
+
+// A route with several limits: the editor says it edits the first and keeps the others, the
+// console decides all of them and shows each, and a save changes only the edited item.
+TEST(Workbench, ARouteWithSeveralLimitsIsEditedConsoledAndSavedWhole)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: several
+routes:
+  - id: search
+    match: { path: /v1/search }
+    key: header:X-Api-Key
+    limits:
+      # per client address, whatever the key
+      - { name: burst, key: ip, algorithm: token_bucket, capacity: 2, refill: 1/min }
+      - { name: daily, algorithm: fixed_window, limit: 3, window: 1d }
+      # a candidate, counted and reported only
+      - { name: candidate, algorithm: fixed_window, limit: 1, window: 1d, mode: shadow }
+)";
+    MainWindow window;
+    QTemporaryDir dir;
+    const QString path = openShown(window, dir, "several.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
+    RouteEditor *editor = window.designPage()->editor();
+    auto *notice = editor->findChild<QLabel *>(QStringLiteral("limitsNotice"));
+    ASSERT_TRUE(notice);
+    EXPECT_TRUE(notice->isVisibleTo(editor));
+    EXPECT_TRUE(notice->text().contains(QStringLiteral("3 limits")))
+        << notice->text().toStdString();
+    EXPECT_TRUE(notice->text().contains(QStringLiteral("'burst'")));
+
+    TestConsole *console = window.designPage()->console();
+    console->useManualClock(true);
+    console->pathEdit()->setText(QStringLiteral("/v1/search"));
+    EXPECT_EQ(console->sendOnce().status, 200);
+    EXPECT_EQ(console->sendOnce().status, 200);
+    const ConsoleResponse third = console->sendOnce();
+    EXPECT_EQ(third.status, 429);
+    EXPECT_EQ(third.decidingLimit, QStringLiteral("burst"));
+    const QString summary = console->summary()->text();
+    for (const char *name : {"burst", "daily", "candidate"})
+        EXPECT_TRUE(summary.contains(QString::fromLatin1(name))) << summary.toStdString();
+    EXPECT_TRUE(summary.contains(QStringLiteral("gave back"))) << summary.toStdString();
+    qs::test::saveScreenshot(&window, QStringLiteral("workbench-several-limits"));
+
+    // The first limit's capacity, typed: only that item's text changes on save.
+    QSpinBox *capacity = spin(editor, "limit.capacity");
+    ASSERT_TRUE(capacity && capacity->isVisibleTo(editor));
+    capacity->setFocus();
+    capacity->selectAll();
+    QTest::keyClicks(capacity, QStringLiteral("5"));
+    EXPECT_EQ(window.document()->policy().routes[0].limits[0].spec.capacity, 5);
+    ASSERT_TRUE(window.save());
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    QByteArray expected = text;
+    expected.replace("capacity: 2", "capacity: 5");
+    EXPECT_EQ(saved.readAll().toStdString(), expected.toStdString());
 }

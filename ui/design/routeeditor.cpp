@@ -261,6 +261,13 @@ void RouteEditor::addKeyRows()
 // The algorithm, its fields, the cost and the mode.
 void RouteEditor::addLimitRows()
 {
+    // A route with several limits: the rows below edit its first; the others are kept as the
+    // file has them and saved unchanged. Said, so that nobody takes the first for the whole.
+    m_limitsNotice = new QLabel;
+    m_limitsNotice->setObjectName(QStringLiteral("limitsNotice"));
+    m_limitsNotice->setWordWrap(true);
+    m_limitsNotice->setVisible(false);
+    m_form->addRow(m_limitsNotice);
     m_algorithm = new QComboBox;
     for (const limiter::Algorithm a : limiter::kAllAlgorithms)
         m_algorithm->addItem(algorithmDisplayName(a), int(a));
@@ -338,6 +345,19 @@ void RouteEditor::load()
             m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit().algorithm)));
         }
     }
+    if (r->hasSeveralLimits()) {
+        QStringList names;
+        for (const RouteLimit &limit : r->limits)
+            names << limit.name;
+        m_limitsNotice->setText(
+            tr("<b>This route has %1 limits</b> (%2). The fields below edit the first, '%3'; "
+               "the others are kept as the file has them and saved unchanged. The test console "
+               "decides all of them.")
+                .arg(r->limits.size())
+                .arg(names.join(QStringLiteral(", ")).toHtmlEscaped(),
+                    r->limits.first().name.toHtmlEscaped()));
+    }
+    m_limitsNotice->setVisible(r->hasSeveralLimits());
     const LimitSpec &l = r->limit();
     const auto setSpin = [&](QSpinBox *spin, const std::optional<qint64> &v, const QString &field) {
         const QSignalBlocker block(spin);

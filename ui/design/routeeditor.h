@@ -78,6 +78,7 @@ private:
     PolicyDocument *m_doc;
     qsizetype m_index = -1;
     QFormLayout *m_form = nullptr;
+    QLabel *m_limitsNotice = nullptr;
     QLineEdit *m_id = nullptr, *m_description = nullptr, *m_path = nullptr, *m_key = nullptr;
     QList<QCheckBox *> m_methods;
     QLineEdit *m_pathTest = nullptr;

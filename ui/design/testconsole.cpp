@@ -427,7 +427,8 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
         tr("<b>Route '%1'</b>, key <code>%2</code>: <b style='color:%5'>%3</b>"
            "<br>Key state: %4")
             .arg(r.routeId.toHtmlEscaped(), keyText, verdict.toHtmlEscaped(), quota.toHtmlEscaped(),
-                r.status == 200 ? kAdmittedColor : kDeniedColor));
+                r.status == 200 ? kAdmittedColor : kDeniedColor)
+        + limitLines(r));
     QString text
         = QStringLiteral("HTTP/1.1 %1 %2\n")
               .arg(r.status)
@@ -435,10 +436,39 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
     for (const auto &[name, value] : r.headers)
         text += QStringLiteral("%1: %2\n").arg(name, value);
     m_response->setPlainText(text);
-    m_log->appendPlainText(QStringLiteral("%1  %2 %3 [%4] → %5 %6")
-                               .arg(t, request.method, request.target, r.key)
-                               .arg(r.status)
-                               .arg(verdict));
+    m_log->appendPlainText(
+        QStringLiteral("%1  %2 %3 [%4] → %5 %6%7")
+            .arg(t, request.method, request.target, r.key)
+            .arg(r.status)
+            .arg(verdict,
+                r.limits.size() > 1 ? QStringLiteral(" (%1)").arg(r.decidingLimit) : QString()));
+}
+
+// A route with several limits: one line per limit, what it said and what it has left, so that
+// the operator sees which limit is close to denying, not only the one that decided.
+QString TestConsole::limitLines(const ConsoleResponse &r)
+{
+    if (r.limits.size() < 2)
+        return {};
+    QString out;
+    for (const ConsoleLimitResult &l : r.limits) {
+        QString said;
+        if (!l.counted)
+            said = tr("not counted (the request lacks its key)");
+        else if (l.decision.allowed)
+            said = r.status == 200 ? tr("admits") : tr("admits; gave back (another limit denied)");
+        else
+            said = l.shadow ? tr("would deny")
+                            : tr("denies, retry after %1").arg(seconds(l.decision.retryAfter));
+        QString left;
+        if (l.quotaAfter)
+            left = tr(", %1 of %2 left").arg(l.quotaAfter->remaining).arg(l.quotaAfter->limit);
+        out += tr("<br>&nbsp;&nbsp;%1<b>%2</b> [<code>%3</code>]: %4%5%6")
+                   .arg(l.name == r.decidingLimit ? QStringLiteral("▸ ") : QString(),
+                       l.name.toHtmlEscaped(), l.key.toHtmlEscaped(), said.toHtmlEscaped(),
+                       left.toHtmlEscaped(), l.shadow ? tr(" (shadow)") : QString());
+    }
+    return out;
 }
 
 } // namespace qs

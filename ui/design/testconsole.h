@@ -57,6 +57,7 @@ private:
     void restart(); // new policy or edits: fresh engine and states
     limiter::Micros now() const;
     void showResponse(const ConsoleRequest &request, const ConsoleResponse &r);
+    static QString limitLines(const ConsoleResponse &r);
     void updateClockLabel();
     void clearDecision();
     void updateCounters();

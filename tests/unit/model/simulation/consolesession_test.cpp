@@ -125,3 +125,64 @@ routes:
     for (int i = 0; i < 5; ++i)
         EXPECT_EQ(send(session, QStringLiteral("192.0.2.1")).status, 200);
 }
+
+// A burst limit per client address, a daily quota per API key and a shadow candidate: each
+// limit counts under its own key, a denied request takes from none, and the answer names the
+// limit that denied.
+TEST(ConsoleSession, EveryLimitOfARouteDecidesUnderItsOwnKey)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: api
+defaults: { headers: x-ratelimit }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    key: header:X-Api-Key
+    limits:
+      - { name: burst, key: ip, algorithm: token_bucket, capacity: 2, refill: 1/min }
+      - { name: daily, algorithm: fixed_window, limit: 3, window: 1d }
+      - { name: candidate, algorithm: fixed_window, limit: 1, window: 1d, mode: shadow }
+)",
+        QStringLiteral("t.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    ConsoleSession session;
+    session.setPolicy(read.policy);
+    const auto send = [&](const char *ip, limiter::Micros at) {
+        ConsoleRequest r;
+        r.target = QStringLiteral("/v1/search");
+        r.client = QString::fromLatin1(ip);
+        r.headers = {{QStringLiteral("X-Api-Key"), QStringLiteral("k1")}};
+        return session.send(r, at);
+    };
+    const ConsoleResponse first = send("192.0.2.1", kT0);
+    EXPECT_EQ(first.status, 200);
+    ASSERT_EQ(first.limits.size(), 3);
+    EXPECT_EQ(first.limits[0].key, "192.0.2.1");
+    EXPECT_EQ(first.limits[1].key, "k1");
+    EXPECT_TRUE(first.limits[2].shadow);
+    EXPECT_EQ(first.decidingLimit, "burst"); // 1 left of 2, the daily has 2 of 3
+    EXPECT_FALSE(first.shadowed);
+
+    const ConsoleResponse second = send("192.0.2.1", kT0 + 1);
+    EXPECT_EQ(second.status, 200);
+    EXPECT_TRUE(second.shadowed) << "the candidate (1 a day) would have denied";
+    EXPECT_FALSE(second.limits[2].decision.allowed);
+
+    const ConsoleResponse third = send("192.0.2.1", kT0 + 2);
+    EXPECT_EQ(third.status, 429);
+    EXPECT_EQ(third.decidingLimit, "burst");
+    EXPECT_TRUE(third.limits[1].decision.allowed) << "the daily quota alone would admit";
+    EXPECT_EQ(header(third, "X-RateLimit-Remaining"), "0");
+
+    // Another address with the same key: its own burst, the key's daily quota. The denied
+    // request above took nothing from the daily quota, so one is left.
+    const ConsoleResponse other = send("192.0.2.2", kT0 + 3);
+    EXPECT_EQ(other.status, 200);
+    EXPECT_EQ(other.decidingLimit, "daily");
+    EXPECT_EQ(other.decision.remaining, 0);
+    const ConsoleResponse over = send("192.0.2.2", kT0 + 4);
+    EXPECT_EQ(over.status, 429);
+    EXPECT_EQ(over.decidingLimit, "daily");
+    EXPECT_TRUE(over.limits[0].decision.allowed);
+    EXPECT_GT(header(over, "Retry-After").toLongLong(), 0);
+}
