@@ -50,4 +50,26 @@ std::vector<Header> responseHeaders(
     return headers;
 }
 
+std::vector<Header> responseHeaders(
+    std::span<const PolicyItem> items, const Decision &d, HeaderStyle style)
+{
+    std::vector<Header> headers;
+    if (style == HeaderStyle::Draft || style == HeaderStyle::Both) {
+        std::string policy, now;
+        for (const PolicyItem &item : items) {
+            const std::string name = sfString(item.name);
+            policy += (policy.empty() ? "" : ", ") + name + ";q=" + std::to_string(item.quota)
+                + ";w=" + std::to_string(secondsCeil(item.window));
+            now += (now.empty() ? "" : ", ") + name + ";r=" + std::to_string(item.remaining)
+                + ";t=" + std::to_string(secondsCeil(item.reset));
+        }
+        headers.push_back({"RateLimit-Policy", policy});
+        headers.push_back({"RateLimit", now});
+    }
+    for (Header &h : responseHeaders(d, {}, style))
+        if (h.name != "RateLimit-Policy" && h.name != "RateLimit")
+            headers.push_back(std::move(h));
+    return headers;
+}
+
 } // namespace qs::limiter

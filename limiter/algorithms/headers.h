@@ -2,6 +2,7 @@
 // A Decision rendered as the response headers a gateway sends.
 #include "limiter/algorithms/decision.h"
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,5 +29,21 @@ std::int64_t secondsCeil(Micros us);
 // every style (it is plain HTTP); a request whose cost can never fit gets none.
 std::vector<Header> responseHeaders(
     const Decision &decision, std::string_view policyName, HeaderStyle style);
+
+// One enforced limit of a request with several (limitset.h), as the client is told of it:
+// its quota and window, and what it has left after the request.
+struct PolicyItem {
+    std::string_view name;
+    std::int64_t quota = 0;
+    Micros window = 0;
+    std::int64_t remaining = 0;
+    Micros reset = 0; // until its quota is whole again (or, denying, until it admits)
+};
+
+// Headers for a request decided by several limits: RateLimit-Policy and RateLimit carry one
+// item per limit, in the route's order; X-RateLimit-* and Retry-After are those of `deciding`
+// (the denying limit with the longest wait, else the one nearest to denying).
+std::vector<Header> responseHeaders(
+    std::span<const PolicyItem> items, const Decision &deciding, HeaderStyle style);
 
 } // namespace qs::limiter

@@ -36,4 +36,22 @@ void GatewayWriter::noteCostNotExported(qsizetype route)
             .arg(*r.cost));
 }
 
+void GatewayWriter::noteCostNotExported(qsizetype route, qsizetype limit)
+{
+    const Route &r = m_policy.routes[route];
+    const RouteLimit &l = r.limits[limit];
+    if (!l.cost || !r.hasSeveralLimits()) {
+        noteCostNotExported(route);
+        return;
+    }
+    if (*l.cost == 1)
+        return;
+    m_report.note(Diagnostic::Severity::Warning, route,
+        QLatin1Char('.') + r.limitPath(limit) + QStringLiteral(".cost"),
+        QStringLiteral("%1 counts every request as 1; limit '%2''s cost %3 is not exported (it "
+                       "admits %3x more requests than designed)")
+            .arg(m_exporter.displayName(), ExportReport::commentSafe(l.name))
+            .arg(*l.cost));
+}
+
 } // namespace qs

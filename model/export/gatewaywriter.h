@@ -31,6 +31,7 @@ protected:
 
     // The gateway counts requests, not cost: said once for every gateway.
     void noteCostNotExported(qsizetype route);
+    void noteCostNotExported(qsizetype route, qsizetype limit);
 
     const Policy &m_policy;
     const Exporter &m_exporter;

@@ -40,20 +40,32 @@ HaproxyRateLimit haproxyRateFor(const limiter::AlgorithmConfig &config)
     return rate;
 }
 
-struct RouteRule {
-    qsizetype index = 0;
-    QString name; // safe: [A-Za-z0-9_]
+// One limit of a route: its own table, tracked in its own stick counter.
+struct LimitRule {
+    qsizetype limitIndex = 0;
+    QString name; // table st_<name>; safe: [A-Za-z0-9_]
+    int slot = 0; // sc<slot>: HAProxy 2.6 tracks three per request
     QString fetch; // sample fetch for the key's value
     QString tracked; // what the table stores: the value, or a digest of it
     QString tableType; // "ipv6", "binary len 32", "string len 8"
     bool canBeMissing = false; // a header or query key: missing_key applies
     QString queryName; // a query key's parameter: its first occurrence may be empty
     MissingKeyMode missing = MissingKeyMode::Shared;
-    QString regex;
-    PathPattern pattern;
+    bool enforced = true;
     qint64 limit = 0;
     limiter::Micros period = 0;
 };
+
+struct RouteRule {
+    qsizetype index = 0;
+    QString name; // safe: [A-Za-z0-9_]
+    QString regex;
+    PathPattern pattern;
+    std::vector<LimitRule> limits;
+};
+
+// HAProxy 2.6 has sc0..sc2 unless built otherwise (MAX_SESS_STKCTR): three limits a request.
+constexpr int kHaproxyStickCounters = 3;
 
 class HaproxyWriter final : public GatewayWriter {
 public:
@@ -75,24 +87,56 @@ private:
             return;
         rule.pattern = *pattern;
         rule.regex = rule.pattern.toRegex();
+        if (r.limits.size() > kHaproxyStickCounters) {
+            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".limits"),
+                QStringLiteral("%1 limits, and HAProxy 2.6 tracks %2 stick counters a request "
+                               "(sc0-sc2; more need a build with MAX_SESS_STKCTR, or 2.8's "
+                               "tune.stick-counters): keep at most %2 limits for this target")
+                    .arg(r.limits.size())
+                    .arg(kHaproxyStickCounters));
+            return;
+        }
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            LimitRule limit;
+            limit.limitIndex = l;
+            limit.slot = int(l);
+            limit.name = r.hasSeveralLimits() ? m_report.uniqueName(rule.name + QLatin1Char('_'),
+                             r.limits[l].name, unsafe, QLatin1Char('_'))
+                                              : rule.name;
+            if (!prepareLimit(i, l, limit))
+                return;
+            rule.limits.push_back(limit);
+        }
+        if (r.hasSeveralLimits())
+            noteDeniedCountEverywhere(i);
+        m_rules.push_back(rule);
+    }
 
-        const QList<KeySelector> keys = m_policy.keyOf(r);
+    // The key, table and threshold of limit `l` of route `i`; false after an error.
+    bool prepareLimit(qsizetype i, qsizetype l, LimitRule &rule)
+    {
+        const Route &r = m_policy.routes[i];
+        const RouteLimit &own = r.limits[l];
+        const QString keyField = QLatin1Char('.')
+            + (own.key ? r.limitPath(l) + QStringLiteral(".key") : QStringLiteral("key"));
+        const QString at = QLatin1Char('.') + r.limitPath(l);
+        const QList<KeySelector> keys = m_policy.keyOf(r, own);
         if (keys.size() != 1) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, keyField,
                 QStringLiteral("HAProxy tracks one sample per table: a combined key (%1 parts) "
                                "cannot be exported; use a single key")
                     .arg(keys.size()));
-            return;
+            return false;
         }
         static const QRegularExpression nameOk(QStringLiteral("^[A-Za-z0-9_-]+$"));
         const KeySelector &k = keys.first();
         if ((k.kind == KeySelector::Kind::Header || k.kind == KeySelector::Kind::Query)
             && !nameOk.match(k.name).hasMatch()) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, keyField,
                 QStringLiteral("'%1' holds characters HAProxy's configuration would read as "
                                "syntax (letters, digits, '-' and '_' only)")
                     .arg(k.name));
-            return;
+            return false;
         }
         // Header and query values are stored as their SHA-256: a table key of fixed size
         // that no value outgrows (`string len 128` cut long tokens, so two bearer tokens
@@ -125,20 +169,22 @@ private:
             rule.tracked += QStringLiteral(",sha2(256)");
             rule.tableType = QStringLiteral("binary len 32");
         }
-        rule.missing = m_policy.missingKeyOf(r);
+        rule.missing = m_policy.missingKeyOf(r, own);
+        rule.enforced = r.modeOf(own) == RouteMode::Enforce;
 
-        const auto config = m_report.algorithmConfig(i);
+        const auto config
+            = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l) : m_report.algorithmConfig(i);
         if (!config)
-            return;
+            return false;
         const HaproxyRateLimit rate = haproxyRateFor(*config);
         if (rate.expire > kHaproxyMaxTimer) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".limit"),
+            m_report.note(Diagnostic::Severity::Error, i, at,
                 QStringLiteral("this limit needs HAProxy to count over %1, and HAProxy's "
                                "periods and table expiry end at 2147483647 ms (24d20h31m23s): "
                                "HAProxy would refuse the file. Use a window (or burst / rate) "
                                "of at most 24 days for this target")
                     .arg(formatDuration(rate.expire)));
-            return;
+            return false;
         }
         rule.limit = rate.limit;
         rule.period = rate.period;
@@ -146,13 +192,13 @@ private:
                                .arg(formatDuration(rule.period))
                                .arg(rule.limit);
         if (limiter::algorithmOf(*config) == limiter::Algorithm::SlidingWindowCounter)
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+            m_report.note(Diagnostic::Severity::Warning, i, at + QStringLiteral(".algorithm"),
                 QStringLiteral("exported as %1, HAProxy's own sliding window counter; unlike "
                                "Quota Studio, HAProxy also counts the requests it denies, so a "
                                "client that keeps sending stays blocked")
                     .arg(as));
         else
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limit.algorithm"),
+            m_report.note(Diagnostic::Severity::Warning, i, at + QStringLiteral(".algorithm"),
                 QStringLiteral("%1 approximated as %2 (a sliding window counter of %3 per %4): "
                                "bursts and refill follow the window, not the %1, and denied "
                                "requests count too")
@@ -161,8 +207,30 @@ private:
                         as)
                     .arg(rule.limit)
                     .arg(formatDuration(rule.period)));
-        noteCostNotExported(i);
-        m_rules.push_back(rule);
+        noteCostNotExported(i, l);
+        return true;
+    }
+
+    // HAProxy counts a request in every tracked table when it tracks it, before any deny
+    // rule runs (GATEWAY-LIMITS.md, HAProxy): a request one limit denies still takes from the
+    // others, where the design takes from none.
+    void noteDeniedCountEverywhere(qsizetype i)
+    {
+        const Route &r = m_policy.routes[i];
+        QStringList figures;
+        for (const RouteLimit &l : r.limits)
+            if (const auto config = toAlgorithmConfig(l.spec))
+                figures << QStringLiteral("'%1' (%2 per %3)")
+                               .arg(ExportReport::commentSafe(l.name))
+                               .arg(haproxyRateFor(*config).limit)
+                               .arg(formatDuration(haproxyRateFor(*config).period));
+        m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limits"),
+            QStringLiteral("HAProxy counts a request in every limit's table before any limit "
+                           "denies it: a request one limit denies still takes from the others "
+                           "(the design takes from none), so a client held back by one limit "
+                           "spends the others' quota too: %1 can each be used up by requests "
+                           "that were all denied")
+                .arg(figures.join(QStringLiteral(", "))));
     }
 
     QString config() const
@@ -206,42 +274,48 @@ private:
                        .arg(r.name, cond);
         }
         for (const RouteRule &r : m_rules) {
-            const Route &route = m_policy.routes[r.index];
             const QString mine = QStringLiteral("{ var(txn.qs_route) -m str %1 }").arg(r.name);
-            out += QStringLiteral("\n") + tracking(r, mine, status);
-            // Without a table argument the rate is read from whichever table sc0 tracks:
-            // the key's own, or the one missing_key chose.
-            const QString over = QStringLiteral("{ sc_http_req_rate(0) gt %1 }").arg(r.limit);
-            if (route.effectiveMode() == RouteMode::Shadow)
-                out += QStringLiteral(
-                    "    # shadow: report, never deny\n"
-                    "    http-request set-header X-QS-Shadow-Exceeded %1 if %2 %3\n")
-                           .arg(r.name, mine, over);
-            else
-                out += QStringLiteral("    http-request deny deny_status %1 if %2 %3\n")
-                           .arg(status)
-                           .arg(mine, over);
+            out += QStringLiteral("\n");
+            for (const LimitRule &l : r.limits)
+                out += tracking(l, mine, status);
+            for (const LimitRule &l : r.limits) {
+                // The rate is read from whichever table sc<slot> tracks: the key's own, or
+                // the one missing_key chose.
+                const QString over
+                    = QStringLiteral("{ sc_http_req_rate(%1) gt %2 }").arg(l.slot).arg(l.limit);
+                if (!l.enforced)
+                    out += QStringLiteral(
+                        "    # shadow: report, never deny\n"
+                        "    http-request set-header X-QS-Shadow-Exceeded %1 if %2 %3\n")
+                               .arg(l.name, mine, over);
+                else
+                    out += QStringLiteral("    http-request deny deny_status %1 if %2 %3\n")
+                               .arg(status)
+                               .arg(mine, over);
+            }
         }
         out += QStringLiteral("\n    default_backend qs_backend\n");
         for (const RouteRule &r : m_rules)
-            out += QStringLiteral("\nbackend st_%1\n    stick-table type %2 size 100k expire %3 "
-                                  "store http_req_rate(%4)\n")
-                       .arg(r.name, r.tableType, tableExpiry(r), formatDuration(r.period));
+            for (const LimitRule &l : r.limits)
+                out += QStringLiteral("\nbackend st_%1\n    stick-table type %2 size 100k "
+                                      "expire %3 store http_req_rate(%4)\n")
+                           .arg(l.name, l.tableType, tableExpiry(l), formatDuration(l.period));
         for (const RouteRule &r : m_rules)
-            if (r.canBeMissing && r.missing == MissingKeyMode::Shared)
-                out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type string len 8 "
-                                      "size 1 expire %2 store http_req_rate(%3)\n")
-                           .arg(r.name, tableExpiry(r), formatDuration(r.period));
-            else if (r.canBeMissing && r.missing == MissingKeyMode::Ip)
-                out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type ipv6 "
-                                      "size 100k expire %2 store http_req_rate(%3)\n")
-                           .arg(r.name, tableExpiry(r), formatDuration(r.period));
+            for (const LimitRule &l : r.limits)
+                if (l.canBeMissing && l.missing == MissingKeyMode::Shared)
+                    out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type string "
+                                          "len 8 size 1 expire %2 store http_req_rate(%3)\n")
+                               .arg(l.name, tableExpiry(l), formatDuration(l.period));
+                else if (l.canBeMissing && l.missing == MissingKeyMode::Ip)
+                    out += QStringLiteral("\nbackend st_%1_missing\n    stick-table type ipv6 "
+                                          "size 100k expire %2 store http_req_rate(%3)\n")
+                               .arg(l.name, tableExpiry(l), formatDuration(l.period));
         out += QStringLiteral("\nbackend qs_backend\n    http-request return status 200 "
                               "content-type text/plain string ok\n");
         return out;
     }
 
-    static QString tableExpiry(const RouteRule &r)
+    static QString tableExpiry(const LimitRule &r)
     {
         return formatDuration(haproxyTableExpiry(r.period));
     }
@@ -250,11 +324,12 @@ private:
     // absent or empty (`-m len 1:` fails for both) follows missing_key: its own table for the
     // shared bucket or the address (no value of the key's table can collide with them), a
     // denial, or no tracking at all.
-    QString tracking(const RouteRule &r, const QString &mine, int status) const
+    QString tracking(const LimitRule &r, const QString &mine, int status) const
     {
         if (!r.canBeMissing)
-            return QStringLiteral("    http-request track-sc0 %1 table st_%2 if %3\n")
-                .arg(r.tracked, r.name, mine);
+            return QStringLiteral("    http-request track-sc%4 %1 table st_%2 if %3\n")
+                .arg(r.tracked, r.name, mine)
+                .arg(r.slot);
         QString out = QStringLiteral("    acl k_%1 %2 -m len 1:\n").arg(r.name, r.fetch);
         // The key is there when its value is not empty. url_param() skips an empty occurrence
         // (`?tenant=&tenant=x` gave x), while the design reads the first one, empty or not: a
@@ -268,19 +343,22 @@ private:
             present += QStringLiteral(" !e_%1").arg(r.name);
             missing += QStringLiteral(" || %1 e_%2").arg(mine, r.name);
         }
-        out += QStringLiteral("    http-request track-sc0 %1 table st_%2 if %3\n")
-                   .arg(r.tracked, r.name, present);
-        const bool enforce = m_policy.routes[r.index].effectiveMode() == RouteMode::Enforce;
+        out += QStringLiteral("    http-request track-sc%4 %1 table st_%2 if %3\n")
+                   .arg(r.tracked, r.name, present)
+                   .arg(r.slot);
+        const bool enforce = r.enforced;
         switch (r.missing) {
         case MissingKeyMode::Shared:
             return out
                 + QStringLiteral(
-                    "    http-request track-sc0 str(missing) table st_%1_missing if %2\n")
-                      .arg(r.name, missing);
+                    "    http-request track-sc%3 str(missing) table st_%1_missing if %2\n")
+                      .arg(r.name, missing)
+                      .arg(r.slot);
         case MissingKeyMode::Ip:
             return out
-                + QStringLiteral("    http-request track-sc0 src table st_%1_missing if %2\n")
-                      .arg(r.name, missing);
+                + QStringLiteral("    http-request track-sc%3 src table st_%1_missing if %2\n")
+                      .arg(r.name, missing)
+                      .arg(r.slot);
         case MissingKeyMode::Deny:
             if (!enforce)
                 return out

@@ -11,6 +11,7 @@ class HaproxyExporter final : public Exporter {
 public:
     QString id() const override { return QStringLiteral("haproxy"); }
     QString displayName() const override { return QStringLiteral("HAProxy"); }
+    bool writesSeveralLimits() const override { return true; }
     QStringList suggestedFileNames() const override { return {QStringLiteral("haproxy.cfg")}; }
     // http_req_rate(P) gt L, as HAProxy counts it (model/export/gatewaylimit.h).
     std::optional<EnforcedLimit> enforcedLimit(

@@ -16,10 +16,16 @@ namespace qs {
 
 namespace {
 
-struct RouteExport {
+// One limit of a route as NGINX enforces it: a zone keyed by the limit's key and a
+// limit_req line. A route's only limit's zone bears the route's name (qs_<id>); with several,
+// each is qs_<id>_<name>.
+struct LimitExport {
     const Route *route = nullptr;
-    qsizetype index = 0;
-    QString zone; // qs_<id>, safe characters only
+    const RouteLimit *limit = nullptr;
+    qsizetype index = 0; // the route's
+    qsizetype limitIndex = 0;
+    QString zone; // safe characters only
+    QString claim; // the route's name in the claim maps ($qs_route)
     QString keyExpr; // e.g. $binary_remote_addr, or $remote_addr\n$http_x_api_key
     // Header and query variables of the key; their presence gates the key under
     // missing_key deny and allow.
@@ -30,23 +36,54 @@ struct RouteExport {
     QString rate; // "10r/s"
     qint64 burst = 0;
     bool nodelay = true;
-    // The claim map's two regexes: over "METHOD $uri" and over "METHOD undecoded path".
-    QString decodedClaim, encodedClaim;
-    std::optional<PathPattern> pattern;
-    bool enforced() const { return route->effectiveMode() == RouteMode::Enforce; }
+    bool enforced() const { return route->modeOf(*limit) == RouteMode::Enforce; }
     // missing_key deny/allow: the key exists only when every header or query part is present.
     bool gated() const
     {
         return !keyVariables.isEmpty()
             && (missing == MissingKeyMode::Deny || missing == MissingKeyMode::Allow);
     }
-    // The server refuses this route's requests without their key, or with an escaped query
-    // key (shadow routes only report).
+    // The server refuses this route's requests without this limit's key, or with an escaped
+    // query key (shadow limits only report).
     bool deniesMissingKey() const
     {
         return enforced() && gated() && missing == MissingKeyMode::Deny;
     }
     bool refusesEscapedKey() const { return enforced() && !escapedFlags.isEmpty(); }
+    // The limit's own field, or the route's (`.key`, `.limits[1].key`).
+    QString fieldPath(const QString &field, bool own) const
+    {
+        return QLatin1Char('.')
+            + (own ? route->limitPath(limitIndex) + QLatin1Char('.') : QString()) + field;
+    }
+};
+
+// A route as NGINX claims it: the claim regexes, and its exported limits.
+struct RouteExport {
+    const Route *route = nullptr;
+    qsizetype index = 0;
+    QString claim; // qs_<id>, safe characters only
+    // The claim map's two regexes: over "METHOD $uri" and over "METHOD undecoded path".
+    QString decodedClaim, encodedClaim;
+    std::optional<PathPattern> pattern;
+    std::vector<LimitExport> limits;
+    // Counted in dry run in a location of its own: every limit of the route is shadow. A
+    // route with enforced limits leaves its shadow ones out (NGINX's dry run is per location).
+    bool enforced() const
+    {
+        return std::any_of(
+            limits.begin(), limits.end(), [](const LimitExport &l) { return l.enforced(); });
+    }
+    bool deniesMissingKey() const
+    {
+        return std::any_of(limits.begin(), limits.end(),
+            [](const LimitExport &l) { return l.deniesMissingKey(); });
+    }
+    bool refusesEscapedKey() const
+    {
+        return std::any_of(limits.begin(), limits.end(),
+            [](const LimitExport &l) { return l.refusesEscapedKey(); });
+    }
 };
 
 // "N r/s" or "N r/m" with a whole N, else the nearest per-minute figure and a note.
@@ -156,10 +193,11 @@ private:
     // can hold (a plain concatenation let "ab"+"c" and "a"+"bc" share one bucket). A single
     // ip key keeps the compact $binary_remote_addr. Header and query parts go through
     // `missingSubstitute` under missing_key shared and ip.
-    std::optional<QString> keyExpression(RouteExport &e)
+    std::optional<QString> keyExpression(LimitExport &e)
     {
         const qsizetype i = e.index;
-        const QList<KeySelector> keys = m_policy.keyOf(m_policy.routes[i]);
+        const QList<KeySelector> keys = m_policy.keyOf(*e.route, *e.limit);
+        const QString keyField = e.fieldPath(QStringLiteral("key"), e.limit->key.has_value());
         QStringList parts;
         for (const KeySelector &k : keys) {
             static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9-]+$"));
@@ -176,7 +214,7 @@ private:
                 if (k.name.contains(QLatin1Char('_'))) {
                     // With underscores_in_headers on, $http_x_api_key would also read
                     // X-Api-Key (NGINX maps '-' to '_'): the client would choose its bucket.
-                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Error, i, keyField,
                         QStringLiteral("header '%1': NGINX drops headers whose name holds '_' "
                                        "(every client would share one bucket, or none be "
                                        "limited), and with underscores_in_headers on it cannot "
@@ -186,7 +224,7 @@ private:
                     return std::nullopt;
                 }
                 if (!headerOk.match(k.name).hasMatch()) {
-                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Error, i, keyField,
                         QStringLiteral("header '%1' has characters NGINX variables cannot name "
                                        "($http_… takes letters, digits and '-')")
                             .arg(k.name));
@@ -198,7 +236,7 @@ private:
                 break;
             case KeySelector::Kind::Query:
                 if (!argOk.match(k.name).hasMatch()) {
-                    m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Error, i, keyField,
                         QStringLiteral("query parameter '%1' cannot be read by NGINX (letters, "
                                        "digits and '_' only)")
                             .arg(k.name));
@@ -208,7 +246,7 @@ private:
                 e.escapedFlags << QStringLiteral("$qs_query_%1_escaped").arg(k.name);
                 parts << keyVariable(e, QStringLiteral("qs_query_") + k.name);
                 if (e.enforced())
-                    m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Warning, i, keyField,
                         QStringLiteral("NGINX cannot percent-decode a query value: a request "
                                        "whose '%1' holds a %-escape is refused with %2 (the "
                                        "design would decode it and count it)")
@@ -222,7 +260,7 @@ private:
 
     // A header or query part: the variable itself where its presence gates the whole key
     // (deny, allow), else a map that fills an empty value with the fallback.
-    QString keyVariable(RouteExport &e, const QString &variable)
+    QString keyVariable(LimitExport &e, const QString &variable)
     {
         e.keyVariables << variable;
         switch (e.missing) {
@@ -243,8 +281,8 @@ private:
         return QStringLiteral("qs_%1_or_%2").arg(variable, missingKeyModeName(mode));
     }
 
-    // "qs_route_zone:11" when every gated part is present, as the route's gate map sees it.
-    static QString presenceSource(const RouteExport &e)
+    // "qs_route_zone:11" when every gated part is present, as the limit's gate map sees it.
+    static QString presenceSource(const LimitExport &e)
     {
         QString flags;
         for (const QString &v : e.keyVariables)
@@ -294,20 +332,45 @@ private:
         RouteExport e;
         e.route = &r;
         e.index = i;
-        e.zone = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
+        e.claim = m_report.uniqueName(QStringLiteral("qs_"), r.id, unsafe, QLatin1Char('_'));
         e.pattern = m_report.pathPattern(i);
         if (!e.pattern || !claimRegexes(e))
             return;
-        e.missing = m_policy.missingKeyOf(r);
-        const auto key = keyExpression(e);
-        if (!key)
-            return;
-        e.keyExpr = *key;
-        const auto config = m_report.algorithmConfig(i);
-        if (!config)
-            return;
-        mapLimit(e, *config);
-        noteCostNotExported(i);
+        const bool allShadow = std::all_of(r.limits.begin(), r.limits.end(),
+            [&](const RouteLimit &l) { return r.modeOf(l) == RouteMode::Shadow; });
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            const RouteLimit &limit = r.limits[l];
+            if (!allShadow && r.modeOf(limit) == RouteMode::Shadow) {
+                m_report.note(Diagnostic::Severity::Warning, i,
+                    QLatin1Char('.') + r.limitPath(l) + QStringLiteral(".mode"),
+                    QStringLiteral("shadow limit '%1' is not exported: NGINX's dry run is one "
+                                   "switch per location, and this route's other limits are "
+                                   "enforced there; NGINX neither counts nor reports it")
+                        .arg(ExportReport::commentSafe(limit.name)));
+                continue;
+            }
+            LimitExport x;
+            x.route = &r;
+            x.limit = &limit;
+            x.index = i;
+            x.limitIndex = l;
+            x.claim = e.claim;
+            x.zone = r.hasSeveralLimits() ? m_report.uniqueName(
+                         e.claim + QLatin1Char('_'), limit.name, unsafe, QLatin1Char('_'))
+                                          : e.claim;
+            x.missing = m_policy.missingKeyOf(r, limit);
+            const auto key = keyExpression(x);
+            if (!key)
+                return;
+            x.keyExpr = *key;
+            const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
+                                                     : m_report.algorithmConfig(i);
+            if (!config)
+                return;
+            mapLimit(x, *config);
+            noteCostNotExported(i, l);
+            e.limits.push_back(x);
+        }
         m_routes.push_back(e);
     }
 
@@ -359,10 +422,11 @@ private:
         return completeConfig(m_http, m_server);
     }
 
-    void mapLimit(RouteExport &e, const limiter::AlgorithmConfig &config)
+    void mapLimit(LimitExport &e, const limiter::AlgorithmConfig &config)
     {
         QString approximation;
         const qsizetype i = e.index;
+        const QString at = QLatin1Char('.') + e.route->limitPath(e.limitIndex);
         const LimitReq l = limitReqFor(config, &approximation);
         e.rate = l.rate.text;
         e.burst = l.burst;
@@ -374,7 +438,7 @@ private:
                     if constexpr (requires { c.window; }) {
                         const double spacing = double(c.window) / double(c.limit) / 1e6;
                         m_report.note(Diagnostic::Severity::Warning, i,
-                            QStringLiteral(".limit.algorithm"),
+                            at + QStringLiteral(".algorithm"),
                             QStringLiteral(
                                 "%1 %2/%3 exported to NGINX as rate=%4 burst=%5 nodelay: "
                                 "%2 at once, then one every %6 s; the window never resets%7")
@@ -393,8 +457,7 @@ private:
                 config);
         }
         if (!approximation.isEmpty())
-            m_report.note(
-                Diagnostic::Severity::Warning, i, QStringLiteral(".limit"), approximation);
+            m_report.note(Diagnostic::Severity::Warning, i, at, approximation);
     }
 
     // Which route claims a request, as the policy resolves it: routes most specific first, the
@@ -416,11 +479,11 @@ private:
         out += QStringLiteral("map \"$request_method $uri\" $qs_route_decoded {\n"
                               "    default \"\";\n");
         for (const RouteExport &e : m_routes)
-            out += QStringLiteral("    \"%1\" %2;\n").arg(e.decodedClaim, e.zone);
+            out += QStringLiteral("    \"%1\" %2;\n").arg(e.decodedClaim, e.claim);
         out += QStringLiteral("}\nmap \"$request_method $qs_encoded_path\" $qs_route_encoded {\n"
                               "    default \"\";\n");
         for (const RouteExport &e : m_routes)
-            out += QStringLiteral("    \"%1\" %2;\n").arg(e.encodedClaim, e.zone);
+            out += QStringLiteral("    \"%1\" %2;\n").arg(e.encodedClaim, e.claim);
         out += QStringLiteral("}\nmap $qs_encoded_path $qs_route {\n"
                               "    \"\" $qs_route_decoded;\n    \"!\" \"\";\n"
                               "    default $qs_route_encoded;\n}\n");
@@ -434,7 +497,7 @@ private:
         QString rows;
         for (const RouteExport &e : m_routes)
             if (const QString v = valueOf(e); !v.isEmpty())
-                rows += QStringLiteral("    %1 %2;\n").arg(e.zone, v);
+                rows += QStringLiteral("    %1 %2;\n").arg(e.claim, v);
         if (rows.isEmpty())
             return {};
         return QStringLiteral("map $qs_route $%1 {\n%2    default %3;\n}\n")
@@ -451,40 +514,81 @@ private:
         out += claimMaps();
         out += queryMaps();
         out += missingKeyMaps();
-        for (const RouteExport &e : m_routes) {
-            out += QStringLiteral("\n# route %1\n").arg(ExportReport::commentSafe(e.route->id));
-            if (e.gated()) {
-                // missing_key deny/allow: no key (not counted) unless every part is present.
-                out += QStringLiteral("map \"%1\" $%2_key {\n    \"%2:%3\" \"%4\";\n    "
-                                      "default \"\";\n}\n")
-                           .arg(presenceSource(e), e.zone,
-                               QString(e.keyVariables.size(), QLatin1Char('1')), e.keyExpr);
-                if (e.missing == MissingKeyMode::Deny)
-                    out += QStringLiteral("map \"%1\" $%2_deny {\n    \"%2:%3\" 0;\n    "
-                                          "\"~^%2:\" 1;\n    default 0;\n}\n")
-                               .arg(presenceSource(e), e.zone,
-                                   QString(e.keyVariables.size(), QLatin1Char('1')));
-            } else {
-                out += QStringLiteral(
-                    "map $qs_route $%1_key {\n    %1 \"%2\";\n    default \"\";\n}\n")
-                           .arg(e.zone, e.keyExpr);
-            }
-            out += QStringLiteral("limit_req_zone $%1_key zone=%1:10m rate=%2;\n")
-                       .arg(e.zone, e.rate);
-        }
+        for (const RouteExport &route : m_routes)
+            for (const LimitExport &e : route.limits)
+                out += zoneOf(e);
         out += QStringLiteral("\n");
+        out += severalDenials();
         out += perRouteMap(
             QStringLiteral("qs_deny"), QStringLiteral("0"), [](const RouteExport &e) {
-                return e.deniesMissingKey() ? QStringLiteral("$%1_deny").arg(e.zone) : QString();
+                const auto denying = std::count_if(e.limits.begin(), e.limits.end(),
+                    [](const LimitExport &l) { return l.deniesMissingKey(); });
+                if (denying == 0)
+                    return QString();
+                if (denying > 1)
+                    return QStringLiteral("$%1_deny").arg(e.claim);
+                return QStringLiteral("$%1_deny")
+                    .arg(std::find_if(e.limits.begin(), e.limits.end(), [](const LimitExport &l) {
+                        return l.deniesMissingKey();
+                    })->zone);
             });
         out += perRouteMap(
             QStringLiteral("qs_escaped_key"), QStringLiteral("0"), [](const RouteExport &e) {
-                return e.refusesEscapedKey()
-                    ? QStringLiteral("\"%1\"").arg(e.escapedFlags.join(QString()))
-                    : QString();
+                QStringList flags;
+                for (const LimitExport &l : e.limits)
+                    if (l.refusesEscapedKey())
+                        flags << l.escapedFlags;
+                return flags.isEmpty() ? QString()
+                                       : QStringLiteral("\"%1\"").arg(flags.join(QString()));
             });
         out += perRouteMap(QStringLiteral("qs_shadow"), QStringLiteral("0"),
             [](const RouteExport &e) { return e.enforced() ? QString() : QStringLiteral("1"); });
+        return out;
+    }
+
+    // A limit's key map and zone.
+    static QString zoneOf(const LimitExport &e)
+    {
+        QString out = QStringLiteral("\n# route %1%2\n")
+                          .arg(ExportReport::commentSafe(e.route->id),
+                              e.route->hasSeveralLimits() ? QStringLiteral(", limit ")
+                                      + ExportReport::commentSafe(e.limit->name)
+                                                          : QString());
+        const QString ones(e.keyVariables.size(), QLatin1Char('1'));
+        if (e.gated()) {
+            // missing_key deny/allow: no key (not counted) unless every part is present.
+            out += QStringLiteral("map \"%1\" $%2_key {\n    \"%5:%3\" \"%4\";\n    "
+                                  "default \"\";\n}\n")
+                       .arg(presenceSource(e), e.zone, ones, e.keyExpr, e.claim);
+            if (e.missing == MissingKeyMode::Deny)
+                out += QStringLiteral("map \"%1\" $%2_deny {\n    \"%3:%4\" 0;\n    "
+                                      "\"~^%3:\" 1;\n    default 0;\n}\n")
+                           .arg(presenceSource(e), e.zone, e.claim, ones);
+        } else {
+            out += QStringLiteral("map $qs_route $%1_key {\n    %2 \"%3\";\n    default \"\";\n}\n")
+                       .arg(e.zone, e.claim, e.keyExpr);
+        }
+        out += QStringLiteral("limit_req_zone $%1_key zone=%1:10m rate=%2;\n").arg(e.zone, e.rate);
+        return out;
+    }
+
+    // A route with several limits that refuse a request lacking their key: refused when any
+    // of them does.
+    QString severalDenials() const
+    {
+        QString out;
+        for (const RouteExport &e : m_routes) {
+            QString sources;
+            int denying = 0;
+            for (const LimitExport &l : e.limits)
+                if (l.deniesMissingKey()) {
+                    sources += QStringLiteral("$%1_deny").arg(l.zone);
+                    ++denying;
+                }
+            if (denying > 1)
+                out += QStringLiteral("map \"%1\" $%2_deny {\n    \"~1\" 1;\n    default 0;\n}\n")
+                           .arg(sources, e.claim);
+        }
         return out;
     }
 
@@ -554,19 +658,25 @@ private:
                     "let past a limit"));
     }
 
-    // One limit_req per route of the mode, most specific first, each under its route's name.
+    // One limit_req per limit of the routes of the mode, most specific first, each under its
+    // route's (and limit's) name.
     QString limitReqs(bool enforced, int indent = 0) const
     {
         const QString pad(indent, QLatin1Char(' '));
         QString out;
-        for (const RouteExport &e : m_routes) {
-            if (e.enforced() != enforced)
+        for (const RouteExport &route : m_routes) {
+            if (route.enforced() != enforced)
                 continue;
-            // nginx refuses burst=0: that is its default, so leave it out.
-            out += QStringLiteral("%1# route %2\n%1limit_req zone=%3%4%5;\n")
-                       .arg(pad, ExportReport::commentSafe(e.route->id), e.zone,
-                           e.burst > 0 ? QStringLiteral(" burst=%1").arg(e.burst) : QString(),
-                           e.nodelay ? QStringLiteral(" nodelay") : QString());
+            for (const LimitExport &e : route.limits) {
+                // nginx refuses burst=0: that is its default, so leave it out.
+                out += QStringLiteral("%1# route %2%6\n%1limit_req zone=%3%4%5;\n")
+                           .arg(pad, ExportReport::commentSafe(e.route->id), e.zone,
+                               e.burst > 0 ? QStringLiteral(" burst=%1").arg(e.burst) : QString(),
+                               e.nodelay ? QStringLiteral(" nodelay") : QString(),
+                               e.route->hasSeveralLimits() ? QStringLiteral(", limit ")
+                                       + ExportReport::commentSafe(e.limit->name)
+                                                           : QString());
+            }
         }
         return out;
     }

@@ -16,6 +16,7 @@ public:
     QString id() const override { return QStringLiteral("nginx"); }
     QString displayName() const override { return QStringLiteral("NGINX"); }
     QStringList suggestedFileNames() const override;
+    bool writesSeveralLimits() const override { return true; }
     // limit_req is a GCRA (a delaying leaky bucket without nodelay), at NGINX's rounded rate.
     std::optional<EnforcedLimit> enforcedLimit(
         const limiter::AlgorithmConfig &designed) const override;

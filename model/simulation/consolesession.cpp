@@ -36,6 +36,30 @@ void ConsoleSession::setPolicy(const Policy &policy)
     }
 }
 
+// The response headers: a route's only limit under the route's name; several limits as one
+// item each under its own name (shadow limits are not the client's business), with what each
+// has left once the request is decided; X-RateLimit-* and Retry-After of the deciding limit.
+std::vector<limiter::Header> ConsoleSession::headersOf(
+    const Route &route, const ConsoleResponse &out) const
+{
+    const auto style = m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft);
+    if (!route.hasSeveralLimits())
+        return limiter::responseHeaders(out.decision, route.id.toStdString(), style);
+    std::vector<std::string> names;
+    names.reserve(std::size_t(out.limits.size()));
+    std::vector<limiter::PolicyItem> items;
+    for (const ConsoleLimitResult &l : out.limits) {
+        if (l.shadow || !l.counted || !l.quotaAfter)
+            continue;
+        names.push_back(l.name.toStdString());
+        const limiter::Quota &q = *l.quotaAfter;
+        const limiter::Micros reset
+            = l.decision.allowed ? q.resetAfter : std::max(q.resetAfter, l.decision.retryAfter);
+        items.push_back({names.back(), q.limit, q.window, q.remaining, reset});
+    }
+    return limiter::responseHeaders(items, out.decision, style);
+}
+
 ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Micros now)
 {
     ConsoleResponse out;
@@ -119,12 +143,7 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
     out.quotaAfter = deciding.quotaAfter;
     out.shadowed = set.allowed && (set.shadowDenials > 0 || refusedByShadow);
     out.status = set.allowed ? 200 : denyStatus;
-    const auto style = m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft);
-    // The header's policy name: the route's, and with several limits the deciding limit's.
-    const QString policyName
-        = route.hasSeveralLimits() ? route.id + QLatin1Char('.') + deciding.name : route.id;
-    for (const limiter::Header &h :
-        limiter::responseHeaders(out.decision, policyName.toStdString(), style)) {
+    for (const limiter::Header &h : headersOf(route, out)) {
         // A request a shadow limit passes: telling the client to retry later would be a lie.
         if (set.allowed && h.name == "Retry-After")
             continue;

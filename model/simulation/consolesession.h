@@ -4,6 +4,7 @@
 // gateway would give to one request — the route that matched, the decision, the status and the
 // response headers, the key's quota afterwards. No widgets, so tests drive it directly.
 #include "limiter/algorithms/algorithm.h"
+#include "limiter/algorithms/headers.h"
 #include "model/policy/policy.h"
 #include "model/policy/requestkey.h"
 #include "model/policy/routeresolver.h"
@@ -78,6 +79,8 @@ private:
         std::vector<LimitRun> limits; // empty when one of the route's limits is invalid
         QString problem;
     };
+
+    std::vector<limiter::Header> headersOf(const Route &route, const ConsoleResponse &out) const;
 
     Policy m_policy;
     std::unique_ptr<RouteResolver> m_resolver;

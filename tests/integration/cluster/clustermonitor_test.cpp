@@ -233,7 +233,8 @@ TEST(ClusterMonitor, AReshardThatReordersTheMastersKeepsEveryKeyInSight)
     // The fixture as it was, for the tests after this one: slots 0-49 back where they were.
     EXPECT_EQ(cluster.reshard(target, source, 50), "");
     EXPECT_EQ(cluster.masterOf(0)->id, source.id);
-    EXPECT_TRUE(cluster.agrees());
+    // Gossip spreads the slots moved back; on a loaded machine that took longer than 10 s.
+    EXPECT_TRUE(cluster.agrees(30'000));
     EXPECT_EQ(more, 0) << "snapshots that counted a moved key twice: " << counts;
     EXPECT_EQ(fewerLater, 0) << "snapshots short of keys a second after the reshard: " << counts;
     EXPECT_EQ(incomplete, 0) << "snapshots that began the walk again: " << counts;

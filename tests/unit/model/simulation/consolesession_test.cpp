@@ -186,3 +186,38 @@ routes:
     EXPECT_TRUE(over.limits[0].decision.allowed);
     EXPECT_GT(header(over, "Retry-After").toLongLong(), 0);
 }
+
+// RateLimit-Policy and RateLimit carry one item per enforced limit (a shadow candidate is not
+// the client's business); X-RateLimit-* and Retry-After are the deciding limit's.
+TEST(ConsoleSession, SeveralLimitsAreOneHeaderItemEach)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: api
+defaults: { headers: both }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 2, refill: 1/s }
+      - { name: daily, algorithm: fixed_window, limit: 100, window: 1d }
+      - { name: candidate, algorithm: fixed_window, limit: 1, window: 1h, mode: shadow }
+)",
+        QStringLiteral("t.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    ConsoleSession session;
+    session.setPolicy(read.policy);
+    ConsoleRequest r;
+    r.target = QStringLiteral("/v1/search");
+    const ConsoleResponse first = session.send(r, kT0);
+    EXPECT_EQ(header(first, "RateLimit-Policy"), "\"burst\";q=2;w=2, \"daily\";q=100;w=86400");
+    EXPECT_EQ(header(first, "RateLimit").toStdString(), "\"burst\";r=1;t=1, \"daily\";r=99;t=6400");
+    EXPECT_EQ(header(first, "X-RateLimit-Limit").toStdString(), "2")
+        << "the burst is nearest to denying";
+    session.send(r, kT0);
+    const ConsoleResponse denied = session.send(r, kT0);
+    EXPECT_EQ(denied.status, 429);
+    // t: the burst is whole in 2 s; the daily window is the clock's day (6400 s left at kT0).
+    EXPECT_EQ(header(denied, "RateLimit").toStdString(), "\"burst\";r=0;t=2, \"daily\";r=98;t=6400")
+        << "the daily quota kept nothing of the denied request";
+    EXPECT_EQ(header(denied, "Retry-After"), "1");
+}
