@@ -21,9 +21,28 @@ namespace qs::cli {
 
 namespace {
 
+// A route with several limits: an object per limit, by name.
+QJsonObject limitsJson(const SimulationSummary &s)
+{
+    QJsonObject limits;
+    for (const LimitSummary &l : s.limits)
+        limits.insert(l.name,
+            QJsonObject{
+                {QStringLiteral("algorithm"), l.algorithm},
+                {QStringLiteral("mode"),
+                    l.shadow ? QStringLiteral("shadow") : QStringLiteral("enforce")},
+                {QStringLiteral("allowed"), qint64(l.allowed)},
+                {QStringLiteral("denied"), qint64(l.denied)},
+                {QStringLiteral("deciding_denials"), qint64(l.deciding)},
+                {QStringLiteral("window_us"), qint64(l.window)},
+                {QStringLiteral("max_admitted_in_window"), qint64(l.maxAdmittedInWindow)},
+            });
+    return limits;
+}
+
 QJsonObject toJson(const SimulationSummary &s)
 {
-    return QJsonObject{
+    QJsonObject out{
         {QStringLiteral("algorithm"), s.algorithm},
         {QStringLiteral("offered"), qint64(s.offered)},
         {QStringLiteral("allowed"), qint64(s.allowed)},
@@ -40,6 +59,9 @@ QJsonObject toJson(const SimulationSummary &s)
         {QStringLiteral("keyless"), qint64(s.keyless)},
         {QStringLiteral("missing_key"), missingKeyModeName(s.missingKey)},
     };
+    if (!s.limits.empty())
+        out.insert(QStringLiteral("limits"), limitsJson(s));
+    return out;
 }
 
 Expected<void> writeCsv(const QString &path, const std::vector<SimulationResult> &results)
@@ -127,7 +149,9 @@ OptionTable simulateOptions(SimulateOptions &o, SimulationSettings &settings)
             opt::text(QStringLiteral("--csv"), QStringLiteral("OUT"),
                 QStringLiteral("write the per-time series (requests/s) to OUT"), &o.csv),
             opt::flag(QStringLiteral("--json"),
-                QStringLiteral("print the summary as JSON (an array with --compare)"), &o.json),
+                QStringLiteral("print the summary as JSON (an array with --compare; a route with "
+                               "several limits adds `limits`, an object per limit by name)"),
+                &o.json),
         },
         QStringLiteral(
             "Exit status: 0 done, 1 the policy or traffic could not be used, 2 usage error.\n"));
@@ -169,6 +193,11 @@ int runSimulate(const QStringList &args)
         return usage(QStringLiteral("no route has the id '%1'").arg(routeId));
 
     std::vector<SimulationResult> results;
+    if (compare && route->hasSeveralLimits())
+        return usage(QStringLiteral("--compare runs a route's limit with each algorithm; route "
+                                    "'%1' has %2 limits: simulate it without --compare")
+                         .arg(routeId)
+                         .arg(route->limits.size()));
     if (compare) {
         const SimulationResult base = simulate(*policy, *route, settings);
         if (!base.error.isEmpty()) {
@@ -235,6 +264,28 @@ int runSimulate(const QStringList &args)
                        16)
                    .arg(QStringLiteral("%1 ms").arg(s.p99DelayUs / 1000, 0, 'f', 1), 10)
                    .arg(QStringLiteral("%1%").arg(s.topClientsDenialShare * 100, 0, 'f', 1), 14);
+    }
+    if (!first.summary.limits.empty()) {
+        out << QStringLiteral("\n%1 %2 %3 %4 %5 %6\n")
+                   .arg(QStringLiteral("limit"), -24)
+                   .arg(QStringLiteral("algorithm"), -24)
+                   .arg(QStringLiteral("allowed"), 10)
+                   .arg(QStringLiteral("denied"), 10)
+                   .arg(QStringLiteral("decided"), 10)
+                   .arg(QStringLiteral("max/window"), 16);
+        for (const LimitSummary &l : first.summary.limits)
+            out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                       .arg(l.shadow ? l.name + QStringLiteral(" (shadow)") : l.name, -24)
+                       .arg(l.algorithm, -24)
+                       .arg(l.allowed, 10)
+                       .arg(l.denied, 10)
+                       .arg(l.deciding, 10)
+                       .arg(QStringLiteral("%1 per %2")
+                                .arg(l.maxAdmittedInWindow)
+                                .arg(formatDuration(l.window)),
+                           16);
+        out << QStringLiteral("decided: the denials this limit made, the longest wait of those "
+                              "that denied; a shadow limit's denied would have been\n");
     }
     if (!results.empty() && results.front().summary.keyless > 0)
         out << QStringLiteral("%1 requests lacked their key; missing_key: %2\n")

@@ -1,11 +1,14 @@
 #include "model/simulation/simulator.h"
 
+#include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/routeresolver.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
+#include <memory>
 #include <numeric>
 
 namespace qs {
@@ -305,6 +308,292 @@ QString algorithmLabel(const limiter::AlgorithmConfig &config)
     return QString::fromLatin1(limiter::algorithmName(limiter::algorithmOf(config)).data());
 }
 
+// One limit of a route with several, as the simulator runs it.
+struct LimitRun {
+    limiter::AlgorithmConfig config;
+    bool shadow = false;
+    std::int64_t cost = 1;
+    bool global = false; // one state for every client
+    bool canLackKey = false; // a header or query part: missing_key applies
+    MissingKeyMode missing = MissingKeyMode::Shared;
+    std::vector<limiter::AlgorithmState> states; // per client (one when global)
+    limiter::AlgorithmState shared; // missing_key shared
+    std::vector<limiter::AlgorithmState> byAddress; // missing_key ip
+    std::unique_ptr<WindowMaximum> windowMax;
+
+    // The state this arrival counts in; nullptr: the limit passes it (missing_key allow).
+    limiter::AlgorithmState *stateFor(const Arrival &a, bool lacksKey)
+    {
+        if (!lacksKey || !canLackKey)
+            return &states[global ? 0 : a.client];
+        switch (missing) {
+        case MissingKeyMode::Shared:
+            return &shared;
+        case MissingKeyMode::Ip:
+            return &byAddress[a.client];
+        case MissingKeyMode::Allow:
+        case MissingKeyMode::Deny:
+            return nullptr;
+        }
+        return nullptr;
+    }
+};
+
+// Every limit of the route on every request, the rule of limitset.h. Slower than runTyped (a
+// variant per decision): only routes with several limits take it.
+SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, TrafficSource &source,
+    const std::vector<char> &lineMatches, const SimulationSettings &settings,
+    const KeylessPlan &keyless, const std::atomic<bool> *cancel, const SimulationProgress &progress)
+{
+    SimulationResult result;
+    SimulationSummary &sum = result.summary;
+    const std::uint32_t clients = source.clients();
+    sum.clients = clients;
+    for (std::size_t l = 0; l < runs.size(); ++l) {
+        LimitRun &run = runs[l];
+        run.states.assign(run.global ? 1 : clients, limiter::freshState(run.config));
+        run.shared = limiter::freshState(run.config);
+        if (run.canLackKey && run.missing == MissingKeyMode::Ip)
+            run.byAddress.assign(clients, limiter::freshState(run.config));
+        const limiter::Quota fresh = limiter::peek(run.config, run.shared, 0);
+        run.windowMax = std::make_unique<WindowMaximum>(std::max<Micros>(1, fresh.window));
+        LimitSummary ls;
+        ls.name = route.limits[qsizetype(l)].name;
+        ls.algorithm = algorithmLabel(run.config);
+        ls.shadow = run.shadow;
+        ls.window = fresh.window;
+        ls.quota = fresh.limit;
+        sum.limits.push_back(ls);
+    }
+    sum.window = sum.limits.front().window;
+    sum.missingKey = runs.front().missing;
+    std::vector<std::uint32_t> denials(clients, 0), offeredPerClient(clients, 0);
+    const Micros width = bucketWidthFor(settings.duration);
+    std::vector<Bucket> buckets(std::size_t(settings.duration / width) + 1);
+    DelayHistogram delays;
+    std::array<limiter::LimitRef, limiter::kMaxLimitsPerRequest> refs;
+    std::array<std::size_t, limiter::kMaxLimitsPerRequest> which{};
+    std::array<limiter::Decision, limiter::kMaxLimitsPerRequest> each;
+
+    std::vector<Arrival> chunk;
+    chunk.reserve(1 << 16);
+    Micros progressed = 0;
+    while (true) {
+        chunk.clear();
+        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
+            break;
+        for (const Arrival &a : chunk) {
+            if (!lineMatches.empty() && !lineMatches[a.request]) {
+                ++sum.otherRoutes;
+                continue;
+            }
+            Bucket &b = buckets[std::size_t(a.at / width)];
+            ++b.offered;
+            ++offeredPerClient[a.client];
+            const Micros now = kEpochStart + a.at;
+            const bool lacksKey = keyless.lacksKey(a);
+            sum.keyless += lacksKey;
+            // A limit whose missing_key is deny refuses the request outright, counted nowhere.
+            std::size_t counted = 0;
+            bool refused = false;
+            for (std::size_t l = 0; l < runs.size(); ++l) {
+                LimitRun &run = runs[l];
+                limiter::AlgorithmState *state = run.stateFor(a, lacksKey);
+                if (!state) {
+                    if (run.missing == MissingKeyMode::Deny) {
+                        ++sum.limits[l].denied;
+                        if (!run.shadow) {
+                            ++sum.limits[l].deciding;
+                            refused = true;
+                        }
+                    }
+                    continue;
+                }
+                refs[counted] = {&run.config, state, run.cost, run.shadow};
+                which[counted++] = l;
+            }
+            if (refused) {
+                ++b.denied;
+                ++denials[a.client];
+                continue;
+            }
+            const limiter::SetDecision set = limiter::decideAll(
+                std::span(refs.data(), counted), now, std::span(each.data(), counted));
+            Micros delay = 0;
+            for (std::size_t k = 0; k < counted; ++k) {
+                LimitSummary &ls = sum.limits[which[k]];
+                (each[k].allowed ? ls.allowed : ls.denied)++;
+                if (set.allowed && each[k].allowed) {
+                    runs[which[k]].windowMax->admit(now, refs[k].cost);
+                    delay = std::max(delay, each[k].delay);
+                }
+            }
+            if (set.allowed) {
+                ++b.allowed;
+                if (delay > 0) {
+                    ++b.delayed;
+                    delays.add(delay);
+                }
+            } else {
+                ++b.denied;
+                ++denials[a.client];
+                ++sum.limits[which[std::size_t(set.deciding)]].deciding;
+            }
+        }
+        if (cancel && cancel->load(std::memory_order_relaxed)) {
+            result.cancelled = true;
+            break;
+        }
+        if (progress && chunk.back().at - progressed > settings.duration / 100) {
+            progressed = chunk.back().at;
+            progress(double(progressed) / double(settings.duration));
+        }
+    }
+    for (const Bucket &b : buckets) {
+        sum.offered += b.offered;
+        sum.allowed += b.allowed;
+        sum.denied += b.denied;
+        sum.delayed += b.delayed;
+    }
+    sum.acceptance = sum.offered ? double(sum.allowed) / double(sum.offered) : 0;
+    for (std::size_t l = 0; l < runs.size(); ++l)
+        sum.limits[l].maxAdmittedInWindow = runs[l].windowMax->maximum();
+    sum.maxAdmittedInWindow = sum.limits.front().maxAdmittedInWindow;
+    sum.p50DelayUs = delays.percentile(50);
+    sum.p99DelayUs = delays.percentile(99);
+    if (sum.denied > 0) {
+        std::vector<std::uint32_t> sorted = denials;
+        const std::size_t top = std::max<std::size_t>(1, clients / 100);
+        std::partial_sort(
+            sorted.begin(), sorted.begin() + std::ptrdiff_t(top), sorted.end(), std::greater<>());
+        sum.topClientsDenialShare = double(std::accumulate(sorted.begin(),
+                                        sorted.begin() + std::ptrdiff_t(top), std::uint64_t(0)))
+            / double(sum.denied);
+    }
+    sum.trackedClient = settings.trackedClient.value_or(
+        std::uint32_t(std::max_element(offeredPerClient.begin(), offeredPerClient.end())
+            - offeredPerClient.begin()));
+    const double perSecond = 1e6 / double(width);
+    std::vector<double> offered, allowed, denied, delayed;
+    const std::size_t whole = std::size_t(settings.duration / width);
+    for (std::size_t i = 0; i < std::min(whole, buckets.size()); ++i) {
+        const Bucket &b = buckets[i];
+        offered.push_back(b.offered * perSecond);
+        allowed.push_back(b.allowed * perSecond);
+        denied.push_back(b.denied * perSecond);
+        delayed.push_back(b.delayed * perSecond);
+    }
+    for (auto [name, raw] : {std::pair{QStringLiteral("offered"), &offered},
+             std::pair{QStringLiteral("allowed"), &allowed},
+             std::pair{QStringLiteral("denied"), &denied},
+             std::pair{QStringLiteral("delayed"), &delayed}})
+        result.series.push_back(
+            downsample(name, QStringLiteral("req/s"), *raw, width, settings.maxPoints));
+    return result;
+}
+
+// The tracked client's remaining quota in each limit at the end of every bucket: a second pass
+// over its own arrivals with its own states, under the same rule. A `global` limit, which
+// everyone's traffic fills, has no per-client curve and is left out.
+std::vector<Series> trackedRemainingSeveral(std::vector<LimitRun> &runs, const Route &route,
+    TrafficSource &source, const std::vector<char> &lineMatches, const SimulationSettings &settings,
+    const KeylessPlan &keyless, std::uint32_t client)
+{
+    const Micros width = bucketWidthFor(settings.duration);
+    const std::size_t n = runs.size();
+    std::vector<limiter::AlgorithmState> states;
+    for (const LimitRun &run : runs)
+        states.push_back(limiter::freshState(run.config));
+    std::vector<std::vector<double>> remaining(
+        n, std::vector<double>(std::size_t(settings.duration / width), 0));
+    std::array<limiter::LimitRef, limiter::kMaxLimitsPerRequest> refs;
+    std::array<limiter::Decision, limiter::kMaxLimitsPerRequest> each;
+    for (std::size_t l = 0; l < n; ++l)
+        refs[l] = {&runs[l].config, &states[l], runs[l].cost, runs[l].shadow};
+    std::size_t filled = 0;
+    auto fillUntil = [&](std::size_t bucket) {
+        for (; filled < bucket && filled < remaining.front().size(); ++filled)
+            for (std::size_t l = 0; l < n; ++l)
+                remaining[l][filled] = double(limiter::peek(
+                    runs[l].config, states[l], kEpochStart + Micros(filled + 1) * width - 1)
+                                                  .remaining);
+    };
+    std::vector<Arrival> chunk;
+    while (true) {
+        chunk.clear();
+        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
+            break;
+        for (const Arrival &a : chunk) {
+            if (a.client != client || (!lineMatches.empty() && !lineMatches[a.request])
+                || keyless.lacksKey(a))
+                continue;
+            fillUntil(std::size_t(a.at / width));
+            limiter::decideAll(
+                std::span(refs.data(), n), kEpochStart + a.at, std::span(each.data(), n));
+        }
+    }
+    fillUntil(remaining.front().size());
+    std::vector<Series> out;
+    for (std::size_t l = 0; l < n; ++l)
+        if (!runs[l].global)
+            out.push_back(
+                downsample(QStringLiteral("remaining %1").arg(route.limits[qsizetype(l)].name),
+                    QStringLiteral("requests"), remaining[l], width, settings.maxPoints));
+    return out;
+}
+
+// A route with several limits, simulated (see runSeveral).
+SimulationResult simulateSeveral(const Policy &policy, const Route &route,
+    const SimulationSettings &settings, const std::vector<char> &lineMatches,
+    const std::atomic<bool> *cancel, const SimulationProgress &progress)
+{
+    SimulationResult failed;
+    std::vector<LimitRun> runs;
+    for (const RouteLimit &limit : route.limits) {
+        const auto converted = toAlgorithmConfig(limit.spec);
+        if (!converted) {
+            failed.error = QStringLiteral("route '%1', limit '%2': %3")
+                               .arg(route.id, limit.name, converted.error().message);
+            return failed;
+        }
+        LimitRun run;
+        run.config = *converted;
+        run.shadow = route.modeOf(limit) == RouteMode::Shadow;
+        run.cost = route.costOf(limit);
+        const QList<KeySelector> key = policy.keyOf(route, limit);
+        run.global = std::all_of(key.begin(), key.end(),
+            [](const KeySelector &k) { return k.kind == KeySelector::Kind::Global; });
+        run.canLackKey = keyCanBeMissing(key);
+        run.missing = policy.missingKeyOf(route, limit);
+        runs.push_back(std::move(run));
+    }
+    // Whether a request lacks its key part is one fact of the request, whichever limit asks.
+    KeylessPlan keyless;
+    keyless.seed = settings.seed;
+    keyless.share = settings.traffic.keyless;
+    auto made = makeTrafficSource(settings.traffic, settings.seed, settings.duration);
+    if (!made) {
+        failed.error = made.error();
+        return failed;
+    }
+    const std::unique_ptr<TrafficSource> source = std::move(*made);
+    SimulationResult result
+        = runSeveral(runs, route, *source, lineMatches, settings, keyless, cancel, progress);
+    result.summary.algorithm = QStringLiteral("%1 limits").arg(runs.size());
+    result.skippedLines = source->skippedLines();
+    result.problems = source->problems();
+    if (result.cancelled)
+        return result;
+    if (auto again = makeTrafficSource(settings.traffic, settings.seed, settings.duration)) {
+        for (Series &s : trackedRemainingSeveral(runs, route, **again, lineMatches, settings,
+                 keyless, result.summary.trackedClient)) {
+            s.name += QStringLiteral(" (%1)").arg(source->clientName(result.summary.trackedClient));
+            result.series.push_back(std::move(s));
+        }
+    }
+    return result;
+}
+
 } // namespace
 
 SimulationResult simulate(const Policy &policy, const Route &route,
@@ -315,12 +604,6 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     limiter::AlgorithmConfig config;
     if (override) {
         config = *override;
-    } else if (route.hasSeveralLimits()) {
-        failed.error = QStringLiteral("route '%1' has %2 limits; the simulator runs one limit per "
-                                      "route so far (the test console decides all of them)")
-                           .arg(route.id)
-                           .arg(route.limits.size());
-        return failed;
     } else {
         const auto converted = toAlgorithmConfig(route.limit());
         if (!converted) {
@@ -335,7 +618,7 @@ SimulationResult simulate(const Policy &policy, const Route &route,
         failed.error = made.error();
         return failed;
     }
-    const std::unique_ptr<TrafficSource> source = std::move(*made);
+    std::unique_ptr<TrafficSource> source = std::move(*made);
     // Replayed requests count only when they resolve to this route.
     std::vector<char> lineMatches;
     if (!source->requestLines().empty()) {
@@ -344,6 +627,10 @@ SimulationResult simulate(const Policy &policy, const Route &route,
             const auto index = resolver.resolve(line.method, line.target);
             lineMatches.push_back(index && policy.routes[*index].id == route.id);
         }
+    }
+    if (route.hasSeveralLimits() && !override) {
+        source.reset(); // simulateSeveral makes its own
+        return simulateSeveral(policy, route, settings, lineMatches, cancel, progress);
     }
     SimulationSettings effective = settings;
     effective.cost = route.effectiveCost();

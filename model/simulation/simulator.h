@@ -33,6 +33,19 @@ struct Series {
     std::vector<double> t, value, min, max;
 };
 
+// One limit of a route with several: what it said, request by request.
+struct LimitSummary {
+    QString name;
+    QString algorithm;
+    bool shadow = false;
+    std::uint64_t allowed = 0; // requests this limit admitted (given back or not)
+    std::uint64_t denied = 0; // requests it denied (a shadow limit: would have denied)
+    std::uint64_t deciding = 0; // denials it decided: it denied with the longest wait
+    std::int64_t quota = 0; // what a fresh key has
+    limiter::Micros window = 0;
+    std::int64_t maxAdmittedInWindow = 0; // of the requests the route admitted, per its window
+};
+
 struct SimulationSummary {
     QString algorithm;
     std::uint64_t offered = 0, allowed = 0, denied = 0, delayed = 0, otherRoutes = 0;
@@ -46,6 +59,9 @@ struct SimulationSummary {
     // Requests without their key part (traffic's keyless=) and what the route did with them.
     std::uint64_t keyless = 0;
     MissingKeyMode missingKey = MissingKeyMode::Shared;
+    // A route with several limits: one per limit, in the route's order (empty otherwise). The
+    // figures above are then the route's (window: its first limit's).
+    std::vector<LimitSummary> limits;
 };
 
 struct SimulationResult {
@@ -59,7 +75,10 @@ struct SimulationResult {
 
 using SimulationProgress = std::function<void(double fraction)>;
 
-// Runs `route`'s limit (or `config` when given) over the settings' traffic.
+// Runs `route`'s limit (or `config` when given) over the settings' traffic. A route with several
+// limits runs them all on every request (limitset.h): each simulated client is one address and
+// one API key, so every limit keyed by a client part counts it alike; a `global` limit counts
+// everyone together.
 SimulationResult simulate(const Policy &policy, const Route &route,
     const SimulationSettings &settings, const std::atomic<bool> *cancel = nullptr,
     const SimulationProgress &progress = {}, const limiter::AlgorithmConfig *config = nullptr);

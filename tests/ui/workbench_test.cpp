@@ -1304,3 +1304,42 @@ routes:
     expected.replace("capacity: 2", "capacity: 5");
     EXPECT_EQ(saved.readAll().toStdString(), expected.toStdString());
 }
+
+// A route with several limits simulates them together: one summary row per limit, one curve per
+// limit on the key chart as a share of that limit's quota.
+TEST(Workbench, ASimulationOfSeveralLimitsShowsEachLimit)
+{
+    MainWindow window;
+    QTemporaryDir dir;
+    ASSERT_FALSE(openShown(window, dir, "several.yaml", R"(quota_studio: 1
+name: several
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 20, refill: 10/s }
+      - { name: hourly, algorithm: fixed_window, limit: 500, window: 1h }
+)")
+                     .isEmpty());
+    SimulatePage *page = window.simulatePage();
+    page->trafficEdit()->setText(QStringLiteral("steady:15/s,clients=1"));
+    QSignalSpy done(page, &SimulatePage::finished);
+    page->run();
+    ASSERT_TRUE(done.wait(20000));
+    const SimulationSummary &s = page->lastRun().results.front().summary;
+    ASSERT_EQ(s.limits.size(), 2u);
+    EXPECT_GT(s.limits[0].deciding, 0u) << "15/s is over the burst's 10/s";
+    QStringList rows;
+    for (int i = 0; i < page->summaryTable()->rowCount(); ++i)
+        rows << page->summaryTable()->item(i, 0)->text();
+    EXPECT_TRUE(rows.contains(QStringLiteral("Limit burst"))) << rows.join(u'|').toStdString();
+    EXPECT_TRUE(rows.contains(QStringLiteral("Limit hourly")));
+    window.resize(1280, 800);
+    page->keyChart()->setFocus();
+    QCoreApplication::processEvents();
+    EXPECT_EQ(page->keyChart()->chart()->series().size(), 2);
+    const auto axes = page->keyChart()->chart()->axes(Qt::Vertical);
+    ASSERT_FALSE(axes.isEmpty());
+    EXPECT_TRUE(axes.first()->titleText().contains(QStringLiteral("% of each limit")));
+    qs::test::saveScreenshot(page->keyChart(), QStringLiteral("simulate-several-limits-key"));
+}

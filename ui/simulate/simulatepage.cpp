@@ -293,7 +293,15 @@ void SimulatePage::run(bool compare)
         m_traffic->setFocus();
         return;
     }
-    const auto converted = toAlgorithmConfig(m_doc->policy().routes[routeIndex].limit());
+    const Route &route = m_doc->policy().routes[routeIndex];
+    if (compare && route.hasSeveralLimits()) {
+        m_status->setText(tr("Compare runs one limit with each algorithm; route '%1' has %2 "
+                             "limits: press Run to simulate them together.")
+                              .arg(route.id)
+                              .arg(route.limits.size()));
+        return;
+    }
+    const auto converted = toAlgorithmConfig(route.limit());
     if (!converted) {
         m_status->setText(
             tr("Route '%1': %2").arg(m_route->currentText(), converted.error().message));
@@ -382,8 +390,34 @@ void SimulatePage::showResult(const SimulationResult &r)
         labels.title = tr("Requests per second, averaged over %1 s")
                            .arg(traffic.front()->t[1] - traffic.front()->t[0], 0, 'g', 3);
     showSeries(m_trafficChart, labels, traffic);
-    showSeries(m_keyChart, kKeyLabels, key);
     const SimulationSummary &s = r.summary;
+    // Several limits: each curve as a share of its own limit's quota, so that a burst of 20 and
+    // a daily 10 000 read on one axis.
+    std::vector<Series> shares;
+    if (!s.limits.empty()) {
+        for (const Series *curve : key) {
+            Series share = *curve;
+            for (const LimitSummary &l : s.limits)
+                if (curve->name.startsWith(QStringLiteral("remaining ") + l.name + QLatin1Char(' '))
+                    && l.quota > 0)
+                    for (std::vector<double> *v : {&share.value, &share.min, &share.max})
+                        for (double &x : *v)
+                            x = 100.0 * x / double(l.quota);
+            share.unit = QStringLiteral("%");
+            // "burst (client-7)": each limit its own colour (charts.cpp colours "remaining…"
+            // alike).
+            share.name = curve->name.mid(QStringLiteral("remaining ").size());
+            shares.push_back(std::move(share));
+        }
+        key.clear();
+        for (const Series &share : shares)
+            key.push_back(&share);
+    }
+    showSeries(m_keyChart,
+        s.limits.empty() ? kKeyLabels
+                         : ChartLabels{tr("Hottest key: quota left in each limit"), tr("time (s)"),
+                             tr("remaining (% of each limit's quota)")},
+        key);
     const QLocale locale;
     const auto count = [&](std::uint64_t n) { return locale.toString(qulonglong(n)); };
     const QList<QPair<QString, QString>> rows{
@@ -406,12 +440,22 @@ void SimulatePage::showResult(const SimulationResult &r)
         {tr("Requests for other routes"), count(s.otherRoutes)},
         {tr("Without key (%1)").arg(missingKeyModeName(s.missingKey)), count(s.keyless)},
     };
+    // Several limits: what each said, and which denials it decided.
+    QList<QPair<QString, QString>> perLimit;
+    for (const LimitSummary &l : s.limits)
+        perLimit.append({l.shadow ? tr("Limit %1 (shadow)").arg(l.name)
+                                  : tr("Limit %1").arg(l.name),
+            l.shadow ? tr("would deny %1 of %2").arg(count(l.denied), count(l.allowed + l.denied))
+                     : tr("denied %1, decided %2 denials; most admitted in any %3: %4")
+                           .arg(count(l.denied), count(l.deciding), formatDuration(l.window))
+                           .arg(locale.toString(qlonglong(l.maxAdmittedInWindow)))});
+    const QList<QPair<QString, QString>> allRows = rows + perLimit;
     m_summary->setColumnCount(2);
     m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
-    m_summary->setRowCount(int(rows.size()));
-    for (int i = 0; i < rows.size(); ++i) {
-        m_summary->setItem(i, 0, new QTableWidgetItem(rows[i].first));
-        m_summary->setItem(i, 1, new QTableWidgetItem(rows[i].second));
+    m_summary->setRowCount(int(allRows.size()));
+    for (int i = 0; i < allRows.size(); ++i) {
+        m_summary->setItem(i, 0, new QTableWidgetItem(allRows[i].first));
+        m_summary->setItem(i, 1, new QTableWidgetItem(allRows[i].second));
     }
     m_summary->resizeColumnToContents(0);
     m_status->setText(tr("%1 requests simulated: %2 allowed.%3")

@@ -55,6 +55,7 @@ public:
     QuantityEdit *durationEdit() const { return m_duration; }
     QTableWidget *summaryTable() const { return m_summary; }
     QChartView *trafficChart() const { return m_trafficChart; }
+    QChartView *keyChart() const { return m_keyChart; }
     QTabWidget *chartTabs() const { return m_charts; }
     QList<QSplitter *> splitters() const;
 

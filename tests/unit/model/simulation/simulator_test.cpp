@@ -200,3 +200,44 @@ TEST(Simulator, SeriesPointsAreRoundAndTheLastIsNotACutShortDrop)
     EXPECT_NEAR(allowed.value.back(), 100.0, 5.0) << "the last point is a whole interval";
     EXPECT_NEAR(allowed.value.front(), 100.0, 5.0);
 }
+
+// A burst limit, a daily quota and a shadow candidate on one route: every request is decided by
+// all three. Three clients at 10/s each for two hours: the burst (20, 10/s) never denies, the
+// daily quota admits 10 000 per client and then decides every denial, the candidate (500 per
+// hour) would deny but never does, and a denied request is charged to no limit.
+TEST(Simulator, SeveralLimitsAreDecidedTogetherAndCountedEach)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: sim
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 20, refill: 10/s }
+      - { name: daily, algorithm: fixed_window, limit: 10000, window: 1d }
+      - { name: candidate, algorithm: sliding_window_counter, limit: 500, window: 1h, mode: shadow }
+)",
+        QStringLiteral("sim.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    const SimulationResult r = simulate(read.policy, read.policy.routes[0],
+        settings("steady:30/s,clients=3", 2 * 60 * kMicrosPerMinute));
+    ASSERT_TRUE(r.error.isEmpty()) << r.error.toStdString();
+    const SimulationSummary &s = r.summary;
+    EXPECT_EQ(s.offered, 216'000u);
+    EXPECT_EQ(s.allowed, 30'000u);
+    EXPECT_EQ(s.denied, 186'000u);
+    ASSERT_EQ(s.limits.size(), 3u);
+    EXPECT_EQ(s.limits[0].name, "burst");
+    EXPECT_EQ(s.limits[0].denied, 0u);
+    EXPECT_EQ(s.limits[1].allowed, 30'000u);
+    EXPECT_EQ(s.limits[1].deciding, 186'000u) << "the daily quota decided every denial";
+    EXPECT_EQ(s.limits[1].maxAdmittedInWindow, 30'000) << "10 000 a day for each of 3 clients";
+    EXPECT_TRUE(s.limits[2].shadow);
+    EXPECT_GT(s.limits[2].denied, 0u) << "the candidate would have denied";
+    EXPECT_EQ(s.limits[2].deciding, 0u) << "and never did";
+    // The tracked client's remaining quota, one curve per limit.
+    int curves = 0;
+    for (const Series &series : r.series)
+        curves += series.name.startsWith(QStringLiteral("remaining "));
+    EXPECT_EQ(curves, 3);
+}
