@@ -1343,3 +1343,85 @@ routes:
     EXPECT_TRUE(axes.first()->titleText().contains(QStringLiteral("% of each limit")));
     qs::test::saveScreenshot(page->keyChart(), QStringLiteral("simulate-several-limits-key"));
 }
+
+// The limits of a route as a list in the Design tab, keyboard only: add a limit (the file's
+// `limit:` becomes `limits:` in place), name it, set its window, move it up, undo, remove.
+TEST(Workbench, LimitsAreAddedNamedMovedAndRemovedFromTheKeyboard)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: one
+routes:
+  # the search API
+  - id: search
+    match: { path: /v1/search }
+    limit: { algorithm: token_bucket, capacity: 20, refill: 10/s }
+)";
+    MainWindow window;
+    QTemporaryDir dir;
+    const QString path = openShown(window, dir, "one.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    auto *picker = editor->findChild<QComboBox *>(QStringLiteral("limitPicker"));
+    auto *name = editor->findChild<QLineEdit *>(QStringLiteral("limitName"));
+    ASSERT_TRUE(picker && name);
+    EXPECT_FALSE(name->isEnabled()) << "a route's only limit (`limit:`) has no name to edit";
+
+    const auto policy = [&] { return window.document()->policy(); };
+    auto *add = editor->findChild<QAbstractButton *>(QStringLiteral("addLimit"));
+    ASSERT_TRUE(add);
+    EXPECT_TRUE(add->isVisible()) << "the limit bar is on screen";
+    editor->fieldWidget(QStringLiteral("limit.capacity"))->setFocus();
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_N, Qt::ControlModifier | Qt::AltModifier);
+    ASSERT_EQ(policy().routes[0].limits.size(), 2) << "Ctrl+Alt+N adds a limit";
+    EXPECT_EQ(picker->currentIndex(), 1) << "the fields edit the new limit";
+    EXPECT_TRUE(name->isEnabled());
+    name->setFocus();
+    name->selectAll();
+    QTest::keyClicks(name, QStringLiteral("daily"));
+    EXPECT_EQ(policy().routes[0].limits[1].name, "daily");
+    QWidget *windowEdit = editor->fieldWidget(QStringLiteral("limit.window"));
+    ASSERT_TRUE(windowEdit && windowEdit->isVisibleTo(editor)) << "the new limit is a fixed window";
+    auto *quota = spin(editor, "limit.limit");
+    ASSERT_TRUE(quota);
+    quota->setFocus();
+    quota->selectAll();
+    QTest::keyClicks(quota, QStringLiteral("5000"));
+    EXPECT_EQ(policy().routes[0].limits[1].spec.limit, 5000);
+    EXPECT_EQ(policy().routes[0].limits[0].spec.capacity, 20) << "the first limit is untouched";
+
+    ASSERT_TRUE(window.save());
+    auto fileText = [&] {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    EXPECT_EQ(fileText().toStdString(), R"(quota_studio: 1
+name: one
+routes:
+  # the search API
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: default, algorithm: token_bucket, capacity: 20, refill: 10/s }
+      - { name: daily, algorithm: fixed_window, limit: 5000, window: 1d }
+)");
+
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up, Qt::ControlModifier | Qt::AltModifier);
+    EXPECT_EQ(policy().routes[0].limits[0].name, "daily") << "Ctrl+Alt+Up moves it first";
+    EXPECT_EQ(picker->currentIndex(), 0);
+    window.document()->undoStack()->undo();
+    EXPECT_EQ(policy().routes[0].limits[0].name, "default") << "undo puts it back";
+    picker->setCurrentIndex(1);
+    picker->setFocus();
+    QTest::keyClick(picker, Qt::Key_Delete, Qt::ControlModifier | Qt::AltModifier);
+    ASSERT_EQ(policy().routes[0].limits.size(), 1) << "Ctrl+Alt+Delete removes the chosen limit";
+    EXPECT_EQ(policy().routes[0].limits[0].name, "default");
+    ASSERT_TRUE(window.save());
+    EXPECT_EQ(fileText().toStdString(), text.toStdString())
+        << "back to one limit: `limit:` again, as the file had it";
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_N, Qt::ControlModifier | Qt::AltModifier);
+    window.resize(1280, 800);
+    QTest::qWait(50);
+    qs::test::saveScreenshot(&window, QStringLiteral("workbench-limit-list"));
+}

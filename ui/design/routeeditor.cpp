@@ -1,5 +1,7 @@
 #include "ui/design/routeeditor.h"
 
+#include "ui/design/limitlistbar.h"
+
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/limitfields.h"
@@ -15,6 +17,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -268,6 +271,21 @@ void RouteEditor::addLimitRows()
     m_limitsNotice->setWordWrap(true);
     m_limitsNotice->setVisible(false);
     m_form->addRow(m_limitsNotice);
+    m_limitBar = new LimitListBar;
+    auto *limitsLabel = new QLabel(tr("Li&mits:"));
+    limitsLabel->setBuddy(m_limitBar->picker());
+    m_form->addRow(limitsLabel,
+        withMessage(QStringLiteral("limits"), m_limitBar,
+            tr("Several limits on one route: a burst per client and a daily quota per API key, "
+               "say. Every enforced limit must admit a request; a denied request takes from "
+               "none.")));
+    addActions(m_limitBar->keyActions());
+    connect(m_limitBar, &LimitListBar::picked, this, &RouteEditor::onLimitPicked);
+    connect(m_limitBar, &LimitListBar::renamed, this, &RouteEditor::onLimitRenamed);
+    connect(m_limitBar, &LimitListBar::addRequested, this, &RouteEditor::onAddLimit);
+    connect(m_limitBar, &LimitListBar::duplicateRequested, this, &RouteEditor::onDuplicateLimit);
+    connect(m_limitBar, &LimitListBar::removeRequested, this, &RouteEditor::onRemoveLimit);
+    connect(m_limitBar, &LimitListBar::moveRequested, this, &RouteEditor::onMoveLimit);
     m_algorithm = new QComboBox;
     for (const limiter::Algorithm a : limiter::kAllAlgorithms)
         m_algorithm->addItem(algorithmDisplayName(a), int(a));
@@ -299,6 +317,8 @@ const Route *RouteEditor::route() const
 
 void RouteEditor::setRouteIndex(qsizetype index)
 {
+    if (index != m_index)
+        m_limit = 0;
     m_index = index;
     m_keyProblem.clear();
     setEnabled(route() != nullptr);
@@ -336,38 +356,46 @@ void RouteEditor::load()
         const int unknown = m_algorithm->findData(-1);
         if (unknown >= 0)
             m_algorithm->removeItem(unknown);
-        if (invalid.contains(QStringLiteral("limit.algorithm"))) {
-            m_algorithm->addItem(
-                tr("%1 (unknown algorithm)").arg(invalid.value(QStringLiteral("limit.algorithm"))),
+        if (invalid.contains(limitKey(*r, QStringLiteral("algorithm")))) {
+            m_algorithm->addItem(tr("%1 (unknown algorithm)")
+                                     .arg(invalid.value(limitKey(*r, QStringLiteral("algorithm")))),
                 -1);
             m_algorithm->setCurrentIndex(m_algorithm->count() - 1);
         } else {
-            m_algorithm->setCurrentIndex(m_algorithm->findData(int(r->limit().algorithm)));
+            m_algorithm->setCurrentIndex(
+                m_algorithm->findData(int(r->limits[limitIndex(*r)].spec.algorithm)));
         }
     }
-    if (r->hasSeveralLimits()) {
-        QStringList names;
-        for (const RouteLimit &limit : r->limits)
-            names << limit.name;
+    QStringList names;
+    for (const RouteLimit &limit : r->limits)
+        names << limit.name;
+    m_limitBar->show(names, limitIndex(*r), r->writtenAsList());
+    if (r->hasSeveralLimits())
         m_limitsNotice->setText(
-            tr("<b>This route has %1 limits</b> (%2). The fields below edit the first, '%3'; "
-               "the others are kept as the file has them and saved unchanged. The test console "
-               "decides all of them.")
+            tr("<b>This route has %1 limits</b> (%2): a request is admitted only if every "
+               "enforced one admits it. The fields below edit '%3'; Key, Cost and Mode are the "
+               "route's (a limit's own, written in the file, are kept).")
                 .arg(r->limits.size())
                 .arg(names.join(QStringLiteral(", ")).toHtmlEscaped(),
-                    r->limits.first().name.toHtmlEscaped()));
-    }
+                    r->limits[limitIndex(*r)].name.toHtmlEscaped()));
     m_limitsNotice->setVisible(r->hasSeveralLimits());
-    const LimitSpec &l = r->limit();
+    const LimitSpec &l = r->limits[limitIndex(*r)].spec;
+    // Where the file's unreadable text of an editor's field is kept: "limit.capacity" is the
+    // chosen limit's ("limits[1].capacity" in a list).
+    const auto stored = [&](const QString &field) {
+        return field.startsWith(QStringLiteral("limit."))
+            ? limitKey(*r, field.mid(QStringLiteral("limit.").size()))
+            : field;
+    };
     const auto setSpin = [&](QSpinBox *spin, const std::optional<qint64> &v, const QString &field) {
         const QSignalBlocker block(spin);
         // A spin box cannot hold "-5" or "ten": its special text, shown at the minimum, can.
-        const QString raw = v ? QString() : invalid.value(field);
+        const QString raw = v ? QString() : invalid.value(stored(field));
         spin->setSpecialValueText(raw.isEmpty() ? QString() : tr("%1 (invalid)").arg(raw));
         spin->setValue(v ? int(*v) : spin->minimum());
     };
     const auto written = [&](const auto &value, const QString &field) {
-        return value ? value->text : invalid.value(field);
+        return value ? value->text : invalid.value(stored(field));
     };
     for (const LimitField &field : limitFieldTable()) {
         QWidget *editor = m_fields.value(field.path());
@@ -420,6 +448,22 @@ void RouteEditor::showMessages()
     if (route()) {
         for (const Diagnostic &d : m_doc->diagnosticsOfRoute(m_index)) {
             QString field = d.fieldInRoute();
+            QString message = d.message;
+            // A limit of a list: the chosen one's fields are the editors'; another's messages
+            // go above the form, with its name.
+            static const QRegularExpression item(
+                QStringLiteral("^limits\\[(\\d+)\\](?:\\.(.*))?$"));
+            if (const auto m = item.match(field); m.hasMatch()) {
+                const int index = m.captured(1).toInt();
+                if (index == limitIndex(*route())) {
+                    field = QStringLiteral("limit.")
+                        + (m.captured(2).isEmpty() ? QStringLiteral("algorithm") : m.captured(2));
+                } else {
+                    message
+                        = tr("limit '%1': %2").arg(route()->limits.value(index).name, d.message);
+                    field = QStringLiteral("route");
+                }
+            }
             if (field.isEmpty())
                 field = QStringLiteral("id");
             else if (field == QLatin1String("limit") || field == QLatin1String("match"))
@@ -429,7 +473,7 @@ void RouteEditor::showMessages()
                 field.truncate(field.lastIndexOf(QLatin1Char('.')));
             if (!m_messages.contains(field)) // an unknown field, or the route as a whole
                 field = QStringLiteral("route");
-            (d.severity == Diagnostic::Severity::Error ? errors : warnings)[field] << d.message;
+            (d.severity == Diagnostic::Severity::Error ? errors : warnings)[field] << message;
         }
     }
     if (!m_keyProblem.isEmpty())
@@ -485,6 +529,11 @@ bool RouteEditor::focusField(const QString &fieldInRoute)
     if (!route())
         return false;
     QString field = fieldInRoute;
+    static const QRegularExpression item(QStringLiteral("^limits\\[(\\d+)\\](?:\\.(.*))?$"));
+    if (const auto m = item.match(field); m.hasMatch()) {
+        onLimitPicked(m.captured(1).toInt());
+        field = QStringLiteral("limit.") + m.captured(2);
+    }
     while (!m_fields.contains(field) && field.contains(QLatin1Char('.')))
         field.truncate(field.lastIndexOf(QLatin1Char('.')));
     if (field == QLatin1String("limit"))
@@ -565,17 +614,20 @@ void RouteEditor::onAlgorithmChosen()
         return; // the file's unknown algorithm, chosen again: nothing to do
     const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
     edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(), [&](Route &r) {
-        r.limit() = switchAlgorithm(r.limit(), algorithm);
-        r.origin.invalidText.remove(QStringLiteral("limit.algorithm"));
+        LimitSpec &spec = r.limits[limitIndex(r)].spec;
+        spec = switchAlgorithm(spec, algorithm);
+        if (r.writtenAsList())
+            rememberField(spec.fieldOrder, QStringLiteral("name"), 0);
+        r.origin.invalidText.remove(limitKey(r, QStringLiteral("algorithm")));
     });
     emit algorithmChanged(algorithm);
 }
 
 void RouteEditor::onLimitEdited(const QString &field)
 {
-    edit(tr("Edit %1").arg(field), QStringLiteral("limit.") + field, [&](Route &r) {
-        r.origin.invalidText.remove(QStringLiteral("limit.") + field);
-        LimitSpec &l = r.limit();
+    edit(tr("Edit %1").arg(field), limitKey(*route(), field), [&](Route &r) {
+        r.origin.invalidText.remove(limitKey(r, field));
+        LimitSpec &l = r.limits[limitIndex(r)].spec;
         const LimitField &f = *limitField(field);
         QWidget *editor = m_fields.value(f.path());
         switch (f.kind) {
@@ -632,6 +684,107 @@ void RouteEditor::onMissingKeyChosen()
         rememberField(r.fieldOrder, QStringLiteral("missing_key"),
             key >= 0 ? key + 1 : r.fieldOrder.indexOf(QStringLiteral("limit")));
     });
+}
+
+int RouteEditor::limitIndex(const Route &r) const
+{
+    return std::clamp(m_limit, 0, int(r.limits.size()) - 1);
+}
+
+QString RouteEditor::limitKey(const Route &r, const QString &field) const
+{
+    return r.limitPath(limitIndex(r)) + QLatin1Char('.') + field;
+}
+
+void RouteEditor::onLimitPicked(int index)
+{
+    if (index < 0 || index == m_limit)
+        return;
+    m_limit = index;
+    load();
+}
+
+void RouteEditor::onLimitRenamed(const QString &name)
+{
+    edit(tr("Rename limit"), limitKey(*route(), QStringLiteral("name")), [&](Route &r) {
+        RouteLimit &limit = r.limits[limitIndex(r)];
+        limit.name = name;
+        rememberField(limit.spec.fieldOrder, QStringLiteral("name"), 0);
+    });
+}
+
+namespace {
+
+// `base`, or base2, base3 … : a name no limit of the route has.
+QString unusedLimitName(const Route &r, const QString &base)
+{
+    QString name = base;
+    for (int n = 2; r.findLimit(name); ++n)
+        name = base + QString::number(n);
+    return name;
+}
+
+// A route's limits are named once they are a list: the first keeps `default` unless renamed.
+void nameForList(Route &r)
+{
+    for (RouteLimit &l : r.limits)
+        rememberField(l.spec.fieldOrder, QStringLiteral("name"), 0);
+}
+
+} // namespace
+
+void RouteEditor::onAddLimit()
+{
+    const Route *current = route();
+    if (!current || current->limits.size() >= RouteLimit::kMaxLimits)
+        return;
+    m_limit = int(current->limits.size());
+    edit(tr("Add limit"), QString(), [&](Route &r) {
+        RouteLimit added;
+        added.name = unusedLimitName(r, QStringLiteral("limit"));
+        added.spec.algorithm = limiter::Algorithm::FixedWindow;
+        added.spec.limit = 1000;
+        added.spec.window = DurationValue{QStringLiteral("1d"), limiter::kMicrosPerDay};
+        added.spec.fieldOrder = {QStringLiteral("name"), QStringLiteral("algorithm"),
+            QStringLiteral("limit"), QStringLiteral("window")};
+        r.limits.append(added);
+        nameForList(r);
+    });
+}
+
+void RouteEditor::onDuplicateLimit()
+{
+    const Route *current = route();
+    if (!current || current->limits.size() >= RouteLimit::kMaxLimits)
+        return;
+    const int at = limitIndex(*current);
+    m_limit = at + 1;
+    edit(tr("Duplicate limit"), QString(), [&](Route &r) {
+        RouteLimit copy = r.limits[at];
+        copy.name = unusedLimitName(r, copy.name + QStringLiteral("-copy"));
+        r.limits.insert(at + 1, copy);
+        nameForList(r);
+    });
+}
+
+void RouteEditor::onRemoveLimit()
+{
+    const Route *current = route();
+    if (!current || current->limits.size() < 2)
+        return;
+    const int at = limitIndex(*current);
+    m_limit = std::max(0, at - 1);
+    edit(tr("Remove limit"), QString(), [&](Route &r) { r.limits.removeAt(at); });
+}
+
+void RouteEditor::onMoveLimit(int by)
+{
+    const Route *current = route();
+    const int at = current ? limitIndex(*current) : 0;
+    if (!current || at + by < 0 || at + by >= current->limits.size())
+        return;
+    m_limit = at + by;
+    edit(tr("Move limit"), QString(), [&](Route &r) { r.limits.swapItemsAt(at, at + by); });
 }
 
 } // namespace qs

@@ -16,6 +16,8 @@ class QSpinBox;
 
 namespace qs {
 
+class LimitListBar;
+
 struct LimitField;
 
 class PolicyDocument;
@@ -74,11 +76,22 @@ private:
     void onCostEdited();
     void onModeChosen();
     void onMissingKeyChosen();
+    // The limits of a route (LimitListBar): which one the fields edit, and the list's edits.
+    int limitIndex(const Route &r) const;
+    QString limitKey(const Route &r, const QString &field) const; // "limits[1].capacity"
+    void onLimitPicked(int index);
+    void onLimitRenamed(const QString &name);
+    void onAddLimit();
+    void onDuplicateLimit();
+    void onRemoveLimit();
+    void onMoveLimit(int by);
 
     PolicyDocument *m_doc;
     qsizetype m_index = -1;
     QFormLayout *m_form = nullptr;
     QLabel *m_limitsNotice = nullptr;
+    LimitListBar *m_limitBar = nullptr;
+    int m_limit = 0; // the limit of the route the fields edit
     QLineEdit *m_id = nullptr, *m_description = nullptr, *m_path = nullptr, *m_key = nullptr;
     QList<QCheckBox *> m_methods;
     QLineEdit *m_pathTest = nullptr;
