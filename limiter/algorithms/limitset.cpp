@@ -21,40 +21,51 @@ void giveBack(const LimitRef &limit, const AlgorithmState &before)
 
 } // namespace
 
-SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out)
+SetDecision combine(std::span<const Decision> each, std::span<const bool> shadow)
 {
-    assert(limits.size() <= kMaxLimitsPerRequest && out.size() >= limits.size());
-    std::array<AlgorithmState, kMaxLimitsPerRequest> before;
     SetDecision set;
-    for (std::size_t i = 0; i < limits.size(); ++i) {
-        const LimitRef &l = limits[i];
-        if (!std::holds_alternative<SlidingWindowLogState>(*l.state))
-            before[i] = *l.state;
-        out[i] = decide(*l.config, *l.state, now, l.cost);
-        const Decision &d = out[i];
-        if (l.shadow) {
+    for (std::size_t i = 0; i < each.size(); ++i) {
+        const Decision &d = each[i];
+        if (shadow[i]) {
             set.shadowDenials += d.allowed ? 0 : 1;
             continue;
         }
         if (!d.allowed) {
             ++set.denials;
             const bool longer
-                = set.allowed || d.retryAfter > out[std::size_t(set.deciding)].retryAfter;
+                = set.allowed || d.retryAfter > each[std::size_t(set.deciding)].retryAfter;
             set.allowed = false;
             if (longer)
                 set.deciding = int(i);
         } else if (set.allowed
-            && (set.deciding < 0 || d.remaining < out[std::size_t(set.deciding)].remaining)) {
+            && (set.deciding < 0 || d.remaining < each[std::size_t(set.deciding)].remaining)) {
             set.deciding = int(i);
         }
     }
+    if (set.deciding >= 0)
+        set.decision = each[std::size_t(set.deciding)];
+    set.decision.allowed = set.allowed;
+    return set;
+}
+
+SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out)
+{
+    assert(limits.size() <= kMaxLimitsPerRequest && out.size() >= limits.size());
+    std::array<AlgorithmState, kMaxLimitsPerRequest> before;
+    std::array<bool, kMaxLimitsPerRequest> shadow{};
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        const LimitRef &l = limits[i];
+        if (!std::holds_alternative<SlidingWindowLogState>(*l.state))
+            before[i] = *l.state;
+        out[i] = decide(*l.config, *l.state, now, l.cost);
+        shadow[i] = l.shadow;
+    }
+    const SetDecision set
+        = combine(out.first(limits.size()), std::span(shadow.data(), limits.size()));
     if (!set.allowed)
         for (std::size_t i = 0; i < limits.size(); ++i)
             if (out[i].allowed)
                 giveBack(limits[i], before[i]);
-    if (set.deciding >= 0)
-        set.decision = out[std::size_t(set.deciding)];
-    set.decision.allowed = set.allowed;
     return set;
 }
 

@@ -39,4 +39,9 @@ struct SetDecision {
 // kMaxLimitsPerRequest limits.
 SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out);
 
+// The request's answer from each limit's own decision, by the rule above: what decideAll
+// answers, and what a store that decided the limits itself (several.lua) is read back as.
+// `shadow[i]`: limit i is a shadow limit.
+SetDecision combine(std::span<const Decision> each, std::span<const bool> shadow);
+
 } // namespace qs::limiter

@@ -288,8 +288,13 @@ Decision RedisBackend::decisionFrom(const RedisRequest &q, redisReply *r)
         return dataError(rule,
             "unexpected reply from the " + std::string(algorithmName(algorithmOf(rule.config)))
                 + " script for " + stateKey(rule, q.key) + " (expected 32 bytes: four doubles)");
-    // code, remaining, wait, reset: code 0 admitted (wait = shaping delay), 1 limit exceeded
-    // (wait = retry after), 2 cost exceeds what the limit can ever admit.
+    return decisionFromFields(rule, fields);
+}
+
+// code, remaining, wait, reset: code 0 admitted (wait = shaping delay), 1 limit exceeded
+// (wait = retry after), 2 cost exceeds what the limit can ever admit.
+Decision RedisBackend::decisionFromFields(const RedisRule &rule, const double (&fields)[4])
+{
     Decision d;
     const Quota fresh = peek(rule.config, freshState(rule.config), 0);
     d.limit = fresh.limit;
@@ -303,6 +308,95 @@ Decision RedisBackend::decisionFrom(const RedisRequest &q, redisReply *r)
     (d.allowed ? d.delay : d.retryAfter) = Micros(fields[2]);
     d.resetAfter = Micros(fields[3]);
     return d;
+}
+
+SetDecision RedisBackend::failAll(std::span<const RedisLimitRequest> limits,
+    std::span<Decision> out, bool isDataError, const std::string &why)
+{
+    std::array<bool, kMaxLimitsPerRequest> shadow{};
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        out[i] = isDataError ? dataError(*limits[i].rule, why) : storeFailure(*limits[i].rule);
+        shadow[i] = limits[i].shadow;
+    }
+    m_lastError = why;
+    return combine(out.first(limits.size()), std::span(shadow.data(), limits.size()));
+}
+
+SetDecision RedisBackend::acquireAll(
+    std::span<const RedisLimitRequest> limits, std::span<Decision> out, std::optional<Micros> now)
+{
+    if (limits.empty() || limits.size() > kMaxLimitsPerRequest || out.size() < limits.size())
+        return failAll(limits.first(std::min(limits.size(), kMaxLimitsPerRequest)), out, true,
+            "acquireAll takes 1 to " + std::to_string(kMaxLimitsPerRequest) + " limits");
+    if (!ensureConnected())
+        return failAll(limits, out, false, m_lastError);
+    refreshSlotMapIfStale();
+    std::vector<std::string> args{"EVALSHA", "", std::to_string(limits.size())};
+    for (const RedisLimitRequest &l : limits)
+        args.push_back(stateKey(*l.rule, l.key));
+    std::uint16_t node = nodeForKey(args[3]);
+    for (std::size_t i = 4; i < args.size(); ++i)
+        if (isCluster() && keySlot(args[i]) != keySlot(args[3]))
+            return failAll(limits, out, false,
+                "the limits' keys " + args[3] + " and " + args[i]
+                    + " are in different Redis Cluster slots: one call cannot decide them (give "
+                      "the keys one hash tag)");
+    args.push_back(now ? std::to_string(*now) : std::string());
+    for (const RedisLimitRequest &l : limits) {
+        args.emplace_back(algorithmName(algorithmOf(l.rule->config)));
+        args.push_back(std::to_string(l.cost));
+        args.emplace_back(l.shadow ? "1" : "0");
+        const ScriptParameters parameters = redisScriptParameterValues(l.rule->config);
+        for (int p = 0; p < 3; ++p)
+            args.push_back(p < parameters.count
+                    ? std::to_string(parameters.values[p] < 0 ? -1 : parameters.values[p])
+                    : std::string());
+    }
+    // NOSCRIPT (a flush, a failover) loads the script again; MOVED (a reshard) asks for the
+    // slot map again; each once. A timeout is never replayed: the script may have run.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (node == kNoNode || !m_nodes[node]->ensureConnected(!isCluster()))
+            return failAll(limits, out, false,
+                node == kNoNode ? "no node serves the limits' slot" : m_nodes[node]->lastError());
+        RedisNode &n = *m_nodes[node];
+        const std::string *sha = n.severalSha();
+        if (!sha)
+            return failAll(limits, out, false, n.lastError());
+        args[1] = *sha;
+        RedisReplyPtr reply = n.run(args);
+        if (!reply)
+            return failAll(limits, out, false, n.lastError());
+        const std::string_view error = errorText(reply.get());
+        if (error.starts_with("NOSCRIPT")) {
+            n.forgetSeveralSha();
+            continue;
+        }
+        if (const auto to = parseRedirection(error, n.address().host)) {
+            ++m_redirections;
+            m_slotsStale = true;
+            refreshSlotMapIfStale();
+            node = nodeForKey(args[3]);
+            continue;
+        }
+        if (!error.empty())
+            return failAll(limits, out, true,
+                "Redis refused the decision of several limits: " + std::string(error));
+        std::array<double, 4 * kMaxLimitsPerRequest> fields{};
+        const std::span<double> all(fields.data(), 4 * limits.size());
+        if (reply->type != REDIS_REPLY_STRING
+            || !unpackDoubles(std::string_view(reply->str, reply->len), all))
+            return failAll(limits, out, true,
+                "unexpected reply from several.lua (expected " + std::to_string(32 * limits.size())
+                    + " bytes: four doubles per limit)");
+        std::array<bool, kMaxLimitsPerRequest> shadow{};
+        for (std::size_t i = 0; i < limits.size(); ++i) {
+            const double(&four)[4] = *reinterpret_cast<const double(*)[4]>(&fields[4 * i]);
+            out[i] = decisionFromFields(*limits[i].rule, four);
+            shadow[i] = limits[i].shadow;
+        }
+        return combine(out.first(limits.size()), std::span(shadow.data(), limits.size()));
+    }
+    return failAll(limits, out, false, "several.lua: " + m_lastError);
 }
 
 void RedisBackend::count(const RedisRequest &q, const Decision &d)

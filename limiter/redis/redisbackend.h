@@ -23,10 +23,11 @@
 //    onStoreError says: a broken key must never turn into admissions. lastError() says why.
 // One RedisBackend is one connection per server: use one per thread.
 #include "limiter/algorithms/algorithm.h"
+#include "limiter/algorithms/limitset.h"
+#include "limiter/algorithms/storeerror.h"
 #include "limiter/redis/redisaddress.h"
 #include "limiter/redis/respwriter.h"
 #include "limiter/redis/routemetrics.h"
-#include "limiter/algorithms/storeerror.h"
 
 #include <array>
 #include <chrono>
@@ -85,6 +86,14 @@ struct RedisRequest {
     std::optional<Micros> now; // unset: Redis TIME
 };
 
+// One limit of a request with several (limitset.h), decided in Redis.
+struct RedisLimitRequest {
+    const RedisRule *rule = nullptr;
+    std::string_view key; // the client key this limit counts under
+    std::int64_t cost = 1;
+    bool shadow = false;
+};
+
 class RedisNode;
 
 class RedisBackend {
@@ -108,6 +117,16 @@ public:
         std::optional<Micros> now = std::nullopt);
     // Many decisions in one pipelined round trip per node; results in request order.
     std::vector<Decision> acquireBatch(std::span<const RedisRequest> requests);
+
+    // One request against several limits in one EVALSHA of several.lua, by limitset.h's rule:
+    // admitted only if every enforced limit admits, and then every limit keeps what it took;
+    // a denied request takes from none. `out[i]`: limit i's own decision. The state keys must
+    // share one Redis Cluster slot (a hash tag per route and client); keys in several slots,
+    // a store that cannot answer, or an error reply make every limit's decision a store
+    // failure or a data error as acquire() would (lastError() says which). Lua only: a server
+    // with the module runs the script too.
+    SetDecision acquireAll(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
+        std::optional<Micros> now = std::nullopt);
 
     // Adds every metric counted so far to Redis now (otherwise: once a second, on a later call).
     void flushMetrics();
@@ -139,6 +158,9 @@ private:
     void count(const RedisRequest &request, const Decision &d);
     void flushMetricsBefore(std::int64_t second);
     Decision decisionFrom(const RedisRequest &request, ::redisReply *reply);
+    static Decision decisionFromFields(const RedisRule &rule, const double (&fields)[4]);
+    SetDecision failAll(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
+        bool dataError, const std::string &why);
     Decision storeFailure(const RedisRule &rule) const;
     Decision dataError(const RedisRule &rule, const std::string &message);
 

@@ -149,6 +149,7 @@ bool RedisNode::ensureConnected(bool selectDb)
 
 bool RedisNode::loadScripts()
 {
+    m_severalSha.clear(); // loaded again on its next use
     for (Algorithm a : kAllAlgorithms) {
         RedisReplyPtr r = run({"SCRIPT", "LOAD", std::string(redisScript(a))});
         if (!r || r->type != REDIS_REPLY_STRING) {
@@ -160,6 +161,20 @@ bool RedisNode::loadScripts()
         m_sha[std::size_t(a)] = std::string(r->str, r->len);
     }
     return true;
+}
+
+const std::string *RedisNode::severalSha()
+{
+    if (!m_severalSha.empty())
+        return &m_severalSha;
+    RedisReplyPtr r = run({"SCRIPT", "LOAD", std::string(redisSeveralScript())});
+    if (!r || r->type != REDIS_REPLY_STRING) {
+        m_lastError = "SCRIPT LOAD of several.lua at " + m_address.text()
+            + " failed: " + replyText(r.get());
+        return nullptr;
+    }
+    m_severalSha = std::string(r->str, r->len);
+    return &m_severalSha;
 }
 
 RedisReplyPtr RedisNode::run(const std::vector<std::string> &args)

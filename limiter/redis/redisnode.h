@@ -42,6 +42,10 @@ public:
     bool ensureConnected(bool selectDb);
     bool loadScripts();
     const std::string &sha(Algorithm a) const { return m_sha[std::size_t(a)]; }
+    // several.lua's SHA, loaded on first use (a server with the module loads no scripts at
+    // connect); null with lastError() when it cannot be loaded.
+    const std::string *severalSha();
+    void forgetSeveralSha() { m_severalSha.clear(); }
     // Decisions go to QS.DECIDE (the module) instead of the scripts; chosen at connect.
     bool usesModule() const { return m_usesModule; }
     void disconnect(const std::string &why);
@@ -60,6 +64,7 @@ private:
     const RedisEndpoint &m_settings;
     redisContext *m_context = nullptr;
     std::array<std::string, kAlgorithmCount> m_sha; // by Algorithm
+    std::string m_severalSha;
     bool m_usesModule = false;
     std::string m_lastError;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{};

@@ -21,4 +21,9 @@ std::string_view redisScript(Algorithm algorithm)
     return kScripts[std::size_t(algorithm)];
 }
 
+std::string_view redisSeveralScript()
+{
+    return detail::embeddedLua("several");
+}
+
 } // namespace qs::limiter

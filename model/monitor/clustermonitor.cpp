@@ -210,10 +210,17 @@ void ClusterMonitor::build(const QList<Address> &nodes, bool cluster)
         // moved it before the old node read it again and met MOVED).
         connect(n.monitor.get(), &QuotaMonitor::found, this,
             [this, index](const std::vector<QByteArray> &keys) {
-                for (size_t other = 0; other < m_nodes.size(); ++other)
-                    if (other != index)
-                        for (const QByteArray &key : keys)
-                            m_nodes[other].monitor->forgetMoved(key);
+                for (size_t other = 0; other < m_nodes.size(); ++other) {
+                    if (other == index)
+                        continue;
+                    bool forgot = false;
+                    for (const QByteArray &key : keys)
+                        forgot = m_nodes[other].monitor->forgetMoved(key) || forgot;
+                    // Its last refresh still counts them, and the finder's next one will: the
+                    // merged snapshot would count them twice until that node refreshes again.
+                    if (forgot && m_nodes[other].last)
+                        m_nodes[other].last = m_nodes[other].monitor->currentSnapshot();
+                }
             });
         m_nodes.push_back(std::move(n));
         m_nodes.back().monitor->start(o);

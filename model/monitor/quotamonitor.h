@@ -77,7 +77,17 @@ public:
     void adopt(int route, const QByteArray &key);
     // Cluster nodes: a key another node's SCAN found lives there now (a reshard moved it before
     // this node read it again); forgotten here, so that no snapshot counts it twice.
-    void forgetMoved(const QByteArray &key) { m_keys.forget(key); }
+    // True when the key was tracked here (and is forgotten now).
+    bool forgetMoved(const QByteArray &key)
+    {
+        if (!m_keys.contains(key))
+            return false;
+        m_keys.forget(key);
+        return true;
+    }
+    // What a refresh ending now would report (ClusterMonitor: a node's last snapshot after it
+    // forgot keys another node found).
+    MonitorSnapshot currentSnapshot() const { return snapshot(); }
 
 signals:
     void refreshed(const qs::MonitorSnapshot &snapshot);

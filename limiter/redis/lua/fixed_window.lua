@@ -23,7 +23,7 @@ if cost > limit then
 elseif count + cost <= limit then
   count = count + cost
   local px = math.floor((until_next + 999) / 1000) + ttl_margin
-  redis.call('PSETEX', key, string.format('%d', px), struct.pack('<dd', start, count))
+  w_px, w_val = string.format('%d', px), struct.pack('<dd', start, count)
 else
   code = 1
   wait = until_next

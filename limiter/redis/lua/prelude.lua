@@ -36,3 +36,8 @@ end
 -- gcra call, measured (docs/benchmarks.md).
 local ttl_margin = 0
 if explicit_now then ttl_margin = 1000 end
+-- What the algorithm writes, set by it and written by the postlude: the decision is made before
+-- anything is written, so that several.lua can decide several limits and write only when all
+-- of them admit. w_px/w_val: PSETEX key w_px w_val. w_zadd: ZADD key unpack(w_zadd).
+-- w_pexpire: PEXPIRE key w_pexpire.
+local w_px, w_val, w_zadd, w_pexpire

@@ -29,7 +29,7 @@ elseif est + cost <= limit then
   local fresh_at = start + window
   if cur > 0 then fresh_at = start + 2 * window end
   local px = math.floor((fresh_at - now + 999) / 1000) + ttl_margin
-  redis.call('PSETEX', key, string.format('%d', px), struct.pack('<ddd', start, cur, prev))
+  w_px, w_val = string.format('%d', px), struct.pack('<ddd', start, cur, prev)
 else
   code = 1
   local at, e

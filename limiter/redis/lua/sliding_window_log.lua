@@ -22,7 +22,7 @@ elseif count + cost <= limit then
       args[#args + 1] = ts
       args[#args + 1] = ts .. ':' .. (same + i - 1)
     end
-    redis.call('ZADD', key, unpack(args))
+    w_zadd = args
   end
   count = count + cost
 else
@@ -34,7 +34,9 @@ end
 local remaining = limit - count
 local reset = 0
 if count > 0 then
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  reset = tonumber(last[2]) + window - now
-  redis.call('PEXPIRE', key, string.format('%d', math.floor((reset + 999) / 1000) + ttl_margin))
+  -- The newest entry: the ones this request adds (at t, never before an older one), or the log's.
+  local newest_at = t
+  if not w_zadd then newest_at = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) end
+  reset = newest_at + window - now
+  w_pexpire = string.format('%d', math.floor((reset + 999) / 1000) + ttl_margin)
 end

@@ -33,7 +33,7 @@ elseif avail >= cost then
   if whole < gain then whole = whole + 1 end
   local px = math.floor((whole + t - now + 999) / 1000) + ttl_margin
   if px < 1 then px = 1 end -- a cost of 0 leaves a full bucket
-  redis.call('PSETEX', key, string.format('%d', px), struct.pack('<dd', avail, t))
+  w_px, w_val = string.format('%d', px), struct.pack('<dd', avail, t)
 else
   code = 1
   -- the first µs at which `cost` tokens are there (closed form, then nudged past rounding to

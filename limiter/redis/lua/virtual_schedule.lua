@@ -27,7 +27,7 @@ elseif nxt - now <= capacity then
   backlog = nxt - now
   local px = math.floor((backlog + 999) / 1000) + ttl_margin
   if px < 1 then px = 1 end -- a cost of 0 may leave no backlog
-  redis.call('PSETEX', key, string.format('%d', px), struct.pack('<d', nxt))
+  w_px, w_val = string.format('%d', px), struct.pack('<d', nxt)
 else
   code = 1
   wait = nxt - capacity - now
