@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cassert>
+#include <new>
 
 namespace qs::limiter {
 
@@ -51,21 +52,28 @@ SetDecision combine(std::span<const Decision> each, std::span<const bool> shadow
 SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out)
 {
     assert(limits.size() <= kMaxLimitsPerRequest && out.size() >= limits.size());
-    std::array<AlgorithmState, kMaxLimitsPerRequest> before;
+    // Before-images of the states, built only for the limits there are (an array of 16
+    // variants, built and destroyed on every call, cost the simulator a quarter of its speed).
+    // A sliding log's is a placeholder: its give-back needs none (giveBack above).
+    alignas(AlgorithmState) unsigned char raw[kMaxLimitsPerRequest * sizeof(AlgorithmState)];
+    auto *before = reinterpret_cast<AlgorithmState *>(raw);
     std::array<bool, kMaxLimitsPerRequest> shadow{};
     for (std::size_t i = 0; i < limits.size(); ++i) {
         const LimitRef &l = limits[i];
-        if (!std::holds_alternative<SlidingWindowLogState>(*l.state))
-            before[i] = *l.state;
+        if (std::holds_alternative<SlidingWindowLogState>(*l.state))
+            new (&before[i]) AlgorithmState(TokenBucketState{});
+        else
+            new (&before[i]) AlgorithmState(*l.state);
         out[i] = decide(*l.config, *l.state, now, l.cost);
         shadow[i] = l.shadow;
     }
     const SetDecision set
         = combine(out.first(limits.size()), std::span(shadow.data(), limits.size()));
-    if (!set.allowed)
-        for (std::size_t i = 0; i < limits.size(); ++i)
-            if (out[i].allowed)
-                giveBack(limits[i], before[i]);
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        if (!set.allowed && out[i].allowed)
+            giveBack(limits[i], before[i]);
+        before[i].~AlgorithmState();
+    }
     return set;
 }
 

@@ -4,6 +4,9 @@
 //   [lua|module]
 //     (SEEDS: host:port,host:port… of a Redis Cluster; metrics: the route counts per second;
 //     lua|module: force the engine, else the module where the server has it)
+//   redis_backend_bench several PORT SECONDS KEYS
+//     (one limit by acquire() against two by acquireAll(), same keys and run: Redis CPU per
+//     request from INFO commandstats, and requests per second)
 //   redis_backend_bench memory PORT
 //   redis_backend_bench script ALGORITHM     (prints the embedded Lua script)
 #include "limiter/redis/redisbackend.h"
@@ -11,10 +14,12 @@
 
 #include <hiredis/hiredis.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -129,6 +134,77 @@ int memory(int port)
 
 } // namespace
 
+// `usec` and `calls` of EVALSHA so far, from INFO commandstats.
+std::pair<long long, long long> evalshaStats(redisContext *c)
+{
+    auto *r = static_cast<redisReply *>(redisCommand(c, "INFO commandstats"));
+    long long usec = 0, calls = 0;
+    if (r && r->type == REDIS_REPLY_STRING)
+        if (const char *line = std::strstr(r->str, "cmdstat_evalsha:"))
+            std::sscanf(line, "cmdstat_evalsha:calls=%lld,usec=%lld", &calls, &usec);
+    freeReplyObject(r);
+    return {usec, calls};
+}
+
+// One request, one limit (token bucket) against one request, two limits (the token bucket and a
+// daily fixed window), alternating phases of `seconds` so that a busy machine weighs on both.
+int several(int port, double seconds, int keys)
+{
+    const RedisRule burst{"bench:several:tb",
+        TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
+    const RedisRule daily{"bench:several:fw", FixedWindowConfig{{1'000'000'000, kMicrosPerDay}}};
+    RedisEndpoint endpoint;
+    endpoint.port = port;
+    endpoint.engine = RedisEngine::Lua;
+    RedisBackend backend(endpoint);
+    redisContext *admin = redisConnect("127.0.0.1", port);
+    if (!backend.connect() || !admin || admin->err) {
+        std::fprintf(
+            stderr, "cannot connect to 127.0.0.1:%d: %s\n", port, backend.lastError().c_str());
+        return 2;
+    }
+    unsigned x = 12345u;
+    const auto key = [&] {
+        x = x * 1103515245u + 12345u;
+        return std::to_string(x % unsigned(std::max(1, keys)));
+    };
+    double usec[2] = {0, 0}, calls[2] = {0, 0}, requests[2] = {0, 0}, wall[2] = {0, 0};
+    std::vector<Decision> out(2);
+    for (int round = 0; round < 4; ++round)
+        for (int phase = 0; phase < 2; ++phase) {
+            const auto [usec0, calls0] = evalshaStats(admin);
+            const auto begin = std::chrono::steady_clock::now();
+            const auto end = begin + std::chrono::duration<double>(seconds / 4);
+            long n = 0;
+            while (std::chrono::steady_clock::now() < end) {
+                const std::string k = key();
+                if (phase == 0) {
+                    backend.acquire(burst, k);
+                } else {
+                    const RedisLimitRequest both[] = {{&burst, k, 1, false}, {&daily, k, 1, false}};
+                    backend.acquireAll(both, out);
+                }
+                ++n;
+            }
+            wall[phase]
+                += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+            const auto [usec1, calls1] = evalshaStats(admin);
+            usec[phase] += double(usec1 - usec0);
+            calls[phase] += double(calls1 - calls0);
+            requests[phase] += double(n);
+        }
+    redisFree(admin);
+    const double one = usec[0] / std::max(1.0, calls[0]), two = usec[1] / std::max(1.0, calls[1]);
+    std::printf("keys %d, %.0f s a side, one connection, no pipeline\n", keys, seconds);
+    std::printf("one limit  (acquire):    %.2f us Redis CPU per request, %.0f requests/s\n", one,
+        requests[0] / wall[0]);
+    std::printf("two limits (acquireAll): %.2f us Redis CPU per request, %.0f requests/s\n", two,
+        requests[1] / wall[1]);
+    std::printf("ratio two/one: CPU %.2fx, throughput %.2fx\n", two / one,
+        (requests[1] / wall[1]) / (requests[0] / wall[0]));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const std::string mode = argc > 1 ? argv[1] : "";
@@ -150,6 +226,8 @@ int main(int argc, char **argv)
             return throughput(argv[2], std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
                 std::atoi(argv[6]), metrics, engine);
     }
+    if (mode == "several" && argc == 5)
+        return several(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]));
     if (mode == "memory" && argc == 3)
         return memory(std::atoi(argv[2]));
     if (mode == "script" && argc == 3) {
@@ -163,8 +241,9 @@ int main(int argc, char **argv)
     std::fprintf(stderr,
         "usage: %s throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics] "
         "[lua|module]\n"
+        "       %s several PORT SECONDS KEYS\n"
         "       %s memory PORT\n"
         "       %s script ALGORITHM\n",
-        argv[0], argv[0], argv[0]);
+        argv[0], argv[0], argv[0], argv[0]);
     return 2;
 }

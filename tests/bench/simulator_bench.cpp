@@ -45,11 +45,37 @@ void BM_SimulateOneRoute(benchmark::State &st)
 }
 BENCHMARK(BM_SimulateOneRoute)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same arrivals against two limits of one route (a burst and an hourly window): every
+// request decided by both (limitset.h). Its ratio to BM_SimulateOneRoute is what a second limit
+// costs the simulator.
+void BM_SimulateTwoLimits(benchmark::State &st)
+{
+    const QByteArray text = "quota_studio: 1\nname: bench\nroutes:\n  - id: r\n"
+                            "    match: { path: /** }\n    limits:\n"
+                            "      - { name: burst, algorithm: token_bucket, capacity: 100, "
+                            "refill: 500000/s }\n"
+                            "      - { name: hourly, algorithm: fixed_window, limit: 100000000, "
+                            "window: 1h }\n";
+    const Policy p = readPolicy(text, QStringLiteral("bench.yaml")).policy;
+    const auto s = settings("steady:1000000/s,clients=1000", 10 * limiter::kMicrosPerSecond);
+    std::uint64_t requests = 0;
+    for (auto _ : st) {
+        const SimulationResult r = simulate(p, p.routes[0], s);
+        if (!r.error.isEmpty() || r.summary.limits.size() != 2) {
+            st.SkipWithError("the two-limit route did not simulate");
+            return;
+        }
+        requests += r.summary.offered;
+    }
+    st.SetItemsProcessed(std::int64_t(requests));
+}
+BENCHMARK(BM_SimulateTwoLimits)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The same arrivals through the embedded Engine: the keyed path a gateway would use.
 void BM_EngineReference(benchmark::State &st)
 {
     const Policy p = policy(kBucket);
-    const auto config = *toAlgorithmConfig(p.routes[0].limit);
+    const auto config = *toAlgorithmConfig(p.routes[0].limit());
     const auto s = settings("steady:1000000/s,clients=1000", 10 * limiter::kMicrosPerSecond);
     std::vector<std::string> names;
     for (int i = 0; i < 1000; ++i)
@@ -102,6 +128,10 @@ int main(int argc, char **argv)
         std::printf("\nsimulate() end to end: %.1f M requests/s; the Engine on the same arrivals: "
                     "%.1f M/s; ratio %.2fx\n",
             sim / 1e6, engine / 1e6, sim / engine);
+    const double two = reporter.rate("BM_SimulateTwoLimits/real_time");
+    if (sim > 0 && two > 0)
+        std::printf("two limits on the route: %.1f M requests/s, %.2fx the one-limit run\n",
+            two / 1e6, two / sim);
     const double hour
         = reporter.rate("BM_HourAt10kOver100kClients/iterations:1/repeats:3/real_time");
     if (hour > 0)

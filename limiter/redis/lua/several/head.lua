@@ -23,7 +23,8 @@ if explicit_now then ttl_margin = 1000 end
 if not now then
   return redis.error_reply('QS bad parameter: now must be a number, got ' .. ARGV[1])
 end
-local replies, writes, admitted = {}, {}, true
+local replies, admitted = {}, true
+local wpx, wval, wzadd, wpexpire = {}, {}, {}, {}
 for i = 1, n do
   local key = KEYS[i]
   local base = 1 + 6 * (i - 1)
