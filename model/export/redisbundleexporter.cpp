@@ -85,6 +85,13 @@ When a route has a `metrics_prefix`, count its decisions yourself and add them o
 `HINCRBY <metrics_prefix>:<epoch second> a <admitted>`, `HINCRBY … d <denied>`,
 `EXPIRE … 120` (Quota Studio's monitor reads these; quota_middleware.py does it for you).
 
+A route with several limits (`script: several`, manifest format 4) lists them in `limits`, each
+with its algorithm, key parts, key prefix, cost, mode and three parameters (`''` for an unused
+third). One call decides them all, and writes only when every enforced limit admits, so a
+denied request takes from none: `EVALSHA <several sha1> N <key 1> … <key N> <now_us or ''>`
+then, per limit, `<algorithm> <cost> <1 if shadow else 0> <p1> <p2> <p3>`; the reply is four
+doubles per limit, in the keys' order. All N keys must be on one Redis Cluster node.
+
 ## FastAPI / Starlette: quota_middleware.py
 
 The bundle ships a ready middleware that does all of the above for every route: it matches
@@ -193,10 +200,24 @@ private:
     {
         const Route &r = m_policy.routes[i];
         auto pattern = m_report.pathPattern(i);
-        const auto config = m_report.algorithmConfig(i);
-        if (!pattern || !config)
+        if (!pattern)
             return;
-        const RouteEntry entry = describe(r, *config);
+        std::optional<RouteEntry> described;
+        if (r.hasSeveralLimits()) {
+            std::vector<limiter::AlgorithmConfig> configs;
+            for (qsizetype l = 0; l < r.limits.size(); ++l)
+                if (const auto config = m_report.algorithmConfig(i, l))
+                    configs.push_back(*config);
+            if (configs.size() != std::size_t(r.limits.size()))
+                return;
+            described = describeSeveral(r, configs);
+        } else {
+            const auto config = m_report.algorithmConfig(i);
+            if (!config)
+                return;
+            described = describe(r, *config);
+        }
+        const RouteEntry &entry = *described;
         appendManifestRoute(entry.manifest);
         m_matchOrder.push_back({r.id, *std::move(pattern)});
         QStringList parameters;
@@ -302,6 +323,77 @@ private:
         return entry;
     }
 
+    // A route with several limits: one call of several.lua for all of them (docs/redis-layout.md,
+    // "Several limits in one call"), each limit with its own key, cost, mode and parameters.
+    // Each limit's keys are its own: `<prefix>:<route>:<limit>:<client key>`.
+    RouteEntry describeSeveral(const Route &r, const std::vector<limiter::AlgorithmConfig> &configs)
+    {
+        m_severalLimits = true;
+        RouteEntry entry;
+        entry.script = QStringLiteral("several");
+        const std::string_view lua = limiter::redisSeveralScript();
+        m_scripts.try_emplace(entry.script, lua.data(), qsizetype(lua.size()));
+        const std::string routePrefix = limiter::keylayout::routePrefix(
+            m_policy.redis.effectivePrefix().toStdString(), r.id.toStdString());
+        Tree limits = Tree::seq(), methods = Tree::seq();
+        QStringList templates;
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            const RouteLimit &limit = r.limits[l];
+            const limiter::AlgorithmConfig &config = configs[std::size_t(l)];
+            const limiter::Algorithm algorithm = limiter::algorithmOf(config);
+            const QString keyPrefix = QString::fromStdString(routePrefix) + QLatin1Char(':')
+                + limit.name + QLatin1Char(':');
+            const QList<KeySelector> keys = m_policy.keyOf(r, limit);
+            templates << keyPrefix + clientKeyTemplate(keys);
+            Tree keyParts = Tree::seq(), parameters = Tree::seq();
+            for (const KeySelector &k : keys)
+                keyParts.items.append(Tree::text(k.toString()));
+            const limiter::ScriptParameters values = limiter::redisScriptParameterValues(config);
+            for (int p = 0; p < 3; ++p)
+                parameters.items.append(
+                    p < values.count ? Tree::number(values.values[p]) : Tree::text(QString()));
+            const limiter::Quota quota = limiter::peek(config, limiter::freshState(config), 0);
+            Tree quotaTree = Tree::map();
+            quotaTree.fields = {{QStringLiteral("limit"), Tree::number(quota.limit)},
+                {QStringLiteral("window_s"), Tree::number(limiter::secondsCeil(quota.window))}};
+            Tree item = Tree::map();
+            item.fields = {
+                {QStringLiteral("algorithm"),
+                    Tree::text(QString::fromLatin1(limiter::algorithmName(algorithm).data()))},
+                {QStringLiteral("cost"), Tree::number(r.costOf(limit))},
+                {QStringLiteral("key_parts"), keyParts},
+                {QStringLiteral("key_prefix"), Tree::text(keyPrefix)},
+                {QStringLiteral("missing_key"),
+                    keyCanBeMissing(keys)
+                        ? Tree::text(missingKeyModeName(m_policy.missingKeyOf(r, limit)))
+                        : Tree::null()},
+                {QStringLiteral("mode"), Tree::text(routeModeName(r.modeOf(limit)))},
+                {QStringLiteral("name"), Tree::text(limit.name)},
+                {QStringLiteral("parameters"), parameters},
+                {QStringLiteral("quota"), quotaTree},
+            };
+            limits.items.append(item);
+        }
+        for (const QString &m : r.methods)
+            methods.items.append(Tree::text(m));
+        entry.keyTemplate = templates.join(QStringLiteral(", "));
+        Tree &m = entry.manifest;
+        m = Tree::map();
+        m.fields = {
+            {QStringLiteral("id"), Tree::text(r.id)},
+            {QStringLiteral("limits"), limits},
+            {QStringLiteral("methods"), methods},
+            {QStringLiteral("metrics_prefix"),
+                Tree::text(m_policy.redis.metrics.value_or(false)
+                        ? QString::fromStdString(limiter::keylayout::metricsPrefix(routePrefix))
+                        : QString())},
+            {QStringLiteral("mode"), Tree::text(routeModeName(r.effectiveMode()))},
+            {QStringLiteral("path"), Tree::text(r.path)},
+            {QStringLiteral("script"), Tree::text(entry.script)},
+        };
+        return entry;
+    }
+
     // A route's manifest entry as text, now: a hundred thousand routes kept as trees until the
     // end cost 600 MB for an 84 MB manifest. Indented as an item of the root's `routes`.
     void appendManifestRoute(const Tree &route)
@@ -335,7 +427,11 @@ private:
             {QStringLiteral("call"),
                 Tree::text(QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> "
                                           "<parameters...> [<now_us or ''>]"))},
-            {QStringLiteral("format"), Tree::text(QStringLiteral("quota-studio-redis-bundle/3"))},
+            // 4: routes with several limits (`limits`, several.lua); a bundle without any stays
+            // 3, which middlewares of before read as they did.
+            {QStringLiteral("format"),
+                Tree::text(m_severalLimits ? QStringLiteral("quota-studio-redis-bundle/4")
+                                           : QStringLiteral("quota-studio-redis-bundle/3"))},
             {QStringLiteral("headers"),
                 Tree::text(headerStyleName(
                     m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft)))},
@@ -377,6 +473,7 @@ private:
     static constexpr const char *kRoutesHere = "routes are written here";
     QByteArray m_routesJson; // the manifest's routes, in policy order, as JSON items
     qsizetype m_routeCount = 0;
+    bool m_severalLimits = false; // a route with several limits: format 4
     QString m_table; // the README's rows
 };
 

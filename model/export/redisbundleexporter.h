@@ -13,6 +13,7 @@ class RedisBundleExporter final : public Exporter {
 public:
     QString id() const override { return QStringLiteral("redis-bundle"); }
     QString displayName() const override { return QStringLiteral("Redis script bundle"); }
+    bool writesSeveralLimits() const override { return true; }
     QStringList suggestedFileNames() const override
     {
         return {QStringLiteral("manifest.json"), QStringLiteral("README.md"),

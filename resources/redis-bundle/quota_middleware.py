@@ -32,7 +32,8 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger("quota_middleware")
 
-BUNDLE_FORMAT = "quota-studio-redis-bundle/3"
+# 4 adds routes with several limits (`limits`, one call of several.lua); 3 has none.
+BUNDLE_FORMATS = ("quota-studio-redis-bundle/3", "quota-studio-redis-bundle/4")
 CODE_ADMITTED, CODE_LIMITED, CODE_TOO_COSTLY = 0, 1, 2
 
 
@@ -90,6 +91,7 @@ class Route:
         self.pattern = PathPattern(entry["path"])
         self.shadow = entry["mode"] == "shadow"
         self.quota = entry.get("quota", {})
+        self.limits = entry.get("limits")  # several limits: one call of several.lua
 
     def claims(self, method, path):
         return (not self.methods or method in self.methods) and self.pattern.matches(path)
@@ -165,10 +167,10 @@ class QuotaMiddleware:
         self.app = app
         with open(os.path.join(bundle, "manifest.json"), encoding="utf-8") as f:
             self.manifest = json.load(f)
-        if self.manifest.get("format") != BUNDLE_FORMAT:
+        if self.manifest.get("format") not in BUNDLE_FORMATS:
             raise ValueError(
                 f"{bundle}/manifest.json: format {self.manifest.get('format')!r}, this "
-                f"middleware reads {BUNDLE_FORMAT!r}; export the bundle again")
+                f"middleware reads {' or '.join(BUNDLE_FORMATS)}; export the bundle again")
         self.redis = redis_client or aioredis.Redis.from_url(
             redis_url or "redis://127.0.0.1:6379/0",
             socket_timeout=timeout, socket_connect_timeout=timeout)
@@ -221,15 +223,16 @@ class QuotaMiddleware:
         method = scope["method"].upper()
         return next((r for r in self.routes if r.claims(method, path)), None)
 
-    def client_key(self, route, scope):
-        """The key parts joined by '|', or (None, 'deny'|'allow') when a part is missing."""
+    def client_key(self, entry, scope):
+        """The key parts of a route's (or a limit's) manifest `entry` joined by '|', or
+        (None, 'deny'|'allow') when a part is missing."""
         headers = {}
         for name, value in scope.get("headers", []):
             headers.setdefault(name.decode("latin-1").lower(), value.decode("latin-1"))
         query = first_query_values(scope.get("query_string", b"").decode("latin-1"))
         client = scope.get("client") or ("", 0)
         parts = []
-        for part in route.entry["key_parts"]:
+        for part in entry["key_parts"]:
             if part == "ip":
                 parts.append(escape_part(client[0]))
                 continue
@@ -241,7 +244,7 @@ class QuotaMiddleware:
             if value:
                 parts.append(escape_part(value))
                 continue
-            missing = route.entry.get("missing_key") or "shared"
+            missing = entry.get("missing_key") or "shared"
             if missing in ("deny", "allow"):
                 return None, missing
             parts.append(escape_part(client[0]) if missing == "ip" else "")
@@ -251,7 +254,9 @@ class QuotaMiddleware:
         route = self.resolve(scope)
         if route is None:
             return "pass", []
-        key, missing = self.client_key(route, scope)
+        if route.limits:
+            return await self.decide_several(route, scope)
+        key, missing = self.client_key(route.entry, scope)
         if missing == "allow":
             return "pass", []
         if missing == "deny":
@@ -276,6 +281,90 @@ class QuotaMiddleware:
         if route.shadow:
             return "pass", [("X-QS-Shadow-Exceeded", route.id)]
         return "deny", headers
+
+    async def decide_several(self, route, scope):
+        """Every limit of the route in one call of several.lua: admitted only if every enforced
+        limit admits, and then each keeps what it took; a denied request takes from none. A limit
+        whose key part is missing passes (allow) or refuses (deny) the request on its own."""
+        keys, args, limits = [], [""], []
+        refused = False
+        for limit in route.limits:
+            shadow = limit["mode"] == "shadow"
+            key, missing = self.client_key(limit, scope)
+            if missing == "allow":
+                continue
+            if missing == "deny":
+                refused = refused or not shadow
+                continue
+            keys.append(limit["key_prefix"] + key)
+            args += [limit["algorithm"], limit["cost"], "1" if shadow else "0",
+                     *limit["parameters"]]
+            limits.append(limit)
+        if refused:
+            return "deny", []
+        if not limits:
+            return "pass", []
+        reply = await self.scripts["several"](keys=keys, args=args)
+        if not isinstance(reply, bytes) or len(reply) != 32 * len(limits):
+            raise ValueError(f"route {route.id}: several.lua answered {reply!r}, not "
+                             f"{32 * len(limits)} bytes")
+        fields = [int(x) for x in struct.unpack(f"<{4 * len(limits)}d", reply)]
+        said = [fields[4 * i:4 * i + 4] for i in range(len(limits))]
+        admitted = all(code == CODE_ADMITTED for (code, _, _, _), limit in zip(said, limits)
+                       if limit["mode"] != "shadow")
+        if not admitted:  # what the admitting limits took is not kept: tell what they have
+            for s, limit in zip(said, limits):
+                if s[0] == CODE_ADMITTED:
+                    s[1] += int(limit["cost"])
+        # The deciding limit, as the engine picks it: of the enforced ones that denied, the
+        # longest wait; when admitted, the one with the least left.
+        enforced = [(i, s) for i, s in enumerate(said) if limits[i]["mode"] != "shadow"]
+        if admitted:
+            deciding = min(enforced, key=lambda e: e[1][1], default=None)
+        else:
+            deciding = max((e for e in enforced if e[1][0] != CODE_ADMITTED),
+                           key=lambda e: e[1][2])
+        if route.entry.get("metrics_prefix"):
+            self.metrics.count(route.entry["metrics_prefix"], admitted)
+            await self.metrics.flush_due(self.redis)
+        headers = self.several_headers(limits, said, deciding)
+        if not admitted:
+            code, _, wait_us, _ = deciding[1]
+            if code == CODE_LIMITED:
+                headers.append(("Retry-After", str(max(1, seconds_ceil(wait_us)))))
+            return "deny", headers
+        delay = max((s[2] for i, s in enumerate(said) if limits[i]["mode"] != "shadow"),
+                    default=0)
+        if delay > 0:
+            await asyncio.sleep(delay / 1_000_000)  # a shaping leaky bucket: hold, then pass
+        exceeded = [limits[i]["name"] for i, s in enumerate(said)
+                    if limits[i]["mode"] == "shadow" and s[0] != CODE_ADMITTED]
+        if exceeded:
+            headers.append(("X-QS-Shadow-Exceeded", f"{route.id}: {', '.join(exceeded)}"))
+        return "pass", headers
+
+    def several_headers(self, limits, said, deciding):
+        """RateLimit-Policy and RateLimit with one item per enforced limit; X-RateLimit-* of the
+        deciding limit."""
+        headers = []
+        items = [(limit, s) for limit, s in zip(limits, said) if limit["mode"] != "shadow"]
+        if self.header_style in ("draft", "both") and items:
+            policy, now = [], []
+            for limit, (code, remaining, wait_us, reset_us) in items:
+                name = sf_string(limit["name"])
+                q = limit.get("quota", {})
+                policy.append(f"{name};q={int(q.get('limit', 0))};w={int(q.get('window_s', 0))}")
+                reset = seconds_ceil(reset_us if code == CODE_ADMITTED else max(reset_us, wait_us))
+                now.append(f"{name};r={remaining};t={reset}")
+            headers.append(("RateLimit-Policy", ", ".join(policy)))
+            headers.append(("RateLimit", ", ".join(now)))
+        if self.header_style in ("x-ratelimit", "both") and deciding is not None:
+            i, (code, remaining, wait_us, reset_us) = deciding
+            reset = seconds_ceil(reset_us if code == CODE_ADMITTED else max(reset_us, wait_us))
+            headers += [("X-RateLimit-Limit", str(int(limits[i].get("quota", {}).get("limit", 0)))),
+                        ("X-RateLimit-Remaining", str(remaining)),
+                        ("X-RateLimit-Reset", str(reset))]
+        return headers
 
     def rate_limit_headers(self, route, admitted, remaining, wait_us, reset_us):
         limit = int(route.quota.get("limit", 0))

@@ -2,7 +2,9 @@
 
 #include "tests/support/testsupport.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -75,9 +77,25 @@ std::string loopbackSource(unsigned n)
 
 int httpStatus(int port, const HttpRequest &request)
 {
+    return httpExchange(port, request).status;
+}
+
+std::string HttpResponse::header(std::string_view name) const
+{
+    for (const auto &[n, v] : headers)
+        if (n.size() == name.size()
+            && std::equal(n.begin(), n.end(), name.begin(),
+                [](char a, char b) { return std::tolower(a) == std::tolower(b); }))
+            return v;
+    return {};
+}
+
+HttpResponse httpExchange(int port, const HttpRequest &request)
+{
+    HttpResponse response;
     const int fd = connectTo(port, request.source);
     if (fd < 0)
-        return 0;
+        return response;
     std::string text
         = request.method + " " + request.target + " " + request.version + "\r\nHost: localhost\r\n";
     for (const auto &[name, value] : request.headers)
@@ -85,15 +103,30 @@ int httpStatus(int port, const HttpRequest &request)
     text += "Connection: close\r\n\r\n";
     if (::send(fd, text.data(), text.size(), MSG_NOSIGNAL) != ssize_t(text.size())) {
         ::close(fd);
-        return 0;
+        return response;
     }
-    char buffer[64] = {};
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer - 1, MSG_WAITALL);
+    // Connection: close — the answer ends when the server closes (up to 64 KiB kept).
+    std::string answer;
+    char buffer[4096];
+    for (ssize_t n; answer.size() < 65536 && (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;)
+        answer.append(buffer, std::size_t(n));
     ::close(fd);
-    int status = 0;
-    if (n >= 12 && std::strncmp(buffer, "HTTP/1.", 7) == 0)
-        status = std::atoi(buffer + 9);
-    return status;
+    if (answer.size() < 12 || answer.compare(0, 7, "HTTP/1.") != 0)
+        return response;
+    response.status = std::atoi(answer.c_str() + 9);
+    const std::size_t end = answer.find("\r\n\r\n");
+    for (std::size_t at = answer.find("\r\n"); at != std::string::npos && at < end;) {
+        const std::size_t next = answer.find("\r\n", at + 2);
+        const std::string line = answer.substr(at + 2, next - at - 2);
+        if (const std::size_t colon = line.find(':'); colon != std::string::npos) {
+            std::size_t v = colon + 1;
+            while (v < line.size() && line[v] == ' ')
+                ++v;
+            response.headers.emplace_back(line.substr(0, colon), line.substr(v));
+        }
+        at = next;
+    }
+    return response;
 }
 
 LiveGateway::LiveGateway(

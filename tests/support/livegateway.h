@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,15 @@ std::string loopbackSource(unsigned n);
 
 // The response's status code; 0 when the connection failed or the answer was not HTTP.
 int httpStatus(int port, const HttpRequest &request);
+
+struct HttpResponse {
+    int status = 0; // 0: the connection failed or the answer was not HTTP
+    std::vector<std::pair<std::string, std::string>> headers;
+    // The first header of that name (any case), or empty.
+    std::string header(std::string_view name) const;
+};
+// The response's status and headers (the body is not kept).
+HttpResponse httpExchange(int port, const HttpRequest &request);
 
 class LiveGateway {
 public:

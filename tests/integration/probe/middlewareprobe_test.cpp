@@ -188,3 +188,49 @@ routes:
             == 200;
     EXPECT_EQ(ok, 3) << "'+' is a plus, as the design reads it";
 }
+
+// Several limits in the middleware: one call of several.lua per request. A burst per client
+// address and a quota per API key, the trace of the NGINX live test: every status known, and a
+// denied request takes from no limit. The headers carry one item per limit.
+TEST(MiddlewareProbe, SeveralLimitsAreOneCallAndADenialTakesFromNone)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: several
+defaults: { headers: both }
+routes:
+  - id: search
+    match: { path: /search }
+    key: header:X-Api-Key
+    limits:
+      - { name: burst, key: ip, algorithm: token_bucket, capacity: 2, refill: 1/min }
+      - { name: quota, algorithm: token_bucket, capacity: 3, refill: 1/min }
+)",
+        QStringLiteral("several.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    test::RedisProcess redis;
+    ASSERT_TRUE(redis.start());
+    const Service service = startUvicorn(read.policy, redis.port());
+    if (!service.port)
+        GTEST_SKIP() << "python3 missing";
+    const std::string a = test::loopbackSource(301), b = test::loopbackSource(302);
+    const test::HttpRequest::Headers k1{{"X-Api-Key", "k1"}}, k2{{"X-Api-Key", "k2"}};
+    struct Step {
+        const std::string &source;
+        const test::HttpRequest::Headers &key;
+        int status;
+    };
+    const std::vector<Step> trace = {{a, k1, 200}, {a, k1, 200}, {a, k1, 429}, {b, k1, 200},
+        {b, k1, 429}, {b, k2, 200}, {b, k2, 429}};
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+        test::HttpRequest request{"GET", "/search", trace[i].key};
+        request.source = trace[i].source;
+        EXPECT_EQ(test::httpStatus(service.port, request), trace[i].status) << "step " << i;
+    }
+    // One request's headers: an item per limit, what each has left.
+    test::HttpRequest request{"GET", "/search", {{"X-Api-Key", "k3"}}};
+    request.source = test::loopbackSource(303);
+    const test::HttpResponse response = test::httpExchange(service.port, request);
+    EXPECT_EQ(response.status, 200);
+    EXPECT_EQ(response.header("RateLimit-Policy"), "\"burst\";q=2;w=120, \"quota\";q=3;w=180");
+    EXPECT_EQ(response.header("RateLimit"), "\"burst\";r=1;t=60, \"quota\";r=2;t=60");
+}
