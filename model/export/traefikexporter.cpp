@@ -18,16 +18,22 @@ namespace qs {
 
 namespace {
 
+// One rateLimit middleware: a limit of a route.
+struct MiddlewareOut {
+    QString name;
+    qint64 average = 0, burst = 0;
+    limiter::Micros period = 0;
+    QString criterionKind; // ipStrategy | requestHeaderName | requestHost
+    QString header;
+};
+
 struct RouterOut {
     qsizetype index = 0;
     QString name;
     PathPattern pattern;
     QString rule;
-    bool limited = true;
-    qint64 average = 0, burst = 0;
-    limiter::Micros period = 0;
-    QString criterionKind; // ipStrategy | requestHeaderName | requestHost
-    QString header;
+    // Chained in this order; empty: the router is exported without a limit (shadow).
+    std::vector<MiddlewareOut> middlewares;
 };
 
 class TraefikWriter final : public GatewayWriter {
@@ -59,12 +65,59 @@ private:
             out.rule += QStringLiteral(" && (%1)").arg(methods.join(QStringLiteral(" || ")));
         }
 
-        const QList<KeySelector> keys = m_policy.keyOf(r);
+        if (m_policy.defaults.effectiveStatus() != Defaults::kDefaultStatus)
+            m_report.note(Diagnostic::Severity::Warning, i, QString(),
+                QStringLiteral("Traefik always answers 429; status %1 is not exported")
+                    .arg(*m_policy.defaults.status));
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            const RouteLimit &limit = r.limits[l];
+            const QString at = r.hasSeveralLimits()
+                ? QLatin1Char('.') + r.limitPath(l) + QStringLiteral(".mode")
+                : QStringLiteral(".mode");
+            if (r.modeOf(limit) == RouteMode::Shadow) {
+                m_report.note(Diagnostic::Severity::Warning, i, at,
+                    r.hasSeveralLimits()
+                        ? QStringLiteral(
+                            "Traefik has no dry-run: shadow limit '%1' is not exported")
+                              .arg(ExportReport::commentSafe(limit.name))
+                        : QStringLiteral("Traefik has no dry-run: the shadow route is exported "
+                                         "with its router but without the rateLimit middleware"));
+                continue;
+            }
+            MiddlewareOut mw;
+            mw.name = r.hasSeveralLimits() ? m_report.uniqueName(out.name + QLatin1Char('-'),
+                                                 limit.name, unsafe, QLatin1Char('-'))
+                    + QStringLiteral("-ratelimit")
+                                           : out.name + QStringLiteral("-ratelimit");
+            if (!source(i, l, mw))
+                return;
+            const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
+                                                     : m_report.algorithmConfig(i);
+            if (!config)
+                return;
+            mapLimit(i, l, mw, *config);
+            noteCostNotExported(i, l);
+            out.middlewares.push_back(mw);
+        }
+        if (out.middlewares.size() > 1)
+            chainLongestWindowLast(out);
+        m_routers.push_back(out);
+    }
+
+    // The limit's key as Traefik's sourceCriterion; false after an error.
+    bool source(qsizetype i, qsizetype l, MiddlewareOut &out)
+    {
+        const Route &r = m_policy.routes[i];
+        const RouteLimit &limit = r.limits[l];
+        const QString keyField = QLatin1Char('.')
+            + (limit.key && r.hasSeveralLimits() ? r.limitPath(l) + QStringLiteral(".key")
+                                                 : QStringLiteral("key"));
+        const QList<KeySelector> keys = m_policy.keyOf(r, limit);
         if (keys.size() != 1) {
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, keyField,
                 QStringLiteral("Traefik's sourceCriterion takes one source; a combined key cannot "
                                "be exported"));
-            return;
+            return false;
         }
         switch (keys.first().kind) {
         case KeySelector::Kind::Ip:
@@ -75,7 +128,7 @@ private:
             out.header = keys.first().name;
             // Traefik keys the bucket by the header's value, empty when it is absent: every
             // such request shares one bucket, which is missing_key shared.
-            if (const MissingKeyMode mode = m_policy.missingKeyOf(r);
+            if (const MissingKeyMode mode = m_policy.missingKeyOf(r, limit);
                 mode != MissingKeyMode::Shared)
                 m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".missing_key"),
                     QStringLiteral("Traefik counts every request without %1 in one shared "
@@ -85,49 +138,61 @@ private:
             break;
         case KeySelector::Kind::Global:
             out.criterionKind = QStringLiteral("requestHost");
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Warning, i, keyField,
                 QStringLiteral("Traefik has no global source; exported per requested host "
                                "(requestHost), so each host name gets its own quota"));
             break;
         case KeySelector::Kind::Query:
-            m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".key"),
+            m_report.note(Diagnostic::Severity::Error, i, keyField,
                 QStringLiteral("Traefik cannot count by query parameter (ipStrategy, "
                                "requestHeaderName or requestHost only)"));
-            return;
+            return false;
         }
-
-        if (r.effectiveMode() == RouteMode::Shadow) {
-            out.limited = false;
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".mode"),
-                QStringLiteral("Traefik has no dry-run: the shadow route is exported with its "
-                               "router but without the rateLimit middleware"));
-        }
-        const auto config = m_report.algorithmConfig(i);
-        if (!config)
-            return;
-        mapLimit(out, *config);
-        if (m_policy.defaults.effectiveStatus() != Defaults::kDefaultStatus)
-            m_report.note(Diagnostic::Severity::Warning, i, QString(),
-                QStringLiteral("Traefik always answers 429; status %1 is not exported")
-                    .arg(*m_policy.defaults.status));
-        noteCostNotExported(i);
-        m_routers.push_back(out);
+        return true;
     }
 
-    void mapLimit(RouterOut &out, const limiter::AlgorithmConfig &config)
+    // Traefik's middlewares are independent: one that admits keeps its token when a later one
+    // rejects (GATEWAY-LIMITS.md, Traefik). Chained shortest period first, so that what leaks
+    // is the short-window limits' tokens, which come back soonest, not the long quota's; and
+    // said with the numbers.
+    void chainLongestWindowLast(RouterOut &out)
     {
+        std::stable_sort(out.middlewares.begin(), out.middlewares.end(),
+            [](const MiddlewareOut &a, const MiddlewareOut &b) {
+                return double(a.period) / double(a.average) < double(b.period) / double(b.average);
+            });
+        QStringList earlier;
+        for (std::size_t k = 0; k + 1 < out.middlewares.size(); ++k)
+            earlier << QStringLiteral("%1 (burst %2, %3 per %4)")
+                           .arg(out.middlewares[k].name)
+                           .arg(out.middlewares[k].burst)
+                           .arg(out.middlewares[k].average)
+                           .arg(formatDuration(out.middlewares[k].period));
+        m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limits"),
+            QStringLiteral("Traefik chains the limits as independent middlewares: a request a "
+                           "later one rejects has already taken a token from every earlier one "
+                           "(the design takes from none). Chained shortest window first, so a "
+                           "client held back by %1 still spends the tokens of %2; each of those "
+                           "can be emptied by requests that were all rejected")
+                .arg(out.middlewares.back().name, earlier.join(QStringLiteral(", "))));
+    }
+
+    void mapLimit(
+        qsizetype i, qsizetype l, MiddlewareOut &out, const limiter::AlgorithmConfig &config)
+    {
+        const Route &r = m_policy.routes[i];
+        const QString at = QLatin1Char('.') + r.limitPath(l);
         const LimitShape shape = limitShape(config);
         out.average = shape.count;
         out.period = shape.period;
         out.burst = shape.burst;
         if (shape.shaping)
-            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit.mode"),
+            m_report.note(Diagnostic::Severity::Warning, i, at + QStringLiteral(".mode"),
                 QStringLiteral("Traefik does not shape: requests beyond the rate are rejected at "
                                "once instead of delayed (up to %1 would have waited)")
                     .arg(shape.burst - 1));
         if (shape.windowed)
-            m_report.note(Diagnostic::Severity::Warning, out.index,
-                QStringLiteral(".limit.algorithm"),
+            m_report.note(Diagnostic::Severity::Warning, i, at + QStringLiteral(".algorithm"),
                 QStringLiteral("%1 %2/%3 exported as a token bucket (average %2 per %3, "
                                "burst %2): %2 at once, then one every %4 s; no window resets")
                     .arg(QString::fromLatin1(
@@ -152,32 +217,35 @@ private:
             out << yaml::Key << "rule" << yaml::Value << yaml::DoubleQuoted << r.rule.toStdString();
             out << yaml::Key << "priority" << yaml::Value << priority--; // most specific first
             out << yaml::Key << "service" << yaml::Value << "qs-backend";
-            if (r.limited)
-                out << yaml::Key << "middlewares" << yaml::Value << yaml::Flow << yaml::BeginSeq
-                    << (r.name + QStringLiteral("-ratelimit")).toStdString() << yaml::EndSeq;
+            if (!r.middlewares.empty()) {
+                out << yaml::Key << "middlewares" << yaml::Value << yaml::Flow << yaml::BeginSeq;
+                for (const MiddlewareOut &mw : r.middlewares)
+                    out << mw.name.toStdString();
+                out << yaml::EndSeq;
+            }
             out << yaml::EndMap;
         }
         out << yaml::EndMap;
         out << yaml::Key << "middlewares" << yaml::Value << yaml::BeginMap;
-        for (const RouterOut &r : m_routers) {
-            if (!r.limited)
-                continue;
-            out << yaml::Key << (r.name + QStringLiteral("-ratelimit")).toStdString() << yaml::Value
-                << yaml::BeginMap;
-            out << yaml::Key << "rateLimit" << yaml::Value << yaml::BeginMap;
-            out << yaml::Key << "average" << yaml::Value << r.average;
-            out << yaml::Key << "period" << yaml::Value << formatDuration(r.period).toStdString();
-            out << yaml::Key << "burst" << yaml::Value << r.burst;
-            out << yaml::Key << "sourceCriterion" << yaml::Value << yaml::BeginMap;
-            if (r.criterionKind == QLatin1String("ipStrategy"))
-                out << yaml::Key << "ipStrategy" << yaml::Value << yaml::BeginMap << yaml::Key
-                    << "depth" << yaml::Value << 0 << yaml::EndMap;
-            else if (r.criterionKind == QLatin1String("requestHeaderName"))
-                out << yaml::Key << "requestHeaderName" << yaml::Value << r.header.toStdString();
-            else
-                out << yaml::Key << "requestHost" << yaml::Value << true;
-            out << yaml::EndMap << yaml::EndMap << yaml::EndMap;
-        }
+        for (const RouterOut &router : m_routers)
+            for (const MiddlewareOut &r : router.middlewares) {
+                out << yaml::Key << r.name.toStdString() << yaml::Value << yaml::BeginMap;
+                out << yaml::Key << "rateLimit" << yaml::Value << yaml::BeginMap;
+                out << yaml::Key << "average" << yaml::Value << r.average;
+                out << yaml::Key << "period" << yaml::Value
+                    << formatDuration(r.period).toStdString();
+                out << yaml::Key << "burst" << yaml::Value << r.burst;
+                out << yaml::Key << "sourceCriterion" << yaml::Value << yaml::BeginMap;
+                if (r.criterionKind == QLatin1String("ipStrategy"))
+                    out << yaml::Key << "ipStrategy" << yaml::Value << yaml::BeginMap << yaml::Key
+                        << "depth" << yaml::Value << 0 << yaml::EndMap;
+                else if (r.criterionKind == QLatin1String("requestHeaderName"))
+                    out << yaml::Key << "requestHeaderName" << yaml::Value
+                        << r.header.toStdString();
+                else
+                    out << yaml::Key << "requestHost" << yaml::Value << true;
+                out << yaml::EndMap << yaml::EndMap << yaml::EndMap;
+            }
         out << yaml::EndMap;
         out << yaml::Key << "services" << yaml::Value << yaml::BeginMap << yaml::Key << "qs-backend"
             << yaml::Value << yaml::BeginMap << yaml::Key << "loadBalancer" << yaml::Value

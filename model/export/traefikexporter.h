@@ -9,6 +9,7 @@ class TraefikExporter final : public Exporter {
 public:
     QString id() const override { return QStringLiteral("traefik"); }
     QString displayName() const override { return QStringLiteral("Traefik"); }
+    bool writesSeveralLimits() const override { return true; }
     QStringList suggestedFileNames() const override
     {
         return {QStringLiteral("traefik-dynamic.yml")};
