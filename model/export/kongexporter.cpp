@@ -25,8 +25,7 @@ struct KongRoute {
     QStringList methods;
     QString limitBy; // ip | header | service
     QString header;
-    UnitRate unitRate;
-    bool limited = true;
+    std::vector<UnitRate> units; // one per limit: the plugin's second, minute, hour, day fields
 };
 
 class KongWriter final : public GatewayWriter {
@@ -54,21 +53,82 @@ private:
             return;
         out.pattern = *pattern;
         out.methods = r.methods;
-        if (!mapKey(out, m_policy.keyOf(r)))
-            return;
-        const auto config = m_report.algorithmConfig(i);
-        if (!config)
-            return;
-        if (!mapLimit(out, *config))
-            return;
-        if (r.effectiveMode() == RouteMode::Shadow) {
-            out.limited = false;
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".mode"),
-                QStringLiteral("Kong's rate-limiting has no dry-run: the shadow route is "
-                               "exported without the plugin"));
+        // One rate-limiting plugin per route in Kong OSS, with one limit_by: the route's limits
+        // become its period fields (GATEWAY-LIMITS.md, Kong).
+        std::optional<QList<KeySelector>> key;
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            const RouteLimit &limit = r.limits[l];
+            // A shadow limit is not exported (no dry-run), but checked as if it were: what Kong
+            // could not express is said before the limit is ever enforced.
+            const bool shadow = r.modeOf(limit) == RouteMode::Shadow;
+            KongRoute scratch = out;
+            KongRoute &into = shadow ? scratch : out;
+            const QList<KeySelector> keys = m_policy.keyOf(r, limit);
+            if (shadow || !key) {
+                if (!mapKey(into, keys))
+                    return;
+                if (!shadow)
+                    key = keys;
+            } else if (keys != *key) {
+                m_report.note(Diagnostic::Severity::Error, i, QStringLiteral(".limits"),
+                    QStringLiteral("Kong OSS runs one rate-limiting plugin per route, with one "
+                                   "limit_by: limit '%1' counts by %2 and the others by %3; give "
+                                   "the route's limits one key for this target")
+                        .arg(ExportReport::commentSafe(limit.name), formatKeySelectorList(keys),
+                            formatKeySelectorList(*key)));
+                return;
+            }
+            const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
+                                                     : m_report.algorithmConfig(i);
+            if (!config || !mapLimit(into, l, *config))
+                return;
+            if (shadow)
+                m_report.note(Diagnostic::Severity::Warning, i,
+                    r.hasSeveralLimits()
+                        ? QLatin1Char('.') + r.limitPath(l) + QStringLiteral(".mode")
+                        : QStringLiteral(".mode"),
+                    r.hasSeveralLimits()
+                        ? QStringLiteral("Kong's rate-limiting has no dry-run: shadow limit '%1' "
+                                         "is not exported")
+                              .arg(ExportReport::commentSafe(limit.name))
+                        : QStringLiteral("Kong's rate-limiting has no dry-run: the shadow route "
+                                         "is exported without the plugin"));
+            noteCostNotExported(i, l);
         }
-        noteCostNotExported(i);
+        if (!checkPeriods(out))
+            return;
         m_routes.push_back(out);
+    }
+
+    // One number per period field, and a longer period never below a shorter one: Kong's schema
+    // refuses the configuration otherwise (validate_periods_order).
+    bool checkPeriods(KongRoute &out)
+    {
+        std::sort(out.units.begin(), out.units.end(),
+            [](const UnitRate &a, const UnitRate &b) { return a.unitMicros < b.unitMicros; });
+        for (std::size_t k = 1; k < out.units.size(); ++k) {
+            const UnitRate &shorter = out.units[k - 1], &longer = out.units[k];
+            QString problem;
+            if (shorter.unit == longer.unit)
+                problem = QStringLiteral("two limits become Kong's `%1` (%2 and %3): the plugin "
+                                         "holds one number per period")
+                              .arg(longer.unit)
+                              .arg(shorter.perUnit)
+                              .arg(longer.perUnit);
+            else if (longer.perUnit < shorter.perUnit)
+                problem = QStringLiteral("Kong refuses %1 per %2 beside %3 per %4: a longer "
+                                         "period may not have a lower limit than a shorter one")
+                              .arg(longer.perUnit)
+                              .arg(longer.unit)
+                              .arg(shorter.perUnit)
+                              .arg(shorter.unit);
+            if (!problem.isEmpty()) {
+                m_report.note(
+                    Diagnostic::Severity::Error, out.index, QStringLiteral(".limits"), problem);
+                return false;
+            }
+        }
+        return true;
     }
 
     // Kong's rate-limiting keys a request without the header by the client address (its
@@ -122,19 +182,20 @@ private:
         return false;
     }
 
-    bool mapLimit(KongRoute &out, const limiter::AlgorithmConfig &config)
+    bool mapLimit(KongRoute &out, qsizetype l, const limiter::AlgorithmConfig &config)
     {
+        const QString at = QLatin1Char('.') + m_policy.routes[out.index].limitPath(l);
         const LimitShape shape = limitShape(config);
         const auto unit = toUnitRate(shape.count, shape.period);
         if (!unit) {
-            m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".limit"),
+            m_report.note(Diagnostic::Severity::Error, out.index, at,
                 QStringLiteral("%1 per %2 is less than one a day, below what Kong's "
                                "rate-limiting counts; use a higher rate")
                     .arg(shape.count)
                     .arg(formatDuration(shape.period)));
             return false;
         }
-        out.unitRate = *unit;
+        out.units.push_back(*unit);
         const auto algorithm = limiter::algorithmOf(config);
         if (algorithm == limiter::Algorithm::FixedWindow && unit->sameWindow)
             return true; // Kong's windows are aligned to the clock, as ours are to the epoch
@@ -164,7 +225,7 @@ private:
                            .arg(shape.shaping ? QStringLiteral("; nothing is delayed, Kong "
                                                                "rejects instead of shaping")
                                               : QString());
-        m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit"),
+        m_report.note(Diagnostic::Severity::Warning, out.index, at,
             QStringLiteral("exported as %1 (%2)").arg(what, designed));
         return true;
     }
@@ -174,7 +235,8 @@ private:
         out << yaml::Key << "plugins" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
         out << yaml::Key << "name" << yaml::Value << "rate-limiting";
         out << yaml::Key << "config" << yaml::Value << yaml::BeginMap;
-        out << yaml::Key << r.unitRate.unit.toStdString() << yaml::Value << r.unitRate.perUnit;
+        for (const UnitRate &unit : r.units)
+            out << yaml::Key << unit.unit.toStdString() << yaml::Value << unit.perUnit;
         out << yaml::Key << "limit_by" << yaml::Value << r.limitBy.toStdString();
         if (!r.header.isEmpty())
             out << yaml::Key << "header_name" << yaml::Value << r.header.toStdString();
@@ -217,7 +279,7 @@ private:
             }
             out << yaml::Key << "regex_priority" << yaml::Value << priority--;
             out << yaml::Key << "strip_path" << yaml::Value << false; // default true
-            if (r.limited)
+            if (!r.units.empty())
                 emitPlugin(out, r);
             out << yaml::EndMap << yaml::EndSeq << yaml::EndMap;
         }

@@ -10,6 +10,7 @@ class KongExporter final : public Exporter {
 public:
     QString id() const override { return QStringLiteral("kong"); }
     QString displayName() const override { return QStringLiteral("Kong"); }
+    bool writesSeveralLimits() const override { return true; }
     QStringList suggestedFileNames() const override { return {QStringLiteral("kong.yml")}; }
 
 protected:

@@ -179,3 +179,61 @@ routes:
             << d[0].message.toStdString();
     }
 }
+
+// Several limits on one key are the periods of one rate-limiting plugin; Kong OSS has one plugin
+// per route with one limit_by, so limits on different keys are an error that says why, as are
+// two limits on one period and a longer period with a lower number (Kong's schema refuses it).
+TEST(KongExport, SeveralLimitsAreThePeriodsOfOnePlugin)
+{
+    Diagnostics d;
+    const Policy p = policy(R"(quota_studio: 1
+name: t
+routes:
+  - id: search
+    match: { path: /v1/search }
+    key: header:X-Api-Key
+    missing_key: ip
+    limits:
+      - { name: burst, algorithm: fixed_window, limit: 10, window: 1s }
+      - { name: daily, algorithm: fixed_window, limit: 10000, window: 1d }
+      - { name: candidate, algorithm: fixed_window, limit: 500, window: 1h, mode: shadow }
+)");
+    const YAML::Node kong = exportKong(p, &d);
+    ASSERT_FALSE(hasErrors(d)) << d.first().toString().toStdString();
+    const YAML::Node config = serviceNamed(kong, "qs-search")["routes"][0]["plugins"][0]["config"];
+    EXPECT_EQ(config["second"].as<int>(), 10);
+    EXPECT_EQ(config["day"].as<int>(), 10000);
+    EXPECT_FALSE(config["hour"]) << "the shadow candidate is not enforced";
+    EXPECT_EQ(config["limit_by"].as<std::string>(), "header");
+
+    const auto errorOf = [&](const char *limits) {
+        const Policy q = policy((std::string(R"(quota_studio: 1
+name: t
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+)") + limits)
+                                    .c_str());
+        Diagnostics e;
+        exportKong(q, &e);
+        for (const Diagnostic &x : e)
+            if (x.severity == Diagnostic::Severity::Error)
+                return x.message.toStdString();
+        return std::string();
+    };
+    EXPECT_NE(
+        errorOf("      - { name: a, key: ip, algorithm: fixed_window, limit: 10, window: 1s }\n"
+                "      - { name: b, key: header:X-Api-Key, algorithm: fixed_window, limit: "
+                "100, window: 1d }\n")
+            .find("one limit_by"),
+        std::string::npos);
+    EXPECT_NE(errorOf("      - { name: a, algorithm: fixed_window, limit: 10, window: 1m }\n"
+                      "      - { name: b, algorithm: fixed_window, limit: 20, window: 1m }\n")
+                  .find("two limits become Kong's `minute`"),
+        std::string::npos);
+    EXPECT_NE(errorOf("      - { name: a, algorithm: fixed_window, limit: 100, window: 1m }\n"
+                      "      - { name: b, algorithm: fixed_window, limit: 50, window: 1h }\n")
+                  .find("a longer period may not have a lower limit"),
+        std::string::npos);
+}
