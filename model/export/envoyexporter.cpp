@@ -38,16 +38,24 @@ struct LocalBucket {
     limiter::Micros fillInterval = 0;
 };
 
+// One limit of a route: a descriptor for the rate limit service, and (a route's only limit)
+// the route's local bucket.
+struct EnvoyLimit {
+    QString name; // empty: the route's only limit, whose descriptor is the route's
+    QList<KeyPart> keys;
+    LocalBucket bucket;
+    UnitRate unitRate;
+    bool shadow = false;
+};
+
 struct EnvoyRoute {
     qsizetype index = 0;
     QString name; // [A-Za-z0-9_]
     QString routeId;
     PathPattern pattern;
     QString methodsRegex; // empty: any method
-    QList<KeyPart> keys;
-    LocalBucket bucket;
-    UnitRate unitRate;
-    bool shadow = false;
+    std::vector<EnvoyLimit> limits;
+    bool local() const { return limits.size() == 1 && limits.front().name.isEmpty(); }
 };
 
 // Proto3 JSON Duration: seconds with a fraction, "0.500s".
@@ -115,29 +123,71 @@ private:
         out.pattern = *pattern;
         if (!r.methods.isEmpty())
             out.methodsRegex = QStringLiteral("^(%1)$").arg(r.methods.join(QLatin1Char('|')));
-        if (!mapKeys(out, m_policy.keyOf(r)))
-            return;
-        if (keyCanBeMissing(m_policy.keyOf(r)))
-            // A request_headers action without its header stops the whole descriptor: Envoy
-            // does not call the service at all (skip_if_absent would drop only that entry and
-            // count such requests under a shorter descriptor nobody configured).
-            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".missing_key"),
-                QStringLiteral("Envoy does not call the rate limit service for a request without "
-                               "%1: only the route's local bucket, shared by all clients, "
-                               "limits it (missing_key: %2 is not followed)")
-                    .arg(
-                        keysText(m_policy.keyOf(r)), missingKeyModeName(m_policy.missingKeyOf(r))));
-        const auto config = m_report.algorithmConfig(i);
-        if (!config)
-            return;
-        if (!mapLocal(out, *config) || !mapService(out, *config))
-            return;
-        out.shadow = r.effectiveMode() == RouteMode::Shadow;
-        noteCostNotExported(i);
+        for (qsizetype l = 0; l < r.limits.size(); ++l) {
+            const RouteLimit &limit = r.limits[l];
+            EnvoyLimit x;
+            if (r.hasSeveralLimits())
+                x.name = limit.name;
+            const QList<KeySelector> keys = m_policy.keyOf(r, limit);
+            if (!mapKeys(out.index, x, keys, !r.hasSeveralLimits()))
+                return;
+            if (keyCanBeMissing(keys))
+                // A request_headers action without its header stops the whole descriptor: Envoy
+                // does not call the service at all (skip_if_absent would drop only that entry
+                // and count such requests under a shorter descriptor nobody configured).
+                m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".missing_key"),
+                    r.hasSeveralLimits()
+                        ? QStringLiteral("Envoy does not call the rate limit service for limit "
+                                         "'%1' when a request lacks %2 (missing_key: %3 is not "
+                                         "followed)")
+                              .arg(ExportReport::commentSafe(limit.name), keysText(keys),
+                                  missingKeyModeName(m_policy.missingKeyOf(r, limit)))
+                        : QStringLiteral("Envoy does not call the rate limit service for a "
+                                         "request without %1: only the route's local bucket, "
+                                         "shared by all clients, limits it (missing_key: %2 is "
+                                         "not followed)")
+                              .arg(keysText(keys), missingKeyModeName(m_policy.missingKeyOf(r))));
+            const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
+                                                     : m_report.algorithmConfig(i);
+            if (!config)
+                return;
+            if ((!r.hasSeveralLimits() && !mapLocal(out.index, x, *config))
+                || !mapService(out.index, l, x, *config))
+                return;
+            x.shadow = r.modeOf(limit) == RouteMode::Shadow;
+            noteCostNotExported(i, l);
+            out.limits.push_back(x);
+        }
+        if (r.hasSeveralLimits())
+            noteSeveral(out);
         m_routes.push_back(out);
     }
 
-    bool mapKeys(EnvoyRoute &out, const QList<KeySelector> &keys)
+    // The rate limit service decides every descriptor of a request and counts each, the ones
+    // under their limit included, whichever is over (GATEWAY-LIMITS.md, Envoy): a request one
+    // limit denies still takes from the others. And local_ratelimit holds one bucket per route.
+    void noteSeveral(const EnvoyRoute &out)
+    {
+        QStringList figures;
+        for (const EnvoyLimit &l : out.limits)
+            figures << QStringLiteral("'%1' (%2 per %3)")
+                           .arg(ExportReport::commentSafe(l.name))
+                           .arg(l.unitRate.perUnit)
+                           .arg(l.unitRate.unit);
+        m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limits"),
+            QStringLiteral("one descriptor per limit; the rate limit service counts a request in "
+                           "every descriptor, the ones under their limit included, when another "
+                           "is over: a request one limit denies still takes from the others (the "
+                           "design takes from none), so %1 can each be used up by requests that "
+                           "were all denied. local_ratelimit holds one bucket per route: this "
+                           "route is limited by the service only")
+                .arg(figures.join(QStringLiteral(", "))));
+    }
+
+    // `localWarning`: say that the route's local bucket is shared by all clients (a route with
+    // several limits has none).
+    bool mapKeys(
+        qsizetype index, EnvoyLimit &out, const QList<KeySelector> &keys, bool localWarning)
     {
         bool perClient = false;
         for (const KeySelector &k : keys) {
@@ -148,7 +198,7 @@ private:
                 break;
             case KeySelector::Kind::Header:
                 if (!isValidHeaderName(k.name)) {
-                    m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".key"),
+                    m_report.note(Diagnostic::Severity::Error, index, QStringLiteral(".key"),
                         QStringLiteral("'%1' is not a valid HTTP header name")
                             .arg(ExportReport::commentSafe(k.name)));
                     return false;
@@ -158,7 +208,7 @@ private:
                 perClient = true;
                 break;
             case KeySelector::Kind::Query:
-                m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".key"),
+                m_report.note(Diagnostic::Severity::Error, index, QStringLiteral(".key"),
                     QStringLiteral("Envoy's rate limit actions cannot take a query parameter's "
                                    "value as a descriptor; key by a header or the address"));
                 return false;
@@ -166,8 +216,8 @@ private:
                 break;
             }
         }
-        if (perClient)
-            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".key"),
+        if (perClient && localWarning)
+            m_report.note(Diagnostic::Severity::Warning, index, QStringLiteral(".key"),
                 QStringLiteral("local_ratelimit keeps one bucket per route and Envoy instance, "
                                "shared by all clients: per-%1 quotas need the rate limit service "
                                "with ratelimit-config.yaml")
@@ -183,7 +233,7 @@ private:
         return parts.join(QLatin1Char('+'));
     }
 
-    bool mapLocal(EnvoyRoute &out, const limiter::AlgorithmConfig &config)
+    bool mapLocal(qsizetype index, EnvoyLimit &out, const limiter::AlgorithmConfig &config)
     {
         const LimitShape shape = limitShape(config);
         const QString algorithm
@@ -191,8 +241,7 @@ private:
         if (shape.windowed) {
             // A window's worth, refilled at once every window: the closest a bucket gets.
             out.bucket = {shape.count, shape.count, std::max(shape.period, kMinFillInterval)};
-            m_report.note(Diagnostic::Severity::Warning, out.index,
-                QStringLiteral(".limit.algorithm"),
+            m_report.note(Diagnostic::Severity::Warning, index, QStringLiteral(".limit.algorithm"),
                 QStringLiteral("%1 %2/%3 exported as local_ratelimit max_tokens %2 refilled by %2 "
                                "every %3: windows start when Envoy starts, not at the epoch%4")
                     .arg(algorithm)
@@ -206,7 +255,7 @@ private:
             return true;
         }
         if (shape.shaping)
-            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit.mode"),
+            m_report.note(Diagnostic::Severity::Warning, index, QStringLiteral(".limit.mode"),
                 QStringLiteral("Envoy does not shape: requests beyond the rate are rejected at "
                                "once instead of delayed (up to %1 would have waited)")
                     .arg(shape.burst - 1));
@@ -218,7 +267,7 @@ private:
         const long double tokens = std::max<long double>(step, std::ceil(needed / step) * step);
         const long double interval = tokens * shape.period / shape.count;
         if (tokens > 1e15 || interval > 1e15) {
-            m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".limit"),
+            m_report.note(Diagnostic::Severity::Error, index, QStringLiteral(".limit"),
                 QStringLiteral("%1 per %2 has no whole-microsecond refill interval Envoy "
                                "accepts; choose a rate whose period divides evenly")
                     .arg(shape.count)
@@ -227,7 +276,7 @@ private:
         }
         out.bucket = {shape.burst, qint64(tokens), limiter::Micros(interval)};
         if (out.bucket.tokensPerFill > 1)
-            m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit"),
+            m_report.note(Diagnostic::Severity::Warning, index, QStringLiteral(".limit"),
                 QStringLiteral("Envoy refills in steps of at least 50 ms: %1 tokens every %2 s "
                                "instead of one every %3 s (same rate, coarser steps)")
                     .arg(out.bucket.tokensPerFill)
@@ -236,12 +285,14 @@ private:
         return true;
     }
 
-    bool mapService(EnvoyRoute &out, const limiter::AlgorithmConfig &config)
+    bool mapService(
+        qsizetype index, qsizetype l, EnvoyLimit &out, const limiter::AlgorithmConfig &config)
     {
+        const QString at = QLatin1Char('.') + m_policy.routes[index].limitPath(l);
         const LimitShape shape = limitShape(config);
         const auto unit = toUnitRate(shape.count, shape.period);
         if (!unit) {
-            m_report.note(Diagnostic::Severity::Error, out.index, QStringLiteral(".limit"),
+            m_report.note(Diagnostic::Severity::Error, index, at,
                 QStringLiteral("the rate limit service counts at most per day; %1 per %2 is "
                                "less than one a day")
                     .arg(shape.count)
@@ -252,7 +303,7 @@ private:
         const bool fixedWindow = limiter::algorithmOf(config) == limiter::Algorithm::FixedWindow;
         if (fixedWindow && unit->sameWindow)
             return true; // the service counts in fixed windows aligned to the clock: exact
-        m_report.note(Diagnostic::Severity::Warning, out.index, QStringLiteral(".limit"),
+        m_report.note(Diagnostic::Severity::Warning, index, at,
             QStringLiteral("rate limit service: %1 per %2 in fixed windows aligned to the clock "
                            "(designed: %3 per %4%5)")
                 .arg(unit->perUnit)
@@ -270,44 +321,59 @@ private:
         return d.isEmpty() ? QStringLiteral("quota_studio") : d;
     }
 
-    void emitRateLimitActions(yaml::Emitter &out, const EnvoyRoute &r) const
+    static void emitGenericKey(yaml::Emitter &out, const char *key, const QString &value)
     {
-        out << yaml::Key << "rate_limits" << yaml::Value << yaml::BeginSeq << yaml::BeginMap;
-        out << yaml::Key << "actions" << yaml::Value << yaml::BeginSeq;
         out << yaml::BeginMap << yaml::Key << "generic_key" << yaml::Value << yaml::BeginMap
-            << yaml::Key << "descriptor_key" << yaml::Value << "qs_route" << yaml::Key
-            << "descriptor_value" << yaml::Value << yaml::DoubleQuoted << r.routeId.toStdString()
+            << yaml::Key << "descriptor_key" << yaml::Value << key << yaml::Key
+            << "descriptor_value" << yaml::Value << yaml::DoubleQuoted << value.toStdString()
             << yaml::EndMap << yaml::EndMap;
-        for (const KeyPart &k : r.keys) {
-            out << yaml::BeginMap;
-            if (k.kind == KeySelector::Kind::Ip)
-                out << yaml::Key << "remote_address" << yaml::Value << yaml::Flow << yaml::BeginMap
-                    << yaml::EndMap;
-            else
-                out << yaml::Key << "request_headers" << yaml::Value << yaml::BeginMap << yaml::Key
-                    << "header_name" << yaml::Value << k.header.toStdString() << yaml::Key
-                    << "descriptor_key" << yaml::Value << k.descriptorKey.toStdString()
-                    << yaml::EndMap;
-            out << yaml::EndMap;
-        }
-        out << yaml::EndSeq << yaml::EndMap << yaml::EndSeq;
     }
 
-    void emitLocalLimit(yaml::Emitter &out, const EnvoyRoute &r) const
+    // One rate_limits entry per limit: qs_route (and qs_limit), then the limit's key parts.
+    void emitRateLimitActions(yaml::Emitter &out, const EnvoyRoute &r) const
     {
+        out << yaml::Key << "rate_limits" << yaml::Value << yaml::BeginSeq;
+        for (const EnvoyLimit &l : r.limits) {
+            out << yaml::BeginMap;
+            out << yaml::Key << "actions" << yaml::Value << yaml::BeginSeq;
+            emitGenericKey(out, "qs_route", r.routeId);
+            if (!l.name.isEmpty())
+                emitGenericKey(out, "qs_limit", l.name);
+            for (const KeyPart &k : l.keys) {
+                out << yaml::BeginMap;
+                if (k.kind == KeySelector::Kind::Ip)
+                    out << yaml::Key << "remote_address" << yaml::Value << yaml::Flow
+                        << yaml::BeginMap << yaml::EndMap;
+                else
+                    out << yaml::Key << "request_headers" << yaml::Value << yaml::BeginMap
+                        << yaml::Key << "header_name" << yaml::Value << k.header.toStdString()
+                        << yaml::Key << "descriptor_key" << yaml::Value
+                        << k.descriptorKey.toStdString() << yaml::EndMap;
+                out << yaml::EndMap;
+            }
+            out << yaml::EndSeq << yaml::EndMap;
+        }
+        out << yaml::EndSeq;
+    }
+
+    void emitLocalLimit(yaml::Emitter &out, const EnvoyRoute &route) const
+    {
+        if (!route.local())
+            return;
+        const EnvoyLimit &r = route.limits.front();
+        const QString &name = route.name;
         out << yaml::Key << "typed_per_filter_config" << yaml::Value << yaml::BeginMap;
         out << yaml::Key << kLocalFilter << yaml::Value << yaml::BeginMap;
         out << yaml::Key << "@type" << yaml::Value << kLocalType;
-        out << yaml::Key << "stat_prefix" << yaml::Value << r.name.toStdString();
+        out << yaml::Key << "stat_prefix" << yaml::Value << name.toStdString();
         out << yaml::Key << "token_bucket" << yaml::Value << yaml::BeginMap;
         out << yaml::Key << "max_tokens" << yaml::Value << r.bucket.maxTokens;
         out << yaml::Key << "tokens_per_fill" << yaml::Value << r.bucket.tokensPerFill;
         out << yaml::Key << "fill_interval" << yaml::Value << protoDuration(r.bucket.fillInterval);
         out << yaml::EndMap;
         // Both default to 0%: without them the filter neither counts nor rejects.
-        emitPercent(out, "filter_enabled", r.name + QStringLiteral("_enabled"), 100);
-        emitPercent(
-            out, "filter_enforced", r.name + QStringLiteral("_enforced"), r.shadow ? 0 : 100);
+        emitPercent(out, "filter_enabled", name + QStringLiteral("_enabled"), 100);
+        emitPercent(out, "filter_enforced", name + QStringLiteral("_enforced"), r.shadow ? 0 : 100);
         out << yaml::Key << "status" << yaml::Value << yaml::Flow << yaml::BeginMap << yaml::Key
             << "code" << yaml::Value << m_policy.defaults.effectiveStatus() << yaml::EndMap;
         out << yaml::EndMap << yaml::EndMap;
@@ -406,6 +472,22 @@ private:
         return out.takeDocument();
     }
 
+    // One nesting level per key part, in the order of the limit's actions (a descriptor without
+    // a value counts every value on its own), then the limit's numbers.
+    static void emitDescriptorTail(yaml::Emitter &out, const EnvoyLimit &l)
+    {
+        for (const KeyPart &k : l.keys)
+            out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
+                << yaml::Key << "key" << yaml::Value << k.descriptorKey.toStdString();
+        out << yaml::Key << "rate_limit" << yaml::Value << yaml::BeginMap << yaml::Key << "unit"
+            << yaml::Value << l.unitRate.unit.toStdString() << yaml::Key << "requests_per_unit"
+            << yaml::Value << l.unitRate.perUnit << yaml::EndMap;
+        if (l.shadow)
+            out << yaml::Key << "shadow_mode" << yaml::Value << true;
+        for (qsizetype k = 0; k < l.keys.size(); ++k)
+            out << yaml::EndMap << yaml::EndSeq;
+    }
+
     QByteArray serviceConfig() const
     {
         yaml::Emitter out;
@@ -416,18 +498,19 @@ private:
         for (const EnvoyRoute &r : m_routes) {
             out << yaml::BeginMap << yaml::Key << "key" << yaml::Value << "qs_route" << yaml::Key
                 << "value" << yaml::Value << yaml::DoubleQuoted << r.routeId.toStdString();
-            // One nesting level per key part, in the order of the route's actions; a
-            // descriptor without a value counts every value on its own.
-            for (const KeyPart &k : r.keys)
-                out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
-                    << yaml::Key << "key" << yaml::Value << k.descriptorKey.toStdString();
-            out << yaml::Key << "rate_limit" << yaml::Value << yaml::BeginMap << yaml::Key << "unit"
-                << yaml::Value << r.unitRate.unit.toStdString() << yaml::Key << "requests_per_unit"
-                << yaml::Value << r.unitRate.perUnit << yaml::EndMap;
-            if (r.shadow)
-                out << yaml::Key << "shadow_mode" << yaml::Value << true;
-            for (qsizetype k = 0; k < r.keys.size(); ++k)
-                out << yaml::EndMap << yaml::EndSeq;
+            if (r.local()) {
+                emitDescriptorTail(out, r.limits.front());
+            } else {
+                out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq;
+                for (const EnvoyLimit &l : r.limits) {
+                    out << yaml::BeginMap << yaml::Key << "key" << yaml::Value << "qs_limit"
+                        << yaml::Key << "value" << yaml::Value << yaml::DoubleQuoted
+                        << l.name.toStdString();
+                    emitDescriptorTail(out, l);
+                    out << yaml::EndMap;
+                }
+                out << yaml::EndSeq;
+            }
             out << yaml::EndMap;
         }
         out << yaml::EndSeq << yaml::EndMap;

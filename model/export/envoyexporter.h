@@ -12,6 +12,7 @@ class EnvoyExporter final : public Exporter {
 public:
     QString id() const override { return QStringLiteral("envoy"); }
     QString displayName() const override { return QStringLiteral("Envoy"); }
+    bool writesSeveralLimits() const override { return true; }
     QStringList suggestedFileNames() const override
     {
         return {QStringLiteral("envoy.yaml"), QStringLiteral("ratelimit-config.yaml")};

@@ -66,8 +66,7 @@ std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(qsizetype 
             names << l.name;
         note(Diagnostic::Severity::Error, route, QStringLiteral(".limits"),
             QStringLiteral("%1 limits (%2); the %3 export writes one limit per route so far: "
-                           "keep one limit for this target, or export to nginx, haproxy, "
-                           "traefik, kong or redis-bundle, which write several")
+                           "keep one limit for this target")
                 .arg(r.limits.size())
                 .arg(commentSafe(names.join(QStringLiteral(", "))), m_target));
         return std::nullopt;

@@ -262,3 +262,43 @@ TEST(EnvoyExport, ALargePolicyIsWrittenWholeAndInOrder)
     }
     EXPECT_EQ(routes[std::size_t(count)]["name"].as<std::string>(), "qs_unlimited");
 }
+
+// Several limits: a rate_limits entry per limit (qs_route, qs_limit, then the limit's own key),
+// a qs_limit descriptor per limit under the route's in the service config (shadow_mode for a
+// shadow one), no local bucket, and the service's counting of every descriptor warned.
+TEST(EnvoyExport, SeveralLimitsAreOneDescriptorEach)
+{
+    const EnvoyFiles f = exportEnvoy(policy(R"(quota_studio: 1
+name: t
+routes:
+  - id: search
+    match: { path: /v1/search }
+    key: header:X-Api-Key
+    limits:
+      - { name: burst, key: ip, algorithm: fixed_window, limit: 10, window: 1s }
+      - { name: daily, algorithm: fixed_window, limit: 10000, window: 1d }
+      - { name: candidate, algorithm: fixed_window, limit: 500, window: 1h, mode: shadow }
+)"));
+    ASSERT_FALSE(hasErrors(f.diagnostics));
+    const YAML::Node route = routeNamed(f.bootstrap, "qs_search");
+    const YAML::Node limits = route["route"]["rate_limits"];
+    ASSERT_EQ(limits.size(), 3u);
+    const YAML::Node burst = limits[0]["actions"];
+    EXPECT_EQ(burst[0]["generic_key"]["descriptor_value"].as<std::string>(), "search");
+    EXPECT_EQ(burst[1]["generic_key"]["descriptor_key"].as<std::string>(), "qs_limit");
+    EXPECT_EQ(burst[1]["generic_key"]["descriptor_value"].as<std::string>(), "burst");
+    EXPECT_TRUE(burst[2]["remote_address"]);
+    EXPECT_EQ(
+        limits[1]["actions"][2]["request_headers"]["header_name"].as<std::string>(), "x-api-key");
+    EXPECT_FALSE(route["typed_per_filter_config"]) << "one local bucket cannot hold three limits";
+
+    const YAML::Node under = f.service["descriptors"][0]["descriptors"];
+    ASSERT_EQ(under.size(), 3u);
+    EXPECT_EQ(under[0]["value"].as<std::string>(), "burst");
+    EXPECT_EQ(under[0]["descriptors"][0]["key"].as<std::string>(), "remote_address");
+    EXPECT_EQ(under[0]["descriptors"][0]["rate_limit"]["unit"].as<std::string>(), "second");
+    EXPECT_EQ(under[1]["descriptors"][0]["rate_limit"]["requests_per_unit"].as<int>(), 10000);
+    EXPECT_TRUE(under[2]["descriptors"][0]["shadow_mode"].as<bool>());
+    EXPECT_FALSE(under[1]["descriptors"][0]["shadow_mode"]);
+    EXPECT_TRUE(anyMessageContains(f.diagnostics, "counts a request in every descriptor"));
+}
