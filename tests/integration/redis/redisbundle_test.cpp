@@ -4,6 +4,7 @@
 // The decisions must equal the embedded engine's on the same trace: the manifest is only
 // correct if it reproduces exactly what the simulator showed.
 #include "limiter/algorithms/algorithm.h"
+#include "limiter/algorithms/limitset.h"
 #include "limiter/redis/packeddoubles.h"
 #include "model/export/exporter.h"
 #include "model/policy/limitconversion.h"
@@ -57,6 +58,73 @@ const ExportedFile *file(const ExportResult &r, const QString &name)
 
 } // namespace
 
+namespace {
+
+// A route with several limits, driven by its manifest entry alone (each limit's key prefix,
+// algorithm, cost, mode and parameters) through one EVALSHA of several.lua per request, against
+// limitset's decideAll on the policy's own limits.
+void checkSeveral(redisContext *c, const std::string &sha, const QJsonObject &route,
+    const Route &designed, const std::string &example)
+{
+    const QJsonArray limits = route[QStringLiteral("limits")].toArray();
+    ASSERT_EQ(limits.size(), designed.limits.size()) << example;
+    std::vector<limiter::AlgorithmConfig> configs;
+    for (const RouteLimit &l : designed.limits)
+        configs.push_back(*toAlgorithmConfig(l.spec));
+    std::map<std::string, std::vector<limiter::AlgorithmState>> local;
+    std::mt19937_64 rng(99);
+    std::exponential_distribution<double> gap(1.0 / 5'000.0); // ~70/s a client: denials
+    std::uniform_int_distribution<int> client(0, 2);
+    limiter::Micros now = 1'700'000'000'000'000;
+    const std::string run = "bundle-test:" + std::to_string(::getpid()) + ":";
+    int denied = 0;
+    for (int n = 0; n < 200; ++n) {
+        now += limiter::Micros(gap(rng));
+        const std::string who = run + "client-" + std::to_string(client(rng));
+        std::vector<std::string> args{"EVALSHA", sha, std::to_string(limits.size())};
+        for (const QJsonValue l : limits)
+            args.push_back(l[QStringLiteral("key_prefix")].toString().toStdString() + who);
+        args.push_back(std::to_string(now));
+        for (const QJsonValue v : limits) {
+            const QJsonObject l = v.toObject();
+            args.push_back(l[QStringLiteral("algorithm")].toString().toStdString());
+            args.push_back(std::to_string(l[QStringLiteral("cost")].toInteger()));
+            args.push_back(
+                l[QStringLiteral("mode")].toString() == QLatin1String("shadow") ? "1" : "0");
+            for (const QJsonValue p : l[QStringLiteral("parameters")].toArray())
+                args.push_back(
+                    p.isString() ? p.toString().toStdString() : std::to_string(p.toInteger()));
+        }
+        const Reply reply = command(c, args);
+        std::vector<double> fields(4 * std::size_t(limits.size()));
+        ASSERT_TRUE(reply && reply->type == REDIS_REPLY_STRING
+            && limiter::unpackDoubles(std::string_view(reply->str, reply->len), fields))
+            << example << ": "
+            << (reply && reply->type == REDIS_REPLY_ERROR ? reply->str : "bad reply");
+        auto [it, fresh] = local.try_emplace(who);
+        if (fresh)
+            for (const auto &config : configs)
+                it->second.push_back(limiter::freshState(config));
+        std::vector<limiter::LimitRef> refs;
+        for (qsizetype l = 0; l < designed.limits.size(); ++l)
+            refs.push_back({&configs[std::size_t(l)], &it->second[std::size_t(l)],
+                designed.costOf(designed.limits[l]),
+                designed.modeOf(designed.limits[l]) == RouteMode::Shadow});
+        std::vector<limiter::Decision> expected(refs.size());
+        const limiter::SetDecision set = limiter::decideAll(refs, now, expected);
+        denied += !set.allowed;
+        for (std::size_t l = 0; l < refs.size(); ++l) {
+            ASSERT_EQ(fields[4 * l] == 0, expected[l].allowed)
+                << example << " request " << n << " limit " << l;
+            ASSERT_EQ(std::int64_t(fields[4 * l + 1]), expected[l].remaining)
+                << example << " request " << n;
+        }
+    }
+    EXPECT_GT(denied, 0) << example << ": a trace that denies";
+}
+
+} // namespace
+
 TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
 {
     const int port = test::fixtureRedisPort();
@@ -95,6 +163,12 @@ TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
         ASSERT_EQ(routes.size(), policy.routes.size());
         for (qsizetype i = 0; i < routes.size(); ++i) {
             const QJsonObject route = routes[i].toObject();
+            if (route.contains(QStringLiteral("limits"))) {
+                checkSeveral(c.get(), shaByScript[route[QStringLiteral("script")].toString()],
+                    route, policy.routes[i], name.toStdString());
+                ++routesChecked;
+                continue;
+            }
             const auto config = *toAlgorithmConfig(policy.routes[i].limit());
             const std::string prefix = route[QStringLiteral("key_prefix")].toString().toStdString()
                 + "bundle-test:" + std::to_string(::getpid()) + ":" + name.toStdString() + ":";
