@@ -160,6 +160,7 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
         if (m_policyName->text() != m_doc->policy().name)
             m_policyName->setText(m_doc->policy().name);
     });
+    connect(m_editor, &RouteEditor::limitPicked, this, &DesignPage::refreshPanel);
     connect(doc, &PolicyDocument::routeChanged, this, [this](qsizetype i) {
         if (i == m_editor->routeIndex())
             refreshPanel();
@@ -229,7 +230,11 @@ void DesignPage::refreshPanel()
         return;
     }
     m_panel->setEnabled(true);
-    const LimitSpec &limit = m_doc->policy().routes[i].limit();
+    // The limit the editor's fields show: the guide explains what is being edited.
+    const Route &route = m_doc->policy().routes[i];
+    const LimitSpec &limit
+        = route.limits[std::clamp<qsizetype>(m_editor->currentLimit(), 0, route.limits.size() - 1)]
+              .spec;
     const auto converted = toAlgorithmConfig(limit);
     std::optional<limiter::AlgorithmConfig> config;
     if (converted.hasValue())

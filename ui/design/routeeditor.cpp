@@ -702,6 +702,7 @@ void RouteEditor::onLimitPicked(int index)
         return;
     m_limit = index;
     load();
+    emit limitPicked();
 }
 
 void RouteEditor::onLimitRenamed(const QString &name)

@@ -37,8 +37,16 @@ public:
     QWidget *fieldWidget(const QString &field) const { return m_fields.value(field); }
     QLabel *messageLabel(const QString &field) const { return m_messages.value(field); }
 
+    // The limit of the route the fields edit (0 for a route with one).
+    qsizetype currentLimit() const
+    {
+        const Route *r = route();
+        return r ? limitIndex(*r) : 0;
+    }
+
 signals:
     void algorithmChanged(limiter::Algorithm algorithm);
+    void limitPicked(); // the fields now edit another limit of the route
 
 private:
     void build();
