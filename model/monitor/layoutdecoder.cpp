@@ -58,13 +58,26 @@ QString replyKind(const RespValue &reply)
     return {};
 }
 
-Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(const Policy &policy, const Route &route)
+Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
+    const Policy &policy, const Route &route, qsizetype limitIndex)
 {
-    if (route.hasSeveralLimits())
-        return QStringLiteral("route '%1' has %2 limits; the monitor reads one limit per route so "
-                              "far (and no export writes such a route's keys yet)")
-            .arg(route.id)
-            .arg(route.limits.size());
+    if (route.hasSeveralLimits()) {
+        // One limit of several: Quota Studio's keys of that limit (several.lua, the bundle).
+        const RouteLimit &limit = route.limits[std::max<qsizetype>(0, limitIndex)];
+        for (const RedisLayout &l : policy.redis.layouts)
+            if (l.routeId == route.id)
+                return QStringLiteral("route '%1' has %2 limits; a layout of another system "
+                                      "(redis.layouts) reads one limit per route")
+                    .arg(route.id)
+                    .arg(route.limits.size());
+        auto config = toAlgorithmConfig(limit.spec);
+        if (!config)
+            return QStringLiteral("route '%1', limit '%2': %3")
+                .arg(route.id, limit.name, config.error().message);
+        return layouts::quotaStudio(policy.redis.effectivePrefix(),
+            route.id + QLatin1Char(':') + limit.name,
+            layouts::RouteLimit{*config, route.costOf(limit)});
+    }
     auto config = toAlgorithmConfig(route.limit());
     if (!config)
         return QStringLiteral("route '%1': %2").arg(route.id, config.error().message);

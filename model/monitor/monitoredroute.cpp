@@ -6,12 +6,29 @@
 
 namespace qs {
 
-MonitoredRoute MonitoredRoute::of(const Policy &policy, const Route &route)
+std::vector<MonitoredTarget> monitoredTargets(const Policy &policy)
+{
+    std::vector<MonitoredTarget> out;
+    for (qsizetype r = 0; r < policy.routes.size(); ++r) {
+        const Route &route = policy.routes[r];
+        if (!route.hasSeveralLimits()) {
+            out.push_back({route.id, r, -1, route.effectiveMode() == RouteMode::Shadow});
+            continue;
+        }
+        for (qsizetype l = 0; l < route.limits.size(); ++l)
+            out.push_back({route.id + QLatin1Char('/') + route.limits[l].name, r, l,
+                route.modeOf(route.limits[l]) == RouteMode::Shadow});
+    }
+    return out;
+}
+
+MonitoredRoute MonitoredRoute::of(const Policy &policy, const MonitoredTarget &target)
 {
     namespace layout = limiter::keylayout;
+    const Route &route = policy.routes[target.route];
     MonitoredRoute m;
-    m.id = route.id;
-    auto decoder = makeLayoutDecoder(policy, route);
+    m.id = target.id;
+    auto decoder = makeLayoutDecoder(policy, route, target.limit);
     if (!decoder)
         m.problem = decoder.error();
     else

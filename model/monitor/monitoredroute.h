@@ -14,6 +14,17 @@
 
 namespace qs {
 
+// What the monitor counts as one route: a route, or one limit of a route with several, whose
+// keys are its own (`<prefix>:<route>:<limit>:<client>`, docs/redis-layout.md). Its id is the
+// route's, or `route/limit` ('/' is in no route id). In policy order, a route's limits in its.
+struct MonitoredTarget {
+    QString id;
+    qsizetype route = 0;
+    qsizetype limit = -1; // -1: the route's only limit
+    bool shadow = false;
+};
+std::vector<MonitoredTarget> monitoredTargets(const Policy &policy);
+
 struct MonitoredRoute {
     QString id;
     QString problem; // not empty: no decoder, and why
@@ -22,7 +33,7 @@ struct MonitoredRoute {
     qint64 readCost = 1; // commands one key takes (the same for every key of a layout)
     std::optional<double> allowed, denied; // the last second's, as read
 
-    static MonitoredRoute of(const Policy &policy, const Route &route);
+    static MonitoredRoute of(const Policy &policy, const MonitoredTarget &target);
 };
 
 // Routes whose keys one SCAN MATCH finds (all routes on Quota Studio's own keys share the

@@ -18,8 +18,8 @@ constexpr int kReadsPerTurn = 4000; // keys whose reads one turn of the event lo
 QuotaMonitor::QuotaMonitor(const Policy &policy, QObject *parent) : QObject(parent)
 {
     m_steady.start();
-    for (const Route &route : policy.routes) {
-        m_routes.push_back(MonitoredRoute::of(policy, route));
+    for (const MonitoredTarget &target : monitoredTargets(policy)) {
+        m_routes.push_back(MonitoredRoute::of(policy, target));
         m_metricsRoutes += m_routes.back().metricsPrefix.isEmpty() ? 0 : 1;
     }
     m_groups = ScanGroup::of(m_routes);

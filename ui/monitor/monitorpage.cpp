@@ -1,5 +1,7 @@
 #include "ui/monitor/monitorpage.h"
 
+#include "model/monitor/monitoredroute.h"
+
 #include "model/redis/localdemo.h"
 #include "ui/document/policydocument.h"
 #include "ui/monitor/connectionpanel.h"
@@ -20,11 +22,12 @@ namespace qs {
 
 namespace {
 
+// What the monitor counts as routes: a route, or each limit of a route with several.
 QStringList routeIds(const Policy &policy)
 {
     QStringList ids;
-    for (const Route &r : policy.routes)
-        ids << r.id;
+    for (const MonitoredTarget &t : monitoredTargets(policy))
+        ids << t.id;
     return ids;
 }
 
@@ -159,8 +162,8 @@ void MonitorPage::startMonitor(const Policy &policy, const MonitorOptions &optio
     m_monitor.reset();
     m_timeline.clear();
     m_shadowRoutes.clear();
-    for (const Route &r : policy.routes)
-        m_shadowRoutes << (r.effectiveMode() == RouteMode::Shadow);
+    for (const MonitoredTarget &t : monitoredTargets(policy))
+        m_shadowRoutes << t.shadow;
     m_hotKeys->startOver(routeIds(policy), m_shadowRoutes);
     // One server or a cluster, whichever the address leads to (ClusterMonitor).
     m_monitor = std::make_unique<ClusterMonitor>(policy);

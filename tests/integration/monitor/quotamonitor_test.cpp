@@ -616,3 +616,51 @@ TEST(QuotaMonitor, TlsVerifiesTheServerAndItsName)
     std::tie(state, text) = stateWith(mutualPort, "/ca.crt", true);
     EXPECT_EQ(state, RespClient::State::Connected) << text;
 }
+
+// A route with several limits: each limit is monitored as `route/limit`, from the keys
+// several.lua writes (RedisBackend::acquireAll): a client held back by its burst shows as
+// throttled there and not in the daily quota, which kept nothing of the denied requests.
+TEST(QuotaMonitor, EachLimitOfARouteWithSeveralIsARouteOfItsOwn)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    const Policy policy = policyOrFail(R"(quota_studio: 1
+name: several
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 2, refill: 1/min }
+      - { name: daily, algorithm: fixed_window, limit: 100, window: 1d }
+)");
+    limiter::RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    endpoint.engine = limiter::RedisEngine::Lua;
+    limiter::RedisBackend backend(endpoint);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const Route &route = policy.routes[0];
+    const limiter::RedisRule burst{"qs:search:burst", *toAlgorithmConfig(route.limits[0].spec)};
+    const limiter::RedisRule daily{"qs:search:daily", *toAlgorithmConfig(route.limits[1].spec)};
+    std::vector<limiter::Decision> out(2);
+    int admitted = 0;
+    for (int i = 0; i < 5; ++i) {
+        const limiter::RedisLimitRequest both[]
+            = {{&burst, "c1", 1, false}, {&daily, "c1", 1, false}};
+        admitted += backend.acquireAll(both, out).allowed;
+    }
+    ASSERT_EQ(admitted, 2);
+
+    QuotaMonitor monitor(policy);
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return s.routes.size() == 2 && routeIn(s, "search/burst")->keys == 1
+            && routeIn(s, "search/daily")->keys == 1;
+    });
+    ASSERT_TRUE(s) << "both limits' keys found";
+    EXPECT_EQ(routeIn(*s, "search/burst")->throttled, 1);
+    EXPECT_EQ(routeIn(*s, "search/daily")->throttled, 0);
+    const HotKey *dailyKey = keyIn(*s, "qs:search:daily:c1");
+    ASSERT_TRUE(dailyKey);
+    EXPECT_EQ(dailyKey->quota.remaining, 98) << "two admitted, three denied and not kept";
+}
