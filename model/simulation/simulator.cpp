@@ -140,6 +140,57 @@ Series downsample(
     return s;
 }
 
+// What every run ends with: the totals, the delay percentiles, the denials' concentration, the
+// tracked client (the busiest, unless the settings name one), and the traffic series in
+// requests per second.
+void finishRun(SimulationResult &result, const std::vector<Bucket> &buckets, Micros width,
+    const DelayHistogram &delays, const std::vector<std::uint32_t> &denials,
+    const std::vector<std::uint32_t> &offeredPerClient, const SimulationSettings &settings)
+{
+    SimulationSummary &sum = result.summary;
+    for (const Bucket &b : buckets) {
+        sum.offered += b.offered;
+        sum.allowed += b.allowed;
+        sum.denied += b.denied;
+        sum.delayed += b.delayed;
+    }
+    sum.acceptance = sum.offered ? double(sum.allowed) / double(sum.offered) : 0;
+    sum.p50DelayUs = delays.percentile(50);
+    sum.p99DelayUs = delays.percentile(99);
+    if (sum.denied > 0) {
+        std::vector<std::uint32_t> sorted = denials;
+        const std::size_t top = std::max<std::size_t>(1, sum.clients / 100);
+        std::partial_sort(
+            sorted.begin(), sorted.begin() + std::ptrdiff_t(top), sorted.end(), std::greater<>());
+        sum.topClientsDenialShare = double(std::accumulate(sorted.begin(),
+                                        sorted.begin() + std::ptrdiff_t(top), std::uint64_t(0)))
+            / double(sum.denied);
+    }
+    sum.trackedClient = settings.trackedClient.value_or(offeredPerClient.empty()
+            ? 0
+            : std::uint32_t(std::max_element(offeredPerClient.begin(), offeredPerClient.end())
+                - offeredPerClient.begin()));
+
+    // Series in requests per second, only whole buckets: a last bucket cut short by the end of
+    // the run would show as a drop.
+    const double perSecond = 1e6 / double(width);
+    std::vector<double> offered, allowed, denied, delayed;
+    const std::size_t whole = std::size_t(settings.duration / width);
+    for (std::size_t i = 0; i < std::min(whole, buckets.size()); ++i) {
+        const Bucket &b = buckets[i];
+        offered.push_back(b.offered * perSecond);
+        allowed.push_back(b.allowed * perSecond);
+        denied.push_back(b.denied * perSecond);
+        delayed.push_back(b.delayed * perSecond);
+    }
+    for (auto [name, raw] : {std::pair{QStringLiteral("offered"), &offered},
+             std::pair{QStringLiteral("allowed"), &allowed},
+             std::pair{QStringLiteral("denied"), &denied},
+             std::pair{QStringLiteral("delayed"), &delayed}})
+        result.series.push_back(
+            downsample(name, QStringLiteral("req/s"), *raw, width, settings.maxPoints));
+}
+
 template <class Config>
 SimulationResult runTyped(const Config &config, TrafficSource &source,
     const std::vector<char> &lineMatches, const SimulationSettings &settings,
@@ -221,50 +272,8 @@ SimulationResult runTyped(const Config &config, TrafficSource &source,
         }
     }
 
-    for (const Bucket &b : buckets) {
-        sum.offered += b.offered;
-        sum.allowed += b.allowed;
-        sum.denied += b.denied;
-        sum.delayed += b.delayed;
-    }
-    sum.acceptance = sum.offered ? double(sum.allowed) / double(sum.offered) : 0;
+    finishRun(result, buckets, width, delays, denials, offeredPerClient, settings);
     sum.maxAdmittedInWindow = windowMax.maximum();
-    sum.p50DelayUs = delays.percentile(50);
-    sum.p99DelayUs = delays.percentile(99);
-    if (sum.denied > 0) {
-        std::vector<std::uint32_t> sorted = denials;
-        const std::size_t top = std::max<std::size_t>(1, clients / 100);
-        std::partial_sort(
-            sorted.begin(), sorted.begin() + std::ptrdiff_t(top), sorted.end(), std::greater<>());
-        sum.topClientsDenialShare = double(std::accumulate(sorted.begin(),
-                                        sorted.begin() + std::ptrdiff_t(top), std::uint64_t(0)))
-            / double(sum.denied);
-    }
-    sum.trackedClient = settings.trackedClient.value_or(pickBusiest
-            ? std::uint32_t(std::max_element(offeredPerClient.begin(), offeredPerClient.end())
-                - offeredPerClient.begin())
-            : 0);
-
-    // Series in requests per second; the tracked client's remaining quota replayed per bucket.
-    const double perSecond = 1e6 / double(width);
-    std::vector<double> offered, allowed, denied, delayed;
-    // Only whole buckets: a last bucket cut short by the end of the run would show as a drop.
-    const std::size_t whole = std::size_t(settings.duration / width);
-    for (std::size_t i = 0; i < std::min(whole, buckets.size()); ++i) {
-        const Bucket &b = buckets[i];
-        offered.push_back(b.offered * perSecond);
-        allowed.push_back(b.allowed * perSecond);
-        denied.push_back(b.denied * perSecond);
-        delayed.push_back(b.delayed * perSecond);
-    }
-    result.series.push_back(downsample(
-        QStringLiteral("offered"), QStringLiteral("req/s"), offered, width, settings.maxPoints));
-    result.series.push_back(downsample(
-        QStringLiteral("allowed"), QStringLiteral("req/s"), allowed, width, settings.maxPoints));
-    result.series.push_back(downsample(
-        QStringLiteral("denied"), QStringLiteral("req/s"), denied, width, settings.maxPoints));
-    result.series.push_back(downsample(
-        QStringLiteral("delayed"), QStringLiteral("req/s"), delayed, width, settings.maxPoints));
     return result;
 }
 
@@ -449,46 +458,10 @@ SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, Tra
             progress(double(progressed) / double(settings.duration));
         }
     }
-    for (const Bucket &b : buckets) {
-        sum.offered += b.offered;
-        sum.allowed += b.allowed;
-        sum.denied += b.denied;
-        sum.delayed += b.delayed;
-    }
-    sum.acceptance = sum.offered ? double(sum.allowed) / double(sum.offered) : 0;
+    finishRun(result, buckets, width, delays, denials, offeredPerClient, settings);
     for (std::size_t l = 0; l < runs.size(); ++l)
         sum.limits[l].maxAdmittedInWindow = runs[l].windowMax->maximum();
     sum.maxAdmittedInWindow = sum.limits.front().maxAdmittedInWindow;
-    sum.p50DelayUs = delays.percentile(50);
-    sum.p99DelayUs = delays.percentile(99);
-    if (sum.denied > 0) {
-        std::vector<std::uint32_t> sorted = denials;
-        const std::size_t top = std::max<std::size_t>(1, clients / 100);
-        std::partial_sort(
-            sorted.begin(), sorted.begin() + std::ptrdiff_t(top), sorted.end(), std::greater<>());
-        sum.topClientsDenialShare = double(std::accumulate(sorted.begin(),
-                                        sorted.begin() + std::ptrdiff_t(top), std::uint64_t(0)))
-            / double(sum.denied);
-    }
-    sum.trackedClient = settings.trackedClient.value_or(
-        std::uint32_t(std::max_element(offeredPerClient.begin(), offeredPerClient.end())
-            - offeredPerClient.begin()));
-    const double perSecond = 1e6 / double(width);
-    std::vector<double> offered, allowed, denied, delayed;
-    const std::size_t whole = std::size_t(settings.duration / width);
-    for (std::size_t i = 0; i < std::min(whole, buckets.size()); ++i) {
-        const Bucket &b = buckets[i];
-        offered.push_back(b.offered * perSecond);
-        allowed.push_back(b.allowed * perSecond);
-        denied.push_back(b.denied * perSecond);
-        delayed.push_back(b.delayed * perSecond);
-    }
-    for (auto [name, raw] : {std::pair{QStringLiteral("offered"), &offered},
-             std::pair{QStringLiteral("allowed"), &allowed},
-             std::pair{QStringLiteral("denied"), &denied},
-             std::pair{QStringLiteral("delayed"), &delayed}})
-        result.series.push_back(
-            downsample(name, QStringLiteral("req/s"), *raw, width, settings.maxPoints));
     return result;
 }
 
