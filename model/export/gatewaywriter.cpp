@@ -54,4 +54,12 @@ void GatewayWriter::noteCostNotExported(qsizetype route, qsizetype limit)
             .arg(*l.cost));
 }
 
+QString GatewayWriter::keyField(qsizetype route, qsizetype limit) const
+{
+    const Route &r = m_policy.routes[route];
+    return r.limits[limit].key && r.hasSeveralLimits()
+        ? QLatin1Char('.') + r.limitPath(limit) + QStringLiteral(".key")
+        : QStringLiteral(".key");
+}
+
 } // namespace qs

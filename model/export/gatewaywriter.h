@@ -32,6 +32,9 @@ protected:
     // The gateway counts requests, not cost: said once for every gateway.
     void noteCostNotExported(qsizetype route);
     void noteCostNotExported(qsizetype route, qsizetype limit);
+    // Where a finding about limit `limit`'s key goes: its own `.limits[i].key`, or the route's
+    // `.key` when it counts by the route's.
+    QString keyField(qsizetype route, qsizetype limit) const;
 
     const Policy &m_policy;
     const Exporter &m_exporter;

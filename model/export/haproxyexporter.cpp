@@ -117,8 +117,7 @@ private:
     {
         const Route &r = m_policy.routes[i];
         const RouteLimit &own = r.limits[l];
-        const QString keyField = QLatin1Char('.')
-            + (own.key ? r.limitPath(l) + QStringLiteral(".key") : QStringLiteral("key"));
+        const QString keyField = this->keyField(i, l);
         const QString at = QLatin1Char('.') + r.limitPath(l);
         const QList<KeySelector> keys = m_policy.keyOf(r, own);
         if (keys.size() != 1) {

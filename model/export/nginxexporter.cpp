@@ -50,12 +50,6 @@ struct LimitExport {
         return enforced() && gated() && missing == MissingKeyMode::Deny;
     }
     bool refusesEscapedKey() const { return enforced() && !escapedFlags.isEmpty(); }
-    // The limit's own field, or the route's (`.key`, `.limits[1].key`).
-    QString fieldPath(const QString &field, bool own) const
-    {
-        return QLatin1Char('.')
-            + (own ? route->limitPath(limitIndex) + QLatin1Char('.') : QString()) + field;
-    }
 };
 
 // A route as NGINX claims it: the claim regexes, and its exported limits.
@@ -197,7 +191,7 @@ private:
     {
         const qsizetype i = e.index;
         const QList<KeySelector> keys = m_policy.keyOf(*e.route, *e.limit);
-        const QString keyField = e.fieldPath(QStringLiteral("key"), e.limit->key.has_value());
+        const QString keyField = this->keyField(i, e.limitIndex);
         QStringList parts;
         for (const KeySelector &k : keys) {
             static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9-]+$"));

@@ -109,9 +109,7 @@ private:
     {
         const Route &r = m_policy.routes[i];
         const RouteLimit &limit = r.limits[l];
-        const QString keyField = QLatin1Char('.')
-            + (limit.key && r.hasSeveralLimits() ? r.limitPath(l) + QStringLiteral(".key")
-                                                 : QStringLiteral("key"));
+        const QString keyField = this->keyField(i, l);
         const QList<KeySelector> keys = m_policy.keyOf(r, limit);
         if (keys.size() != 1) {
             m_report.note(Diagnostic::Severity::Error, i, keyField,
