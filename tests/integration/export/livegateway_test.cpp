@@ -383,5 +383,26 @@ TEST_P(LiveGateway, EveryLimitOfARouteDecidesAndADenialTakesFromNone)
     }
 }
 
+// Each limit's own key and missing_key: a request that lacks either limit's header is refused
+// (missing_key: deny on both), one with both passes.
+TEST_P(LiveGateway, ARequestLackingOneLimitsKeyIsRefusedByThatLimit)
+{
+    const Gateway g = start(GetParam(), R"(quota_studio: 1
+name: keys
+routes:
+  - id: search
+    match: { path: /search }
+    limits:
+      - { name: a, key: header:X-A, missing_key: deny, algorithm: token_bucket, capacity: 5, refill: 1/min }
+      - { name: b, key: header:X-B, missing_key: deny, algorithm: token_bucket, capacity: 5, refill: 1/min }
+)");
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    EXPECT_EQ(httpStatus(g.port, {"GET", "/search", {{"X-A", "1"}}}), 429) << "lacks X-B";
+    EXPECT_EQ(httpStatus(g.port, {"GET", "/search", {{"X-B", "1"}}}), 429) << "lacks X-A";
+    EXPECT_EQ(httpStatus(g.port, {"GET", "/search", {}}), 429) << "lacks both";
+    EXPECT_EQ(httpStatus(g.port, {"GET", "/search", {{"X-A", "1"}, {"X-B", "1"}}}), 200);
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, LiveGateway, ::testing::Values("nginx", "haproxy"),
     [](const auto &info) { return std::string(info.param); });
