@@ -1303,6 +1303,18 @@ routes:
     QByteArray expected = text;
     expected.replace("capacity: 2", "capacity: 5");
     EXPECT_EQ(saved.readAll().toStdString(), expected.toStdString());
+
+    // The route filter finds a route by any of its limits' names.
+    auto *filter = window.designPage()->findChild<QLineEdit *>();
+    QListView *list = window.designPage()->routeList();
+    for (QLineEdit *edit : window.designPage()->findChildren<QLineEdit *>())
+        if (edit->placeholderText().startsWith(QStringLiteral("Filter")))
+            filter = edit;
+    ASSERT_TRUE(filter);
+    filter->setText(QStringLiteral("candidate"));
+    EXPECT_EQ(list->model()->rowCount(), 1) << "found by its shadow limit's name";
+    filter->setText(QStringLiteral("nothing-like-it"));
+    EXPECT_EQ(list->model()->rowCount(), 0);
 }
 
 // A route with several limits simulates them together: one summary row per limit, one curve per

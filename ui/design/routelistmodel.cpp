@@ -40,10 +40,13 @@ QVariant RouteListModel::data(const QModelIndex &index, int role) const
         return QStringLiteral("%1\n%2 %3").arg(r.id, methods, r.path);
     case RouteIdRole:
         return r.id;
-    case SearchTextRole:
-        return QStringList{r.id, r.path, methods, r.description,
-            QString::fromLatin1(limiter::algorithmName(r.limit().algorithm).data())}
-            .join(QLatin1Char(' '));
+    case SearchTextRole: {
+        // Every limit's name and algorithm: filtering by `daily` or `gcra` finds the route.
+        QStringList words{r.id, r.path, methods, r.description};
+        for (const RouteLimit &l : r.limits)
+            words << l.name << QString::fromLatin1(limiter::algorithmName(l.spec.algorithm).data());
+        return words.join(QLatin1Char(' '));
+    }
     case Qt::DecorationRole: {
         const Diagnostics d = m_doc->diagnosticsOfRoute(index.row());
         if (hasErrors(d))
@@ -56,7 +59,10 @@ QVariant RouteListModel::data(const QModelIndex &index, int role) const
         QStringList lines;
         if (!r.description.isEmpty())
             lines << r.description;
-        lines << algorithmDisplayName(r.limit().algorithm);
+        for (const RouteLimit &l : r.limits)
+            lines << (r.hasSeveralLimits()
+                    ? tr("%1: %2").arg(l.name, algorithmDisplayName(l.spec.algorithm))
+                    : algorithmDisplayName(l.spec.algorithm));
         for (const Diagnostic &d : m_doc->diagnosticsOfRoute(index.row()))
             lines << d.message;
         return lines.join(QLatin1Char('\n'));
