@@ -325,9 +325,16 @@ SetDecision RedisBackend::failAll(std::span<const RedisLimitRequest> limits,
 SetDecision RedisBackend::acquireAll(
     std::span<const RedisLimitRequest> limits, std::span<Decision> out, std::optional<Micros> now)
 {
-    if (limits.empty() || limits.size() > kMaxLimitsPerRequest || out.size() < limits.size())
-        return failAll(limits.first(std::min(limits.size(), kMaxLimitsPerRequest)), out, true,
-            "acquireAll takes 1 to " + std::to_string(kMaxLimitsPerRequest) + " limits");
+    if (limits.empty() || limits.size() > kMaxLimitsPerRequest || out.size() < limits.size()) {
+        // Denied, as far as there is room to say so: never written past `out`.
+        const std::size_t n = std::min({limits.size(), out.size(), kMaxLimitsPerRequest});
+        SetDecision refused = failAll(limits.first(n), out.first(n), true,
+            "acquireAll takes 1 to " + std::to_string(kMaxLimitsPerRequest)
+                + " limits and a decision for each");
+        refused.allowed = refused.decision.allowed = false; // even with nothing to decide
+        refused.decision.reason = Reason::InvalidRule;
+        return refused;
+    }
     if (!ensureConnected())
         return failAll(limits, out, false, m_lastError);
     refreshSlotMapIfStale();

@@ -137,3 +137,20 @@ TEST(SeveralLimitsInRedis, ADeniedRequestWritesNothing)
     EXPECT_FALSE(third.allowed);
     EXPECT_EQ(out[0].remaining, 3) << "4 left before the denied request, 3 if it took nothing";
 }
+
+// A caller's mistake is refused, never admitted, and nothing is written past its decisions.
+TEST(SeveralLimitsInRedis, AMalformedCallIsRefused)
+{
+    ASSERT_GT(qs::test::fixtureRedisPort(), 0) << "run through ctest: the 'redis' fixture";
+    RedisBackend backend(luaOnly());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const RedisRule rule{"t:several-bad", TokenBucketConfig{5, Rate{1, kMicrosPerMinute}}};
+    std::vector<Decision> none;
+    EXPECT_FALSE(backend.acquireAll({}, none, T0).allowed) << "no limits";
+    const std::vector<RedisLimitRequest> two{{&rule, "a", 1, false}, {&rule, "b", 1, false}};
+    std::vector<Decision> one(1);
+    const SetDecision d = backend.acquireAll(two, one, T0);
+    EXPECT_FALSE(d.allowed) << "no room for both decisions";
+    EXPECT_FALSE(one[0].allowed);
+    EXPECT_NE(backend.lastError().find("a decision for each"), std::string::npos);
+}
