@@ -1,7 +1,6 @@
 #include "limiter/algorithms/limitset.h"
 
 #include <array>
-#include <cassert>
 #include <new>
 
 namespace qs::limiter {
@@ -51,7 +50,13 @@ SetDecision combine(std::span<const Decision> each, std::span<const bool> shadow
 
 SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out)
 {
-    assert(limits.size() <= kMaxLimitsPerRequest && out.size() >= limits.size());
+    if (limits.size() > kMaxLimitsPerRequest || out.size() < limits.size()) {
+        // A caller's mistake: refused, never admitted, nothing written past `out`.
+        SetDecision refused;
+        refused.allowed = refused.decision.allowed = false;
+        refused.decision.reason = Reason::InvalidRule;
+        return refused;
+    }
     // Before-images of the states, built only for the limits there are (an array of 16
     // variants, built and destroyed on every call, cost the simulator a quarter of its speed).
     // A sliding log's is a placeholder: its give-back needs none (giveBack above).

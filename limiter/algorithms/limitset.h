@@ -35,8 +35,8 @@ struct SetDecision {
     int shadowDenials = 0; // shadow limits that would have denied
 };
 
-// `out[i]` receives limit i's own decision (what it said before any give-back). At most
-// kMaxLimitsPerRequest limits.
+// `out[i]` receives limit i's own decision (what it said before any give-back). More than
+// kMaxLimitsPerRequest limits, or fewer decisions than limits, is refused (Reason::InvalidRule).
 SetDecision decideAll(std::span<const LimitRef> limits, Micros now, std::span<Decision> out);
 
 // The request's answer from each limit's own decision, by the rule above: what decideAll

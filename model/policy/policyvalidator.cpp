@@ -170,6 +170,13 @@ private:
         const Route &r = m_policy.routes[i];
         if (hasErrorOn(routePath(i, QStringLiteral("limits"))))
             return; // no list the reader could take
+        if (r.limits.size() > RouteLimit::kMaxLimits) { // made in code: the reader caps files
+            error(i, QStringLiteral("limits"),
+                QStringLiteral("%1 limits on one route; at most %2")
+                    .arg(r.limits.size())
+                    .arg(RouteLimit::kMaxLimits));
+            return;
+        }
         std::vector<std::optional<limiter::AlgorithmConfig>> configs;
         for (qsizetype l = 0; l < r.limits.size(); ++l) {
             configs.push_back(

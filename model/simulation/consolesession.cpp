@@ -21,6 +21,13 @@ void ConsoleSession::setPolicy(const Policy &policy)
     m_routes.clear();
     for (const Route &r : policy.routes) {
         RouteRun run;
+        if (r.limits.size() > RouteLimit::kMaxLimits) {
+            run.problem = QStringLiteral("%1 limits; a route has at most %2")
+                              .arg(r.limits.size())
+                              .arg(RouteLimit::kMaxLimits);
+            m_routes.push_back(std::move(run));
+            continue;
+        }
         for (const RouteLimit &l : r.limits) {
             const auto converted = toAlgorithmConfig(l.spec);
             if (!converted) {

@@ -521,6 +521,13 @@ SimulationResult simulateSeveral(const Policy &policy, const Route &route,
     const std::atomic<bool> *cancel, const SimulationProgress &progress)
 {
     SimulationResult failed;
+    if (route.limits.size() > RouteLimit::kMaxLimits) {
+        failed.error = QStringLiteral("route '%1' has %2 limits; a route has at most %3")
+                           .arg(route.id)
+                           .arg(route.limits.size())
+                           .arg(RouteLimit::kMaxLimits);
+        return failed;
+    }
     std::vector<LimitRun> runs;
     for (const RouteLimit &limit : route.limits) {
         const auto converted = toAlgorithmConfig(limit.spec);

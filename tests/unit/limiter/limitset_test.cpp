@@ -211,3 +211,15 @@ TEST(LimitSet, RandomTracesFollowTheRuleOnEveryAlgorithm)
     EXPECT_GT(denied, 1000);
     EXPECT_GT(shadowDenials, 100);
 }
+
+TEST(LimitSet, MoreLimitsThanARouteHoldsAreRefusedNotOverrun)
+{
+    Set s;
+    for (std::size_t i = 0; i <= kMaxLimitsPerRequest; ++i)
+        s.add(kBurst);
+    const AlgorithmState before = s.states[0];
+    const SetDecision d = s.send(T0);
+    EXPECT_FALSE(d.allowed);
+    EXPECT_EQ(d.decision.reason, Reason::InvalidRule);
+    EXPECT_EQ(s.states[0], before) << "nothing decided";
+}
