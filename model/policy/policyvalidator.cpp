@@ -442,6 +442,15 @@ private:
                                "follows its system's own clock")
                     .arg(preset->name));
         const Route *route = m_policy.route(l.routeId);
+        if (route && route->hasSeveralLimits()) {
+            error(path + QStringLiteral(".route"),
+                QStringLiteral("route '%1' has %2 limits, and a layout of another system reads "
+                               "one limit's state per key: give the route one limit, or let "
+                               "Quota Studio's own keys hold its limits (no layout)")
+                    .arg(l.routeId)
+                    .arg(route->limits.size()));
+            return;
+        }
         if (!route || preset->algorithms.contains(route->limit().algorithm))
             return;
         QStringList names;

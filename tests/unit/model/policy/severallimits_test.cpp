@@ -227,3 +227,24 @@ TEST(SeveralLimits, ASecondLimitTurnsLimitIntoLimitsInPlace)
     // What the editor holds, as any save of it reads back.
     EXPECT_EQ(read(patch.text).policy, read(writePolicy(edited, PolicyFormat::Yaml)).policy);
 }
+
+TEST(SeveralLimits, ALayoutOfAnotherSystemReadsOneLimit)
+{
+    const PolicyReadResult r = read(R"(quota_studio: 1
+name: t
+redis:
+  layouts:
+    - { route: search, preset: tutorial-hash, key: "rl:{key}" }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 20, refill: 10/s }
+      - { name: daily, algorithm: fixed_window, limit: 10000, window: 1d }
+)");
+    const Diagnostic *d = find(r.diagnostics, QStringLiteral("redis.layouts[0].route"));
+    ASSERT_TRUE(d) << dump(r.diagnostics);
+    EXPECT_EQ(d->severity, Diagnostic::Severity::Error);
+    EXPECT_EQ(d->line, 5);
+    EXPECT_TRUE(d->message.contains(QStringLiteral("has 2 limits"))) << d->message.toStdString();
+}
