@@ -12,6 +12,7 @@
 
 #include <map>
 #include <random>
+#include <thread>
 
 using namespace qs::limiter;
 
@@ -153,4 +154,47 @@ TEST(SeveralLimitsInRedis, AMalformedCallIsRefused)
     EXPECT_FALSE(d.allowed) << "no room for both decisions";
     EXPECT_FALSE(one[0].allowed);
     EXPECT_NE(backend.lastError().find("a decision for each"), std::string::npos);
+}
+
+// Redis gone: every limit's decision follows its rule's onStoreError (one that denies denies
+// the request), and the next call after a restart decides again, the script loaded anew.
+TEST(SeveralLimitsInRedis, AServerDownFollowsOnStoreErrorAndRecovers)
+{
+    qs::test::RedisProcess server;
+    ASSERT_TRUE(server.start());
+    RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    endpoint.engine = RedisEngine::Lua;
+    endpoint.commandTimeout = 200 * kMicrosPerMilli;
+    endpoint.connectTimeout = 200 * kMicrosPerMilli;
+    RedisBackend backend(endpoint);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const RedisRule open{
+        "t:down:open", GcraConfig{Rate{10, kMicrosPerSecond}, 10}, StoreErrorPolicy::Allow};
+    const RedisRule closed{
+        "t:down:closed", GcraConfig{Rate{10, kMicrosPerSecond}, 10}, StoreErrorPolicy::Deny};
+    const std::vector<RedisLimitRequest> lenient{{&open, "k", 1, false}};
+    const std::vector<RedisLimitRequest> both{{&open, "k", 1, false}, {&closed, "k", 1, false}};
+    std::vector<Decision> out(2);
+    ASSERT_TRUE(backend.acquireAll(both, out).allowed) << backend.lastError();
+
+    server.stop();
+    const SetDecision down = backend.acquireAll(both, out);
+    EXPECT_FALSE(down.allowed) << "the deny-on-error limit denies the request";
+    EXPECT_EQ(out[0].reason, Reason::StoreError);
+    EXPECT_TRUE(out[0].failedOpen);
+    EXPECT_FALSE(out[1].allowed);
+    EXPECT_TRUE(backend.acquireAll(lenient, out).allowed) << "allow-on-error alone admits";
+    EXPECT_FALSE(backend.lastError().empty());
+
+    ASSERT_TRUE(server.start()) << "restart on port " << server.port();
+    SetDecision back;
+    for (int i = 0; i < 100; ++i) {
+        back = backend.acquireAll(both, out);
+        if (out[0].reason != Reason::StoreError)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_NE(out[0].reason, Reason::StoreError) << backend.lastError();
+    EXPECT_TRUE(back.allowed) << "a fresh server: several.lua loaded again";
 }
