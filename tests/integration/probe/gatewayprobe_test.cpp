@@ -107,7 +107,8 @@ ProbeReport probe(const Policy &p, const QString &route, int port, const QString
     EXPECT_TRUE(planned.hasValue());
     std::optional<EnforcedLimit> enforced;
     if (!gateway.isEmpty())
-        enforced = exporterById(gateway)->enforcedLimit(*toAlgorithmConfig(p.route(route)->limit()));
+        enforced
+            = exporterById(gateway)->enforcedLimit(*toAlgorithmConfig(p.route(route)->limit()));
     HttpProbe run(p, *planned, s, enforced);
     QEventLoop loop;
     QObject::connect(&run, &HttpProbe::finished, &loop, &QEventLoop::quit);
