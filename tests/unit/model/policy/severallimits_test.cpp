@@ -248,3 +248,28 @@ routes:
     EXPECT_EQ(d->line, 5);
     EXPECT_TRUE(d->message.contains(QStringLiteral("has 2 limits"))) << d->message.toStdString();
 }
+
+// The same in JSON: a second limit turns `"limit"` into `"limits"`, and the file reads back as
+// edited (in place, or written whole when the patcher cannot say it in place: never wrong).
+TEST(SeveralLimits, ASecondLimitInJsonReadsBackAsEdited)
+{
+    const PolicyReadResult r = read(kSearch);
+    const QByteArray json = writePolicy(r.policy, PolicyFormat::Json);
+    const PolicyReadResult fromJson = readPolicy(json, QStringLiteral("several.json"));
+    ASSERT_FALSE(hasErrors(fromJson.diagnostics)) << dump(fromJson.diagnostics);
+    Policy edited = fromJson.policy;
+    RouteLimit daily;
+    daily.name = QStringLiteral("daily");
+    daily.spec.algorithm = limiter::Algorithm::FixedWindow;
+    daily.spec.limit = 1000;
+    daily.spec.window = DurationValue{QStringLiteral("1d"), limiter::kMicrosPerDay};
+    edited.routes[1].limits.append(daily);
+    const TextPatch patch = patchPolicyText(json, fromJson.policy, edited, PolicyFormat::Json);
+    const PolicyReadResult again = readPolicy(patch.text, QStringLiteral("several.json"));
+    ASSERT_FALSE(hasErrors(again.diagnostics)) << patch.text.toStdString();
+    EXPECT_EQ(again.policy.routes[1].limits.size(), 2);
+    EXPECT_TRUE(patch.text.contains("\"limits\"")) << patch.text.toStdString();
+    EXPECT_FALSE(patch.text.contains("\"limit\": {")) << patch.text.toStdString();
+    EXPECT_EQ(again.policy,
+        readPolicy(writePolicy(edited, PolicyFormat::Json), QStringLiteral("w.json")).policy);
+}
