@@ -1433,7 +1433,10 @@ routes:
     EXPECT_EQ(fileText().toStdString(), text.toStdString())
         << "back to one limit: `limit:` again, as the file had it";
     QTest::keyClick(QApplication::focusWidget(), Qt::Key_N, Qt::ControlModifier | Qt::AltModifier);
-    window.resize(1280, 800);
-    QTest::qWait(50);
-    qs::test::saveScreenshot(&window, QStringLiteral("workbench-limit-list"));
+    for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
+        window.resize(size);
+        QTest::qWait(50);
+        qs::test::saveScreenshot(&window,
+            QStringLiteral("workbench-limit-list-%1x%2").arg(size.width()).arg(size.height()));
+    }
 }
