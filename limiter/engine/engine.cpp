@@ -3,11 +3,14 @@
 #include "limiter/engine/ruletable.h"
 
 #include <algorithm>
+#include <array>
 
 namespace qs::limiter {
 
 // The tables store a key's length in 16 bits: the published bound must fit.
 static_assert(Engine::kMaxKeyLength <= detail::KeyTable<GcraState>::kMaxKeyLength);
+// acquireAll() holds a request's limits each in a reader entry of its own.
+static_assert(detail::ReaderRegistry::kEntries >= kMaxLimitsPerRequest);
 
 namespace detail {
 
@@ -86,6 +89,78 @@ void Engine::acquire(RuleId id, std::span<const std::string_view> keys, Micros n
     }
     for (std::size_t i = 0; i < n; ++i)
         out[i] = acquire(id, keys[i], now, cost); // the same errors as one by one
+}
+
+namespace {
+
+// Why limit `limit` (-1: the call) cannot be decided, or nullopt.
+std::optional<std::pair<Reason, int>> problemOf(std::span<const EngineLimit> limits,
+    std::size_t decisions, std::size_t ruleCount, std::size_t maxKeyLength)
+{
+    if (limits.size() > kMaxLimitsPerRequest || decisions < limits.size())
+        return std::pair{Reason::InvalidRule, -1};
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        const EngineLimit &l = limits[i];
+        if (l.rule >= ruleCount)
+            return std::pair{Reason::InvalidRule, int(i)};
+        if (l.cost < 0)
+            return std::pair{Reason::InvalidCost, int(i)};
+        if (l.key.size() > maxKeyLength)
+            return std::pair{Reason::InvalidKey, int(i)};
+        for (std::size_t j = 0; j < i; ++j)
+            if (limits[j].rule == l.rule) // its slot would be held twice
+                return std::pair{Reason::InvalidRule, int(i)};
+    }
+    return std::nullopt;
+}
+
+// The order a request's slots are held in: by rule, the same for every request (ruletable.h:
+// hold()). Rules are distinct (problemOf).
+void ruleOrder(std::span<const EngineLimit> limits, std::uint8_t *order)
+{
+    for (std::size_t i = 0; i < limits.size(); ++i) {
+        std::size_t at = i;
+        for (; at > 0 && limits[order[at - 1]].rule > limits[i].rule; --at)
+            order[at] = order[at - 1];
+        order[at] = std::uint8_t(i);
+    }
+}
+
+} // namespace
+
+SetDecision Engine::acquireAll(
+    std::span<const EngineLimit> limits, Micros now, std::span<Decision> out)
+{
+    // One named result for every return, so that it is built where the caller wants it.
+    SetDecision set;
+    const std::size_t n = limits.size();
+    if (const auto problem = problemOf(limits, out.size(), m_rules.size(), kMaxKeyLength)) {
+        set.allowed = set.decision.allowed = false;
+        set.decision.reason = problem->first;
+        set.deciding = problem->second;
+        return set;
+    }
+    std::uint8_t order[kMaxLimitsPerRequest];
+    ruleOrder(limits, order);
+
+    const std::size_t lane = detail::ReaderRegistry::laneOfThisThread(detail::kLanes);
+    std::uint64_t hashes[kMaxLimitsPerRequest];
+    for (std::size_t i = 0; i < n; ++i) // every limit's cache miss under way at once
+        hashes[i] = m_rules[limits[i].rule]->prefetch(limits[i].key, lane);
+    detail::HeldLimit held[kMaxLimitsPerRequest];
+    bool shadow[kMaxLimitsPerRequest];
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = order[k];
+        const EngineLimit &l = limits[i];
+        m_rules[l.rule]->hold(hashes[i], l.key, lane, k, now, l.cost, held[i], out[i]);
+        shadow[i] = l.shadow;
+    }
+    set = combine(out.first(n), std::span<const bool>(shadow, n));
+    for (std::size_t k = n; k-- > 0;) {
+        const std::size_t i = order[k];
+        m_rules[limits[i].rule]->release(held[i], !set.allowed && out[i].allowed, limits[i].cost);
+    }
+    return set;
 }
 
 std::optional<Quota> Engine::peek(RuleId id, std::string_view key, Micros now) const

@@ -19,6 +19,7 @@
 // concurrently with acquire().
 #include "limiter/algorithms/algorithm.h"
 #include "limiter/algorithms/clock.h"
+#include "limiter/algorithms/limitset.h"
 
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,14 @@ using RuleId = std::uint32_t;
 struct RuleResult {
     std::optional<RuleId> id; // set when the rule was added
     std::string error; // otherwise, why not
+};
+
+// One limit of a request with several (Engine::acquireAll).
+struct EngineLimit {
+    RuleId rule = 0;
+    std::string_view key;
+    std::int64_t cost = 1;
+    bool shadow = false; // counted and reported, never denies
 };
 
 struct EngineUsage {
@@ -79,6 +88,18 @@ public:
     // another, which is what makes a batch faster per decision on tables larger than the cache.
     void acquire(RuleId rule, std::span<const std::string_view> keys, Micros now, std::int64_t cost,
         std::span<Decision> out);
+
+    // One request against several limits, each a rule with its own key and cost, by the rule of
+    // limitset.h: admitted only if every enforced limit admits, and a denied request takes from
+    // no limit. The limits' slots are held at once (locked in rule order), so no other request
+    // decides between one limit's decision and another's give-back: the outcome is what
+    // decideAll() answers on the same states, under any concurrency. out[i] receives limit i's
+    // own decision. No allocation. Refused without deciding (Reason::InvalidRule, InvalidCost or
+    // InvalidKey, `deciding` the offending limit): more than kMaxLimitsPerRequest limits, fewer
+    // decisions than limits, a rule named twice, an unknown rule, a negative cost, a key longer
+    // than kMaxKeyLength.
+    SetDecision acquireAll(
+        std::span<const EngineLimit> limits, Micros now, std::span<Decision> out);
 
     // The quota left for a key without taking any; nullopt for an unknown rule.
     std::optional<Quota> peek(RuleId rule, std::string_view key, Micros now) const;

@@ -1,6 +1,11 @@
 #pragma once
-// Which shard each thread is reading right now, so that a shard can be rebuilt (its slot array
+// Which shards each thread is reading right now, so that a shard can be rebuilt (its slot array
 // replaced and freed) only when no reader is inside it.
+//
+// A thread is inside one shard for a decision, and inside one shard per limit while it holds the
+// slots of a request's several limits (Engine::acquireAll): each thread has kEntries
+// announcement entries, one per shard it can be inside at once. A one-limit decision writes entry
+// 0 only, which shares its cache line with nothing another thread writes.
 //
 // Each thread announces itself in a cache line of its own: entering a shard writes only that
 // line, never a line another thread writes. That is what lets two threads on distinct keys
@@ -25,14 +30,16 @@ class ReaderRegistry {
 public:
     // Threads beyond this many (in the life of the process) use the shard lock instead.
     static constexpr std::size_t kSlots = 256;
+    // Shards one thread can be inside at once: a request's limits (kMaxLimitsPerRequest).
+    static constexpr std::size_t kEntries = 16;
 
     ReaderRegistry() : m_slots(std::make_unique<Slot[]>(kSlots)) { }
 
-    // The calling thread's announcement slot, or nullptr when it has none.
-    std::atomic<const void *> *slotOfThisThread() const
+    // The calling thread's announcement entry `entry`, or nullptr when it has none.
+    std::atomic<const void *> *slotOfThisThread(std::size_t entry = 0) const
     {
         const std::size_t index = threadIndex();
-        return index < kSlots ? &m_slots[index].inside : nullptr;
+        return index < kSlots && entry < kEntries ? &m_slots[index].inside[entry] : nullptr;
     }
 
     // The calling thread's lane among `lanes` (its registry number modulo `lanes`; lane 0 for a
@@ -48,13 +55,14 @@ public:
     {
         AsymmetricFence::heavy();
         for (std::size_t i = 0; i < kSlots; ++i)
-            while (m_slots[i].inside.load(kHandshakeAcquire) == shard)
-                std::this_thread::yield();
+            for (const auto &inside : m_slots[i].inside)
+                while (inside.load(kHandshakeAcquire) == shard)
+                    std::this_thread::yield();
     }
 
 private:
     struct alignas(64) Slot {
-        std::atomic<const void *> inside{nullptr};
+        std::atomic<const void *> inside[kEntries] = {};
     };
 
     static std::size_t threadIndex()
@@ -74,35 +82,47 @@ private:
     std::unique_ptr<Slot[]> m_slots;
 };
 
-// Announces the calling thread inside `shard` for its lifetime, unless the shard is being
-// rebuilt (or the thread has no slot): then entered() is false and the caller takes the lock.
+// Announces the calling thread inside `shard` in its entry `entry`, unless the shard is being
+// rebuilt (or the thread has no entry): returns the entry to leave later, or nullptr, and then
+// the caller takes the shard's lock instead.
+template <class Shard>
+std::atomic<const void *> *enterShard(
+    const ReaderRegistry &registry, const Shard &shard, std::size_t entry = 0)
+{
+    std::atomic<const void *> *slot = registry.slotOfThisThread(entry);
+    if (!slot)
+        return nullptr;
+    slot->store(&shard, kHandshakeOrder);
+    AsymmetricFence::light();
+    // Acquire: a reader that sees a rebuild's final `false` also sees the rebuilt table.
+    if (shard.rebuilding.load(kHandshakeAcquire)) {
+        slot->store(nullptr, std::memory_order_release);
+        return nullptr;
+    }
+    return slot;
+}
+
+inline void leaveShard(std::atomic<const void *> *slot)
+{
+    if (slot)
+        slot->store(nullptr, std::memory_order_release);
+}
+
+// enterShard() for the lifetime of the scope, in entry 0.
 template <class Shard>
 class ReaderScope {
 public:
     ReaderScope(const ReaderRegistry &registry, const Shard &shard)
-        : m_slot(registry.slotOfThisThread())
+        : m_slot(enterShard(registry, shard))
     {
-        if (!m_slot)
-            return;
-        m_slot->store(&shard, kHandshakeOrder);
-        AsymmetricFence::light();
-        // Acquire: a reader that sees a rebuild's final `false` also sees the rebuilt table.
-        if (shard.rebuilding.load(kHandshakeAcquire))
-            leave();
     }
-    ~ReaderScope() { leave(); }
+    ~ReaderScope() { leaveShard(m_slot); }
     ReaderScope(const ReaderScope &) = delete;
     ReaderScope &operator=(const ReaderScope &) = delete;
 
     bool entered() const { return m_slot != nullptr; }
 
 private:
-    void leave()
-    {
-        if (m_slot)
-            m_slot->store(nullptr, std::memory_order_release);
-        m_slot = nullptr;
-    }
     std::atomic<const void *> *m_slot;
 };
 

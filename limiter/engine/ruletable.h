@@ -22,15 +22,34 @@
 #include "limiter/algorithms/algorithm.h"
 #include "limiter/engine/engine.h"
 #include "limiter/engine/keybudget.h"
+#include "limiter/engine/keyhash.h"
 #include "limiter/engine/keytable.h"
 #include "limiter/engine/readerregistry.h"
-#include "limiter/engine/keyhash.h"
 #include "limiter/engine/spinlock.h"
 
+#include <cstring>
 #include <mutex>
+#include <new>
 #include <span>
+#include <type_traits>
 
 namespace qs::limiter::detail {
+
+// Lanes per shard: threads beyond this many share lanes.
+inline constexpr std::size_t kLanes = 4;
+
+// One limit of a request whose slot stays locked while the request's other limits decide
+// (Engine::acquireAll), and what giving its decision back needs.
+struct HeldLimit {
+    // Room for a copy of any state but the sliding log's (whose give-back needs none).
+    static constexpr std::size_t kBeforeBytes = 16;
+
+    // All set by hold() (no initialisers: the engine keeps 16 of these on its stack per call).
+    void *slot; // locked; nullptr when the key could not be stored (table full)
+    std::atomic<const void *> *announced; // the reader entry keeping the slot in place
+    SpinLock *shardLock; // or the shard's lock, held (a thread without an entry)
+    alignas(8) unsigned char before[kBeforeBytes];
+};
 
 class RuleTableBase {
 public:
@@ -40,6 +59,13 @@ public:
     virtual void acquireBatch(std::span<const std::string_view> keys, Micros now, std::int64_t cost,
         std::span<Decision> out)
         = 0;
+    // Several limits (Engine::acquireAll): hash and prefetch a key, then hold its slot and
+    // decide, then release it, giving the decision back when the request was denied.
+    virtual std::uint64_t prefetch(std::string_view key, std::size_t lane) = 0;
+    virtual void hold(std::uint64_t hash, std::string_view key, std::size_t lane, std::size_t entry,
+        Micros now, std::int64_t cost, HeldLimit &held, Decision &out)
+        = 0;
+    virtual void release(HeldLimit &held, bool giveBack, std::int64_t cost) = 0;
     virtual Quota peek(std::string_view key, Micros now) = 0;
     virtual AlgorithmState state(std::string_view key) = 0;
     virtual std::size_t sweep(Micros now) = 0;
@@ -53,7 +79,6 @@ class RuleTable final : public RuleTableBase {
     using Slot = typename Table::Slot;
 
     static constexpr std::size_t kShards = 64;
-    static constexpr std::size_t kLanes = 4; // threads beyond 4 share lanes
 
     struct alignas(64) Shard {
         SpinLock lock; // inserts and rebuilds, in every lane
@@ -104,7 +129,96 @@ public:
         }
     }
 
+    std::uint64_t prefetch(std::string_view key, std::size_t lane) override
+    {
+        const std::uint64_t hash = hashKey(key, m_seed);
+        shardOf(hash).lanes[lane].prefetch(hash);
+        return hash;
+    }
+
+    // Locks the key's slot and decides, leaving it locked and kept in place (a reader entry of
+    // its own, or the shard's lock) until release(). Slots are held in rule order by every
+    // caller, so two requests that hold slots of the same rules never wait for each other in a
+    // cycle; a rebuild that waits for this thread to leave a shard waits for a thread that only
+    // waits for rules after that shard's.
+    // The decision goes straight to `out` (decideHeld() says why).
+    [[gnu::flatten]] void hold(std::uint64_t hash, std::string_view key, std::size_t lane,
+        std::size_t entry, Micros now, std::int64_t cost, HeldLimit &held, Decision &out) override
+    {
+        held.slot = nullptr;
+        held.announced = nullptr;
+        held.shardLock = nullptr;
+        Shard &shard = shardOf(hash);
+        if (auto *announced = enterShard(m_readers, shard, entry)) {
+            if (Slot *slot = find(shard, hash, key, lane)) {
+                held.announced = announced;
+                decideHeld(*slot, now, cost, held, out);
+                return;
+            }
+            leaveShard(announced);
+        }
+        holdLocked(shard, hash, key, lane, entry, now, cost, held, out);
+    }
+
+    void release(HeldLimit &held, bool giveBack, std::int64_t cost) override
+    {
+        if (!held.slot)
+            return;
+        auto &slot = *static_cast<Slot *>(held.slot);
+        if (giveBack) {
+            // The rule of limitset.cpp: a sliding log drops the entries the admission appended
+            // (nothing after them was removed); any other state returns to its copy.
+            if constexpr (std::is_same_v<State, SlidingWindowLogState>)
+                slot.state.stamps.resize(slot.state.stamps.size() - std::size_t(cost));
+            else
+                std::memcpy(&slot.state, held.before, sizeof(State));
+        }
+        slot.unlock();
+        leaveShard(held.announced);
+        if (held.shardLock)
+            held.shardLock->unlock();
+    }
+
 private:
+    // hold()'s slow path (a new key, a shard being rebuilt, a thread without entries), out of
+    // line so that flattening hold() leaves it out.
+    [[gnu::noinline]] void holdLocked(Shard &shard, std::uint64_t hash, std::string_view key,
+        std::size_t lane, std::size_t entry, Micros now, std::int64_t cost, HeldLimit &held,
+        Decision &out)
+    {
+        shard.lock.lock();
+        Slot *slot = find(shard, hash, key, lane);
+        if (!slot)
+            slot = insertFresh(shard, lane, hash, key, now);
+        if (!slot) {
+            shard.lock.unlock();
+            out = tableFull(now, cost);
+            return;
+        }
+        // Under the lock no rebuild is under way, so the entry is taken, and keeps the slot in
+        // place once the lock goes; a thread without entries keeps the lock instead.
+        if ((held.announced = enterShard(m_readers, shard, entry)))
+            shard.lock.unlock();
+        else
+            held.shardLock = &shard.lock;
+        decideHeld(*slot, now, cost, held, out);
+    }
+
+    void decideHeld(Slot &slot, Micros now, std::int64_t cost, HeldLimit &held, Decision &out)
+    {
+        slot.lock();
+        if constexpr (!std::is_same_v<State, SlidingWindowLogState>) {
+            static_assert(std::is_trivially_copyable_v<State>);
+            static_assert(sizeof(State) <= HeldLimit::kBeforeBytes);
+            std::memcpy(held.before, &slot.state, sizeof(State));
+        }
+        held.slot = &slot;
+        // Built in place: `out = decide(...)` copied a temporary with wider loads than decide()
+        // stored it with, a store-forwarding stall that cost a third of the call.
+        static_assert(std::is_trivially_destructible_v<Decision>);
+        ::new (static_cast<void *>(&out)) Decision(decide(m_config, slot.state, now, cost));
+    }
+
     Decision acquireHashed(
         std::uint64_t hash, std::string_view key, std::size_t lane, Micros now, std::int64_t cost)
     {

@@ -231,16 +231,10 @@ Fixture &fixtureFor(benchmark::State &st, std::size_t keys, Met met)
     return f;
 }
 
-// `shared`: every thread draws from all the keys, which both threads inserted alternately (a
-// gateway whose requests reach any worker); otherwise each thread draws from its own slice.
-template <class Acquire>
-void acquireLoop(benchmark::State &st, std::size_t keys, Acquire &&acquire, bool shared = false)
+// Draws keys of `slice` at random and decides each with `decide(key, now)`, one request per µs.
+template <class Decide>
+void pickLoop(benchmark::State &st, const qs::bench::PackedKeys &keys, Slice slice, Decide &&decide)
 {
-    const qs::bench::CpuPin pin(st.thread_index());
-    const Slice slice = shared
-        ? Slice{0, keys}
-        : sliceOf(keys, std::size_t(st.threads()), std::size_t(st.thread_index()));
-    Fixture &f = fixtureFor(st, keys, shared ? Met::Alternately : Met::BySlice);
     qs::bench::RandomPick pick(slice.begin, slice.size, 11 + std::uint64_t(st.thread_index()));
     // A gateway holds the key of the request it decides in cache (it has just parsed it). The
     // benchmark draws keys a few requests ahead and touches them, so that it measures the
@@ -254,12 +248,26 @@ void acquireLoop(benchmark::State &st, std::size_t keys, Acquire &&acquire, bool
     for (auto _ : st) {
         const std::size_t k = queue[i % kAhead];
         queue[i % kAhead] = pick.next();
-        __builtin_prefetch(f.keys.record(queue[i % kAhead]));
-        benchmark::DoNotOptimize(acquire(f, f.keys[k], now));
+        __builtin_prefetch(keys.record(queue[i % kAhead]));
+        benchmark::DoNotOptimize(decide(keys[k], now));
         ++i;
         ++now;
     }
     st.SetItemsProcessed(st.iterations());
+}
+
+// `shared`: every thread draws from all the keys, which both threads inserted alternately (a
+// gateway whose requests reach any worker); otherwise each thread draws from its own slice.
+template <class Acquire>
+void acquireLoop(benchmark::State &st, std::size_t keys, Acquire &&acquire, bool shared = false)
+{
+    const qs::bench::CpuPin pin(st.thread_index());
+    const Slice slice = shared
+        ? Slice{0, keys}
+        : sliceOf(keys, std::size_t(st.threads()), std::size_t(st.thread_index()));
+    Fixture &f = fixtureFor(st, keys, shared ? Met::Alternately : Met::BySlice);
+    pickLoop(
+        st, f.keys, slice, [&](std::string_view key, Micros now) { return acquire(f, key, now); });
 }
 
 void BM_Engine(benchmark::State &st)
@@ -302,6 +310,61 @@ void BM_EngineBatch(benchmark::State &st)
         benchmark::DoNotOptimize(out);
     }
     st.SetItemsProcessed(st.iterations() * std::int64_t(kBatch));
+}
+
+// A route with two limits (a token bucket and a fixed window, both keyed by the client) in an
+// engine whose two rules hold the same keys: one request decides both through acquireAll(),
+// against one limit of the same engine and two separate acquire() calls.
+struct TwoLimitFixture {
+    qs::bench::PackedKeys keys;
+    Engine engine;
+    RuleId burst = *engine.addRule(tokenBucket()).id;
+    RuleId window = *engine.addRule(fixedWindow()).id;
+
+    explicit TwoLimitFixture(std::size_t n) : keys(qs::bench::makeKeys(n))
+    {
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            engine.acquire(burst, keys[i], kStart);
+            engine.acquire(window, keys[i], kStart);
+        }
+    }
+    SetDecision both(std::string_view key, Micros now)
+    {
+        const EngineLimit limits[] = {{burst, key}, {window, key}};
+        Decision out[2];
+        return engine.acquireAll(limits, now, out);
+    }
+};
+
+template <class Decide>
+void twoLimitLoop(benchmark::State &st, Decide &&decide)
+{
+    const qs::bench::CpuPin pin(st.thread_index());
+    const auto n = std::size_t(st.range(0));
+    auto &f = sharedBy<TwoLimitFixture>(n, [&] { return std::make_unique<TwoLimitFixture>(n); });
+    pickLoop(st, f.keys, Slice{0, n},
+        [&](std::string_view key, Micros now) { return decide(f, key, now); });
+}
+
+void BM_EngineOneOfTwo(benchmark::State &st)
+{
+    twoLimitLoop(st, [](TwoLimitFixture &f, std::string_view key, Micros now) {
+        return f.engine.acquire(f.burst, key, now);
+    });
+}
+void BM_EngineTwoLimits(benchmark::State &st)
+{
+    twoLimitLoop(
+        st, [](TwoLimitFixture &f, std::string_view key, Micros now) { return f.both(key, now); });
+}
+// Two calls, not atomic together (a denial by the second leaves the first charged): what a
+// caller without acquireAll() would write.
+void BM_EngineTwoCalls(benchmark::State &st)
+{
+    twoLimitLoop(st, [](TwoLimitFixture &f, std::string_view key, Micros now) {
+        f.engine.acquire(f.burst, key, now);
+        return f.engine.acquire(f.window, key, now);
+    });
 }
 
 // The same engine code with nothing shared: each thread decides on an Engine of its own that
@@ -396,6 +459,9 @@ void BM_SharedArrayBlocks(benchmark::State &st)
 
 BENCHMARK(BM_Engine)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_EngineBatch)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_EngineOneOfTwo)->Arg(1)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_EngineTwoLimits)->Arg(1)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_EngineTwoCalls)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_DependentMiss)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_PrivateRandomWrites)
     ->Arg(1000)
@@ -467,6 +533,15 @@ void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
         if (ours > 0 && naive > 0)
             std::printf("acquire, %8s keys: engine %6.1f ns, naive %6.1f ns, naive/engine %.2fx\n",
                 keys, ours, naive, naive / ours);
+    }
+    for (const char *keys : {"1", "100000", "1000000"}) {
+        const double one = r.nsPerItem(std::string("BM_EngineOneOfTwo/") + keys);
+        const double two = r.nsPerItem(std::string("BM_EngineTwoLimits/") + keys);
+        const double calls = r.nsPerItem(std::string("BM_EngineTwoCalls/") + keys);
+        if (one > 0 && two > 0)
+            std::printf("route with two limits, %8s keys: acquireAll %6.1f ns = %.2fx one limit "
+                        "(%.1f ns; target <= 2.2x), %.2fx two acquire() calls (%.1f ns)\n",
+                keys, two, two / one, one, calls > 0 ? two / calls : 0.0, calls);
     }
     for (const char *keys : {"100000", "1000000"}) {
         const double single = r.nsPerItem(std::string("BM_Engine/") + keys);

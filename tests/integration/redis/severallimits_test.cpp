@@ -1,8 +1,10 @@
 // Several limits of one request in one EVALSHA (several.lua) decide exactly as limitset.h's
-// decideAll does in C++: the same per-limit decisions, the same request answer and deciding
-// limit, and a denied request takes from no limit in Redis either. Random traces over all six
+// decideAll does in C++ and as the embedded engine's acquireAll does: the same per-limit
+// decisions, the same request answer and deciding limit, and a denied request takes from no
+// limit in Redis either. Random traces over all six
 // algorithms, two to four limits, costs 1-2, shadow limits, keys shared between limits.
 #include "limiter/algorithms/limitset.h"
+#include "limiter/engine/engine.h"
 #include "limiter/redis/redisbackend.h"
 #include "tests/support/redisprocess.h"
 
@@ -53,7 +55,7 @@ AlgorithmConfig randomConfig(std::mt19937_64 &rng)
 
 } // namespace
 
-TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCpp)
+TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCppAndInTheEngine)
 {
     ASSERT_GT(qs::test::fixtureRedisPort(), 0) << "run through ctest: the 'redis' fixture";
     RedisBackend backend(luaOnly());
@@ -67,8 +69,11 @@ TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCpp)
         std::vector<AlgorithmConfig> configs(n);
         std::vector<bool> shadow(n);
         std::vector<std::int64_t> costs(n);
+        Engine engine;
+        std::vector<RuleId> engineRules(n);
         for (std::size_t l = 0; l < n; ++l) {
             configs[l] = randomConfig(rng);
+            engineRules[l] = *engine.addRule(configs[l]).id;
             rules[l].keyPrefix = run + ":" + std::to_string(trace) + ":" + std::to_string(l);
             rules[l].config = configs[l];
             shadow[l] = rng() % 4 == 0;
@@ -85,14 +90,19 @@ TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCpp)
             key += std::to_string(client);
             std::vector<RedisLimitRequest> requests;
             std::vector<LimitRef> refs;
+            std::vector<EngineLimit> inEngine;
             for (std::size_t l = 0; l < n; ++l) {
                 requests.push_back({&rules[l], key, costs[l], shadow[l]});
+                inEngine.push_back({engineRules[l], key, costs[l], shadow[l]});
                 auto [it, fresh] = states.try_emplace({l, client}, freshState(configs[l]));
                 refs.push_back({&configs[l], &it->second, costs[l], shadow[l]});
             }
-            std::vector<Decision> inRedis(n), inCpp(n);
+            std::vector<Decision> inRedis(n), inCpp(n), byEngine(n);
             const SetDecision r = backend.acquireAll(requests, inRedis, now);
             const SetDecision c = decideAll(refs, now, inCpp);
+            const SetDecision e = engine.acquireAll(inEngine, now, byEngine);
+            ASSERT_EQ(e.allowed, c.allowed) << "trace " << trace << " step " << step;
+            ASSERT_EQ(e.deciding, c.deciding) << "trace " << trace << " step " << step;
             ASSERT_EQ(r.allowed, c.allowed)
                 << "trace " << trace << " step " << step << ": " << backend.lastError();
             ASSERT_EQ(r.deciding, c.deciding) << "trace " << trace << " step " << step;
@@ -100,6 +110,9 @@ TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCpp)
                 ASSERT_EQ(inRedis[l].allowed, inCpp[l].allowed)
                     << "trace " << trace << " step " << step << " limit " << l;
                 ASSERT_EQ(inRedis[l].remaining, inCpp[l].remaining) << "limit " << l;
+                ASSERT_EQ(byEngine[l].allowed, inCpp[l].allowed) << "limit " << l;
+                ASSERT_EQ(byEngine[l].remaining, inCpp[l].remaining) << "limit " << l;
+                ASSERT_EQ(byEngine[l].retryAfter, inCpp[l].retryAfter) << "limit " << l;
                 ASSERT_EQ(inRedis[l].allowed ? inRedis[l].delay : inRedis[l].retryAfter,
                     inCpp[l].allowed ? inCpp[l].delay : inCpp[l].retryAfter)
                     << "limit " << l;
