@@ -1,6 +1,7 @@
 // The workbench driven through its widgets, offscreen: edit, undo, redo, save and reload;
 // validation beside the field; the test console; a simulation run; the export preview; and
 // the GUI thread's responsiveness while simulating and exporting.
+#include "model/policy/keyselectorsyntax.h"
 #include "model/policy/pathpattern.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/policywriter.h"
@@ -1358,6 +1359,91 @@ routes:
 
 // The limits of a route as a list in the Design tab, keyboard only: add a limit (the file's
 // `limit:` becomes `limits:` in place), name it, set its window, move it up, undo, remove.
+// A limit of a list overrides the route's key, cost and mode on rows of its own: typed and
+// chosen from the keyboard, saved into that limit's item only, undone back to the file's text.
+TEST(Workbench, ALimitsOwnKeyCostAndModeAreEditedFromTheKeyboard)
+{
+    const QByteArray text = R"(quota_studio: 1
+name: several
+routes:
+  - id: search
+    match: { path: /v1/search }
+    key: header:X-Api-Key
+    limits:
+      - { name: burst, key: ip, algorithm: token_bucket, capacity: 20, refill: 10/s }
+      # the daily quota
+      - { name: daily, algorithm: fixed_window, limit: 10000, window: 1d }
+)";
+    MainWindow window;
+    QTemporaryDir dir;
+    const QString path = openShown(window, dir, "several.yaml", text);
+    ASSERT_FALSE(path.isEmpty());
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    RouteEditor *editor = window.designPage()->editor();
+    auto *ownKey = qobject_cast<QLineEdit *>(editor->fieldWidget(QStringLiteral("limit.key")));
+    auto *ownCost = spin(editor, "limit.cost");
+    auto *ownMode
+        = qobject_cast<QComboBox *>(editor->fieldWidget(QStringLiteral("limit.own_mode")));
+    ASSERT_TRUE(ownKey && ownCost && ownMode);
+    EXPECT_TRUE(ownKey->isVisibleTo(editor));
+    EXPECT_EQ(ownKey->text(), "ip") << "burst's own key, as written";
+    EXPECT_TRUE(ownCost->text().startsWith(QStringLiteral("route's"))) << "no cost of its own";
+
+    auto *picker = editor->findChild<QComboBox *>(QStringLiteral("limitPicker"));
+    ASSERT_TRUE(picker);
+    picker->setFocus();
+    QTest::keyClick(picker, Qt::Key_Down);
+    ASSERT_EQ(editor->currentLimit(), 1) << "the fields edit 'daily'";
+    EXPECT_TRUE(ownKey->text().isEmpty());
+    EXPECT_EQ(ownKey->placeholderText(), "route's: header:X-Api-Key");
+
+    // Alt+N, the row's mnemonic, reaches the limit's key.
+    QTest::keyClick(&window, Qt::Key_N, Qt::AltModifier);
+    ASSERT_EQ(QApplication::focusWidget(), ownKey);
+    QTest::keyClicks(ownKey, QStringLiteral("header:"));
+    EXPECT_FALSE(editor->messageLabel(QStringLiteral("limit.key"))->isHidden())
+        << "a selector being typed is not committed, and says why";
+    QTest::keyClicks(ownKey, QStringLiteral("X-Tenant"));
+    const auto daily = [&] { return window.document()->policy().routes[0].limits[1]; };
+    ASSERT_TRUE(daily().key);
+    EXPECT_EQ(formatKeySelectorList(*daily().key), "header:X-Tenant");
+    QTest::keyClick(&window, Qt::Key_U, Qt::AltModifier);
+    ASSERT_EQ(QApplication::focusWidget(), ownCost);
+    ownCost->selectAll();
+    QTest::keyClicks(ownCost, QStringLiteral("10"));
+    EXPECT_EQ(daily().cost, 10);
+    QTest::keyClick(ownCost, Qt::Key_Tab);
+    ASSERT_EQ(QApplication::focusWidget(), ownMode) << "Tab from the cost reaches the mode";
+    QTest::keyClick(ownMode, Qt::Key_End);
+    EXPECT_EQ(daily().mode, RouteMode::Shadow);
+    EXPECT_EQ(window.document()->policy().routes[0].limits[0].key->size(), 1) << "burst untouched";
+    window.resize(1280, 800);
+    QTest::qWait(50);
+    qs::test::saveScreenshot(&window, QStringLiteral("workbench-limit-own-fields-1280x800"));
+
+    ASSERT_TRUE(window.save());
+    auto fileText = [&] {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    QByteArray expected = text;
+    expected.replace("{ name: daily, algorithm",
+        "{ name: daily, key: header:X-Tenant, cost: 10, "
+        "algorithm");
+    expected.replace("window: 1d }", "window: 1d, mode: shadow }");
+    EXPECT_EQ(fileText().toStdString(), expected.toStdString());
+
+    // Each edit was one undo step; undone, the file is as it was.
+    QUndoStack *undo = window.document()->undoStack();
+    while (undo->canUndo())
+        undo->undo();
+    EXPECT_FALSE(daily().key);
+    EXPECT_EQ(ownCost->value(), 0) << "the widgets follow undo";
+    ASSERT_TRUE(window.save());
+    EXPECT_EQ(fileText().toStdString(), text.toStdString());
+}
+
 TEST(Workbench, LimitsAreAddedNamedMovedAndRemovedFromTheKeyboard)
 {
     const QByteArray text = R"(quota_studio: 1

@@ -183,6 +183,12 @@ void RouteEditor::build()
     connect(m_cost, &QSpinBox::valueChanged, this, &RouteEditor::onCostEdited);
     connect(m_mode, &QComboBox::activated, this, &RouteEditor::onModeChosen);
     connect(m_missingKey, &QComboBox::activated, this, &RouteEditor::onMissingKeyChosen);
+    // A row's label names the editor, not the widget that holds the editor and its message: a
+    // label's mnemonic (Alt+K) moves the focus to its buddy only when the buddy takes focus.
+    for (auto it = m_rows.cbegin(); it != m_rows.cend(); ++it)
+        if (auto *label = qobject_cast<QLabel *>(m_form->labelForField(it.value())))
+            if (label->buddy() == it.value())
+                label->setBuddy(m_fields.value(it.key()));
 }
 
 // Id, description, methods, path and its tester.
@@ -295,6 +301,7 @@ void RouteEditor::addLimitRows()
                "right explains the trade-offs.")));
 
     buildLimitRows();
+    addOwnLimitRows();
 
     m_cost = makeSpin(1, int(Route::kMaxCost));
     m_form->addRow(tr("&Cost:"),
@@ -309,6 +316,48 @@ void RouteEditor::addLimitRows()
             tr("Shadow mode lets you watch a new limit in production before it bites.")));
 }
 
+// Each unset shows and means "the route's": a limit of a list overrides only what it says.
+void RouteEditor::addOwnLimitRows()
+{
+    m_limitKey = new QLineEdit;
+    m_form->addRow(tr("Limit's ow&n key:"),
+        withMessage(QStringLiteral("limit.key"), m_limitKey,
+            tr("Who this limit counts, when not the route's key: a burst per client address (ip) "
+               "beside a daily quota per API key, say. Empty: the route's.")));
+    connect(m_limitKey, &QLineEdit::textEdited, this, &RouteEditor::onLimitKeyEdited);
+
+    m_limitMissingKey = new QComboBox;
+    m_limitMissingKey->addItem(QString(), -1); // the route's; text set in load()
+    for (const MissingKeyMode mode :
+        {MissingKeyMode::Shared, MissingKeyMode::Ip, MissingKeyMode::Deny, MissingKeyMode::Allow})
+        m_limitMissingKey->addItem(missingKeyModeName(mode), int(mode));
+    m_form->addRow(tr("Limit's missin&g key:"),
+        withMessage(QStringLiteral("limit.missing_key"), m_limitMissingKey,
+            tr("What this limit does with a request that lacks its key; as Without key above.")));
+    connect(m_limitMissingKey, &QComboBox::activated, this, &RouteEditor::onLimitMissingKeyChosen);
+
+    // 0, below every cost, shows and means the route's.
+    m_limitCost = makeSpin(0, int(Route::kMaxCost));
+    m_form->addRow(tr("Limit's cost (&units):"),
+        withMessage(QStringLiteral("limit.cost"), m_limitCost,
+            tr("Units one request takes from this limit, when not the route's cost: a daily "
+               "quota of 1000 units charged 10 for an export, say.")));
+    connect(m_limitCost, &QSpinBox::valueChanged, this, &RouteEditor::onLimitCostEdited);
+
+    m_limitMode = new QComboBox;
+    m_limitMode->addItem(QString(), -1); // the route's; text set in load()
+    m_limitMode->addItem(tr("enforce"), int(RouteMode::Enforce));
+    m_limitMode->addItem(tr("shadow: count and report, never reject"), int(RouteMode::Shadow));
+    // No mnemonic left that neither a tab, a menu nor another row uses: Tab from the cost.
+    m_form->addRow(tr("Limit's mode:"),
+        // Not "limit.mode": a leaky bucket's police|shape row has that name (limitfields.h).
+        withMessage(QStringLiteral("limit.own_mode"), m_limitMode,
+            tr("A shadow limit is a candidate: counted and reported beside the enforced ones, it "
+               "never rejects, and like them keeps what it took only when the request is "
+               "admitted.")));
+    connect(m_limitMode, &QComboBox::activated, this, &RouteEditor::onLimitModeChosen);
+}
+
 const Route *RouteEditor::route() const
 {
     const auto &routes = m_doc->policy().routes;
@@ -321,6 +370,7 @@ void RouteEditor::setRouteIndex(qsizetype index)
         m_limit = 0;
     m_index = index;
     m_keyProblem.clear();
+    m_limitKeyProblem.clear();
     setEnabled(route() != nullptr);
     // The tester starts at a path this route matches (unless the operator typed one).
     if (const Route *r = route(); r && !m_pathTestTyped)
@@ -374,11 +424,12 @@ void RouteEditor::load()
         m_limitsNotice->setText(
             tr("<b>This route has %1 limits</b> (%2): a request is admitted only if every "
                "enforced one admits it. The fields below edit '%3'; Key, Cost and Mode are the "
-               "route's (a limit's own, written in the file, are kept).")
+               "route's, and the Limit's rows override them for '%3' alone.")
                 .arg(r->limits.size())
                 .arg(names.join(QStringLiteral(", ")).toHtmlEscaped(),
                     r->limits[limitIndex(*r)].name.toHtmlEscaped()));
     m_limitsNotice->setVisible(r->hasSeveralLimits());
+    loadOwnLimitRows(*r);
     const LimitSpec &l = r->limits[limitIndex(*r)].spec;
     // Where the file's unreadable text of an editor's field is kept: "limit.capacity" is the
     // chosen limit's ("limits[1].capacity" in a list).
@@ -458,6 +509,10 @@ void RouteEditor::showMessages()
                 if (index == limitIndex(*route())) {
                     field = QStringLiteral("limit.")
                         + (m.captured(2).isEmpty() ? QStringLiteral("algorithm") : m.captured(2));
+                    // `mode` is the leaky bucket's police|shape, or else the limit's own mode.
+                    if (field == QLatin1String("limit.mode")
+                        && route()->limits[index].spec.algorithm != limiter::Algorithm::LeakyBucket)
+                        field = QStringLiteral("limit.own_mode");
                 } else {
                     message
                         = tr("limit '%1': %2").arg(route()->limits.value(index).name, d.message);
@@ -478,6 +533,8 @@ void RouteEditor::showMessages()
     }
     if (!m_keyProblem.isEmpty())
         errors[QStringLiteral("key")].prepend(m_keyProblem);
+    if (!m_limitKeyProblem.isEmpty())
+        errors[QStringLiteral("limit.key")].prepend(m_limitKeyProblem);
     const QColor errorColor = palette().color(QPalette::Active, QPalette::Text).lightness() > 128
         ? QColor(0xff, 0x80, 0x80)
         : QColor(0xb0, 0x20, 0x20);
@@ -686,6 +743,134 @@ void RouteEditor::onMissingKeyChosen()
     });
 }
 
+void RouteEditor::loadOwnLimitRows(const Route &r)
+{
+    // Only a list has items to write them in: a route's only `limit:` uses the route's rows.
+    const bool shown = r.writtenAsList();
+    for (const char *field : {"limit.key", "limit.missing_key", "limit.cost", "limit.own_mode"})
+        m_form->setRowVisible(m_rows.value(QLatin1String(field)), shown);
+    const RouteLimit &limit = r.limits[limitIndex(r)];
+    const Policy &policy = m_doc->policy();
+    const QHash<QString, QString> &invalid = r.origin.invalidText;
+    if (m_limitKeyProblem.isEmpty()) {
+        const QString written = invalid.value(limitKey(r, QStringLiteral("key")));
+        setTextKeepingCursor(m_limitKey, limit.key ? formatKeySelectorList(*limit.key) : written);
+    }
+    m_limitKey->setPlaceholderText(tr("route's: %1").arg(formatKeySelectorList(policy.keyOf(r))));
+    {
+        const QSignalBlocker block(m_limitMissingKey);
+        m_limitMissingKey->setItemText(0,
+            tr("route's (%1)")
+                .arg(missingKeyModeName(r.missingKey.value_or(
+                    policy.defaults.missingKey.value_or(MissingKeyMode::Shared)))));
+        m_limitMissingKey->setCurrentIndex(
+            limit.missingKey ? m_limitMissingKey->findData(int(*limit.missingKey)) : 0);
+        m_limitMissingKey->setEnabled(keyCanBeMissing(policy.keyOf(r, limit)));
+    }
+    {
+        const QSignalBlocker block(m_limitCost);
+        m_limitCost->setSpecialValueText(tr("route's (%1)").arg(r.effectiveCost()));
+        m_limitCost->setValue(limit.cost ? int(*limit.cost) : 0);
+    }
+    {
+        const QSignalBlocker block(m_limitMode);
+        m_limitMode->setItemText(0, tr("route's (%1)").arg(routeModeName(r.effectiveMode())));
+        m_limitMode->setCurrentIndex(limit.mode ? m_limitMode->findData(int(*limit.mode)) : 0);
+    }
+}
+
+// A limit's own field goes after its name and the own fields written before it in the order
+// the format lists them (key, missing_key, cost), where a reader looks for what sets it apart.
+static void rememberOwnField(RouteLimit &limit, const QString &field)
+{
+    static const QStringList order{QStringLiteral("name"), QStringLiteral("key"),
+        QStringLiteral("missing_key"), QStringLiteral("cost")};
+    qsizetype at = 0;
+    for (const QString &before : order) {
+        if (before == field)
+            break;
+        if (const qsizetype i = limit.spec.fieldOrder.indexOf(before); i >= 0)
+            at = std::max(at, i + 1);
+    }
+    rememberField(limit.spec.fieldOrder, field, at);
+}
+
+void RouteEditor::onLimitKeyEdited()
+{
+    const Route *r = route();
+    if (!r)
+        return;
+    Route after = *r;
+    RouteLimit &limit = after.limits[limitIndex(after)];
+    after.origin.invalidText.remove(limitKey(after, QStringLiteral("key")));
+    m_limitKeyProblem.clear();
+    const QString text = m_limitKey->text().trimmed();
+    const auto parsed = parseKeySelectorList(text);
+    if (!text.isEmpty() && !parsed) {
+        m_limitKeyProblem = parsed.error();
+        showMessages(); // not committed: the file can only hold valid selectors
+        return;
+    }
+    if (text.isEmpty() || parsed->isEmpty()) {
+        limit.key.reset();
+        limit.spec.fieldOrder.removeAll(QStringLiteral("key"));
+    } else {
+        limit.key = *parsed;
+        rememberOwnField(limit, QStringLiteral("key"));
+    }
+    commit(after, tr("Edit limit's key"), limitKey(after, QStringLiteral("key")));
+    showMessages();
+}
+
+void RouteEditor::onLimitMissingKeyChosen()
+{
+    edit(tr("Change limit's missing key"), QString(), [&](Route &r) {
+        RouteLimit &limit = r.limits[limitIndex(r)];
+        const int mode = m_limitMissingKey->currentData().toInt();
+        if (mode < 0) {
+            limit.missingKey.reset();
+            limit.spec.fieldOrder.removeAll(QStringLiteral("missing_key"));
+            return;
+        }
+        limit.missingKey = MissingKeyMode(mode);
+        rememberOwnField(limit, QStringLiteral("missing_key"));
+    });
+}
+
+void RouteEditor::onLimitCostEdited()
+{
+    edit(tr("Edit limit's cost"), limitKey(*route(), QStringLiteral("cost")), [&](Route &r) {
+        RouteLimit &limit = r.limits[limitIndex(r)];
+        r.origin.invalidText.remove(limitKey(r, QStringLiteral("cost")));
+        if (m_limitCost->value() == 0) {
+            limit.cost.reset();
+            limit.spec.fieldOrder.removeAll(QStringLiteral("cost"));
+            return;
+        }
+        limit.cost = m_limitCost->value();
+        rememberOwnField(limit, QStringLiteral("cost"));
+    });
+}
+
+void RouteEditor::onLimitModeChosen()
+{
+    edit(tr("Change limit's mode"), QString(), [&](Route &r) {
+        RouteLimit &limit = r.limits[limitIndex(r)];
+        const int mode = m_limitMode->currentData().toInt();
+        // A leaky bucket's own `mode` (police|shape) shares the field: it stays in the order.
+        const bool leakModeWritten = limit.spec.mode.has_value();
+        if (mode < 0) {
+            limit.mode.reset();
+            if (!leakModeWritten)
+                limit.spec.fieldOrder.removeAll(QStringLiteral("mode"));
+            return;
+        }
+        limit.mode = RouteMode(mode);
+        if (!leakModeWritten)
+            rememberField(limit.spec.fieldOrder, QStringLiteral("mode"));
+    });
+}
+
 int RouteEditor::limitIndex(const Route &r) const
 {
     return std::clamp(m_limit, 0, int(r.limits.size()) - 1);
@@ -701,6 +886,7 @@ void RouteEditor::onLimitPicked(int index)
     if (index < 0 || index == m_limit)
         return;
     m_limit = index;
+    m_limitKeyProblem.clear();
     load();
     emit limitPicked();
 }

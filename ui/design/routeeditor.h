@@ -54,6 +54,7 @@ private:
     void addKeyRows();
     void addLimitRows();
     void buildLimitRows(); // one row per field of limitfields.h, in its order
+    void addOwnLimitRows(); // a limit's own key, missing key, cost and mode (in a list)
     QWidget *makeLimitEditor(const LimitField &field);
     QWidget *withMessage(const QString &field, QWidget *editor, const QString &tooltip);
     void load(); // route → widgets
@@ -84,6 +85,11 @@ private:
     void onCostEdited();
     void onModeChosen();
     void onMissingKeyChosen();
+    void onLimitKeyEdited();
+    void onLimitMissingKeyChosen();
+    void onLimitCostEdited();
+    void onLimitModeChosen();
+    void loadOwnLimitRows(const Route &r);
     // The limits of a route (LimitListBar): which one the fields edit, and the list's edits.
     int limitIndex(const Route &r) const;
     QString limitKey(const Route &r, const QString &field) const; // "limits[1].capacity"
@@ -108,10 +114,15 @@ private:
     QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr,
               *m_missingKey = nullptr;
     QSpinBox *m_cost = nullptr;
+    // The chosen limit's own route fields, shown for a route whose limits are a list.
+    QLineEdit *m_limitKey = nullptr;
+    QComboBox *m_limitMissingKey = nullptr, *m_limitMode = nullptr;
+    QSpinBox *m_limitCost = nullptr;
     QHash<QString, QWidget *> m_fields; // field path below the route ("limit.capacity") → editor
     QHash<QString, QWidget *> m_rows; // field → the row widget (editor + message)
     QHash<QString, QLabel *> m_messages;
     QString m_keyProblem; // a key text that does not parse is never committed
+    QString m_limitKeyProblem; // the same for the chosen limit's own key
 };
 
 } // namespace qs
