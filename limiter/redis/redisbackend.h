@@ -120,13 +120,26 @@ public:
 
     // One request against several limits in one EVALSHA of several.lua, by limitset.h's rule:
     // admitted only if every enforced limit admits, and then every limit keeps what it took;
-    // a denied request takes from none. `out[i]`: limit i's own decision. The state keys must
-    // share one Redis Cluster slot (a hash tag per route and client); keys in several slots,
-    // a store that cannot answer, or an error reply make every limit's decision a store
-    // failure or a data error as acquire() would (lastError() says which). Lua only: a server
-    // with the module runs the script too.
+    // a denied request takes from none. `out[i]`: limit i's own decision. On a Cluster, limits
+    // whose keys are in different slots are decided one slot at a time, an earlier slot's
+    // writes given back when a later one denies (redisseverallimits.cpp says what that leaves
+    // under concurrency). A store that cannot answer or an error reply makes that slot's
+    // limits' decisions store failures or data errors as acquire() would (lastError() says
+    // which). Lua only: a server with the module runs the script too.
     SetDecision acquireAll(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
         std::optional<Micros> now = std::nullopt);
+    // Limits charged by a request another slot denied, whose give-back could not reach their
+    // node (the charge stays), and those given back arithmetically because another request had
+    // written the key in between; since construction.
+    std::uint64_t refundsLeft() const { return m_refundsLeft; }
+    std::uint64_t refundsByArithmetic() const { return m_refundsByArithmetic; }
+
+    // How acquireAll's call for one slot writes (several.lua's last argument).
+    enum class SlotMode {
+        Whole, // every limit of the request: write when all admit
+        Images, // one slot of several: also reply what a give-back needs
+        Dry, // an earlier slot denied: decide to report, write nothing
+    };
 
     // Adds every metric counted so far to Redis now (otherwise: once a second, on a later call).
     void flushMetrics();
@@ -161,6 +174,14 @@ private:
     static Decision decisionFromFields(const RedisRule &rule, const double (&fields)[4]);
     SetDecision failAll(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
         bool dataError, const std::string &why);
+    // One slot's limits in one EVALSHA; false when Redis did not decide them (out then holds
+    // failAll's decisions).
+    bool decideSlot(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
+        std::optional<Micros> now, SlotMode mode, std::vector<std::string> *images);
+    bool readSlotReply(const ::redisReply *reply, std::span<const RedisLimitRequest> limits,
+        std::span<Decision> out, SlotMode mode, std::vector<std::string> *images);
+    void giveBack(
+        std::span<const RedisLimitRequest> limits, const std::vector<std::string> &images);
     Decision storeFailure(const RedisRule &rule) const;
     Decision dataError(const RedisRule &rule, const std::string &message);
 
@@ -178,6 +199,8 @@ private:
     RouteMetrics m_metrics;
     std::string m_lastError;
     std::uint64_t m_redirections = 0;
+    std::uint64_t m_refundsLeft = 0;
+    std::uint64_t m_refundsByArithmetic = 0;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{}; // while no seed answers
 };
 

@@ -149,7 +149,7 @@ bool RedisNode::ensureConnected(bool selectDb)
 
 bool RedisNode::loadScripts()
 {
-    m_severalSha.clear(); // loaded again on its next use
+    forgetSeveralSha(); // loaded again on their next use
     for (Algorithm a : kAllAlgorithms) {
         RedisReplyPtr r = run({"SCRIPT", "LOAD", std::string(redisScript(a))});
         if (!r || r->type != REDIS_REPLY_STRING) {
@@ -163,18 +163,20 @@ bool RedisNode::loadScripts()
     return true;
 }
 
-const std::string *RedisNode::severalSha()
+const std::string *RedisNode::lazySha(std::string &sha, std::string_view script)
 {
-    if (!m_severalSha.empty())
-        return &m_severalSha;
-    RedisReplyPtr r = run({"SCRIPT", "LOAD", std::string(redisSeveralScript())});
+    if (!sha.empty())
+        return &sha;
+    const std::string_view text
+        = script == "several.lua" ? redisSeveralScript() : redisSeveralRefundScript();
+    RedisReplyPtr r = run({"SCRIPT", "LOAD", std::string(text)});
     if (!r || r->type != REDIS_REPLY_STRING) {
-        m_lastError = "SCRIPT LOAD of several.lua at " + m_address.text()
+        m_lastError = "SCRIPT LOAD of " + std::string(script) + " at " + m_address.text()
             + " failed: " + replyText(r.get());
         return nullptr;
     }
-    m_severalSha = std::string(r->str, r->len);
-    return &m_severalSha;
+    sha = std::string(r->str, r->len);
+    return &sha;
 }
 
 RedisReplyPtr RedisNode::run(const std::vector<std::string> &args)

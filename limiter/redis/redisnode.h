@@ -44,8 +44,14 @@ public:
     const std::string &sha(Algorithm a) const { return m_sha[std::size_t(a)]; }
     // several.lua's SHA, loaded on first use (a server with the module loads no scripts at
     // connect); null with lastError() when it cannot be loaded.
-    const std::string *severalSha();
-    void forgetSeveralSha() { m_severalSha.clear(); }
+    const std::string *severalSha() { return lazySha(m_severalSha, "several.lua"); }
+    // several/refund.lua's, the same way.
+    const std::string *refundSha() { return lazySha(m_refundSha, "several/refund.lua"); }
+    void forgetSeveralSha()
+    {
+        m_severalSha.clear();
+        m_refundSha.clear();
+    }
     // Decisions go to QS.DECIDE (the module) instead of the scripts; chosen at connect.
     bool usesModule() const { return m_usesModule; }
     void disconnect(const std::string &why);
@@ -57,6 +63,7 @@ public:
     RedisReplyPtr nextReply();
 
 private:
+    const std::string *lazySha(std::string &sha, std::string_view script);
     bool chooseEngine();
     bool hasModule();
 
@@ -64,7 +71,7 @@ private:
     const RedisEndpoint &m_settings;
     redisContext *m_context = nullptr;
     std::array<std::string, kAlgorithmCount> m_sha; // by Algorithm
-    std::string m_severalSha;
+    std::string m_severalSha, m_refundSha;
     bool m_usesModule = false;
     std::string m_lastError;
     std::chrono::steady_clock::time_point m_nextConnectAttempt{};

@@ -26,4 +26,9 @@ std::string_view redisSeveralScript()
     return detail::embeddedLua("several");
 }
 
+std::string_view redisSeveralRefundScript()
+{
+    return detail::embeddedLua("several_refund");
+}
+
 } // namespace qs::limiter

@@ -5,10 +5,14 @@
 // algorithms, two to four limits, costs 1-2, shadow limits, keys shared between limits.
 #include "limiter/algorithms/limitset.h"
 #include "limiter/engine/engine.h"
+#include "limiter/redis/packeddoubles.h"
 #include "limiter/redis/redisbackend.h"
+#include "limiter/redis/redisnode.h"
+#include "limiter/redis/redisscripts.h"
 #include "tests/support/redisprocess.h"
 
 #include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
 
 #include <unistd.h>
 
@@ -210,4 +214,116 @@ TEST(SeveralLimitsInRedis, AServerDownFollowsOnStoreErrorAndRecovers)
     }
     EXPECT_NE(out[0].reason, Reason::StoreError) << backend.lastError();
     EXPECT_TRUE(back.allowed) << "a fresh server: several.lua loaded again";
+}
+
+namespace {
+
+// One EVAL of a script on the fixture's Redis, arguments as given.
+RedisReplyPtr evalScript(redisContext *c, std::string_view script,
+    const std::vector<std::string> &keys, const std::vector<std::string> &argv)
+{
+    std::vector<std::string> args{"EVAL", std::string(script), std::to_string(keys.size())};
+    args.insert(args.end(), keys.begin(), keys.end());
+    args.insert(args.end(), argv.begin(), argv.end());
+    std::vector<const char *> p;
+    std::vector<size_t> len;
+    for (const auto &a : args) {
+        p.push_back(a.data());
+        len.push_back(a.size());
+    }
+    return RedisReplyPtr(
+        static_cast<redisReply *>(redisCommandArgv(c, int(p.size()), p.data(), len.data())));
+}
+
+// several.lua's six arguments of one limit.
+std::vector<std::string> limitArguments(const AlgorithmConfig &config, std::int64_t cost)
+{
+    const ScriptParameters p = redisScriptParameterValues(config);
+    std::vector<std::string> a{
+        std::string(algorithmName(algorithmOf(config))), std::to_string(cost), "0"};
+    for (int i = 0; i < 3; ++i)
+        a.push_back(i < p.count ? std::to_string(p.values[i]) : std::string());
+    return a;
+}
+
+// What a limit has left at `now`, asked with a request of cost 0 (which takes nothing).
+std::int64_t remainingAt(
+    redisContext *c, const std::string &key, const AlgorithmConfig &config, Micros now)
+{
+    std::vector<std::string> argv{std::to_string(now)};
+    const auto limit = limitArguments(config, 0);
+    argv.insert(argv.end(), limit.begin(), limit.end());
+    RedisReplyPtr r = evalScript(c, redisSeveralScript(), {key}, argv);
+    double fields[4] = {};
+    if (!r || r->type != REDIS_REPLY_STRING
+        || !unpackDoubles(std::string_view(r->str, r->len), std::span<double>(fields)))
+        return -1;
+    return std::int64_t(fields[1]);
+}
+
+// Request A is charged in its slot ('images'), request B writes the same key, then A's charge is
+// given back (the key changed since: arithmetically). Returns what the limit has left at B's
+// time, against what it would have had if A had never been charged.
+std::pair<std::int64_t, std::int64_t> giveBackAfterAnotherWrite(
+    redisContext *c, const std::string &key, const AlgorithmConfig &config, Micros a, Micros b)
+{
+    std::vector<std::string> argvA{std::to_string(a)};
+    const auto limit = limitArguments(config, 1);
+    argvA.insert(argvA.end(), limit.begin(), limit.end());
+    argvA.push_back("images");
+    RedisReplyPtr charged = evalScript(c, redisSeveralScript(), {key}, argvA);
+    if (!charged || charged->type != REDIS_REPLY_ARRAY || charged->elements != 4)
+        return {-1, -1};
+    auto text = [](const redisReply *e) {
+        return e->type == REDIS_REPLY_INTEGER ? std::to_string(e->integer)
+                                              : std::string(e->str, e->len);
+    };
+    std::vector<std::string> argvB{std::to_string(b)};
+    argvB.insert(argvB.end(), limit.begin(), limit.end());
+    evalScript(c, redisSeveralScript(), {key}, argvB);
+    const ScriptParameters p = redisScriptParameterValues(config);
+    RedisReplyPtr given = evalScript(c, redisSeveralRefundScript(), {key},
+        {std::string(algorithmName(algorithmOf(config))), std::to_string(p.values[0]),
+            std::to_string(p.values[1]), "1", text(charged->element[1]), text(charged->element[2]),
+            text(charged->element[3])});
+    if (!given || given->type != REDIS_REPLY_ARRAY || given->element[0]->integer != 2)
+        return {-2, -2};
+    // The rule's world: only B.
+    AlgorithmState state = freshState(config);
+    decide(config, state, b, 1);
+    return {remainingAt(c, key, config, b), peek(config, state, b).remaining};
+}
+
+} // namespace
+
+// The over-admission bound of limits in several Cluster slots (docs/redis-layout.md): a give-back
+// that finds the key written since takes the units off arithmetically. Windows give back
+// exactly; a token bucket that refilled to full while the charge was held comes out `cost`
+// fuller than the rule's (here 1 unit: the bound is reached), and never more.
+TEST(SeveralLimitsInRedis, AGiveBackAfterAnotherWriteCreditsAtMostTheCost)
+{
+    ASSERT_GT(qs::test::fixtureRedisPort(), 0) << "run through ctest: the 'redis' fixture";
+    std::unique_ptr<redisContext, decltype(&redisFree)> c(
+        redisConnect("127.0.0.1", qs::test::fixtureRedisPort()), &redisFree);
+    ASSERT_TRUE(c && !c->err);
+    const std::string run = "t:several-giveback:" + std::to_string(::getpid());
+    const TokenBucketConfig bucket{2, Rate{1, kMicrosPerSecond}};
+    // A at T0 takes one of two tokens; by B, ten seconds on, the bucket is full again (the cap
+    // swallowed A's charge); B takes one; A's give-back adds one: full, where the rule has one.
+    const auto [bucketLeft, bucketRule] = giveBackAfterAnotherWrite(
+        c.get(), run + ":bucket", bucket, T0, T0 + 10 * kMicrosPerSecond);
+    EXPECT_EQ(bucketRule, 1);
+    EXPECT_EQ(bucketLeft, 2) << "one unit over the rule: the cost, the bound";
+    const auto [gcraLeft, gcraRule] = giveBackAfterAnotherWrite(c.get(), run + ":gcra",
+        GcraConfig{Rate{1, kMicrosPerSecond}, 2}, T0, T0 + 10 * kMicrosPerSecond);
+    EXPECT_GE(gcraLeft, gcraRule);
+    EXPECT_LE(gcraLeft - gcraRule, 1) << "at most the cost over the rule";
+    // Within one window, counts commute: exact.
+    const auto [windowLeft, windowRule] = giveBackAfterAnotherWrite(c.get(), run + ":window",
+        FixedWindowConfig{{5, 60 * kMicrosPerSecond}}, T0, T0 + kMicrosPerSecond);
+    EXPECT_EQ(windowLeft, windowRule);
+    EXPECT_EQ(windowRule, 4);
+    const auto [counterLeft, counterRule] = giveBackAfterAnotherWrite(c.get(), run + ":counter",
+        SlidingWindowCounterConfig{{5, 60 * kMicrosPerSecond}}, T0, T0 + kMicrosPerSecond);
+    EXPECT_EQ(counterLeft, counterRule);
 }
