@@ -37,7 +37,8 @@ HttpProbe::HttpProbe(Policy policy, ProbePlan plan, ProbeSettings settings,
     : QObject(parent), m_policy(std::move(policy)), m_plan(std::move(plan)),
       m_settings(std::move(settings))
 {
-    m_comparator = std::make_unique<ProbeComparator>(m_policy, m_plan, std::move(gateway));
+    m_comparator = std::make_unique<ProbeComparator>(
+        m_policy, m_plan, std::move(gateway), m_settings.gateway);
     m_samples.resize(m_plan.requests.size());
     m_done.assign(m_plan.requests.size(), false);
     m_inFlight.resize(m_plan.requests.size());

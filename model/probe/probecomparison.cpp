@@ -1,9 +1,12 @@
 #include "model/probe/probecomparison.h"
 
+#include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/requestkey.h"
 
 #include <QUrlQuery>
+
+#include <array>
 
 namespace qs {
 
@@ -29,8 +32,8 @@ QString verdictName(Verdict verdict)
     return QStringLiteral("no_response");
 }
 
-ProbeComparator::ProbeComparator(
-    const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway)
+ProbeComparator::ProbeComparator(const Policy &policy, const ProbePlan &plan,
+    std::optional<EnforcedLimit> gateway, const QString &gatewayId)
     : m_policy(policy), m_plan(plan),
       m_design(*toAlgorithmConfig(policy.routes[plan.routeIndex].limit()),
           policy.routes[plan.routeIndex].effectiveCost()),
@@ -44,6 +47,30 @@ ProbeComparator::ProbeComparator(
     if (m_gateway)
         m_gatewayPredictor.emplace(
             m_gateway->config, m_gateway->countsRequests ? 1 : route.effectiveCost());
+    if (!route.hasSeveralLimits())
+        return;
+    const Exporter *exporter = gatewayId.isEmpty() ? nullptr : exporterById(gatewayId);
+    for (const RouteLimit &l : route.limits) {
+        const limiter::AlgorithmConfig config = *toAlgorithmConfig(l.spec);
+        LimitTrack t{l.name, policy.keyOf(route, l), policy.missingKeyOf(route, l),
+            route.modeOf(l) == RouteMode::Shadow, FlightPredictor(config, route.costOf(l)), {},
+            false};
+        if (const auto enforced = exporter ? exporter->enforcedLimit(config) : std::nullopt) {
+            t.gateway.emplace(enforced->config, enforced->countsRequests ? 1 : route.costOf(l));
+            t.gatewayCountsDenied = std::holds_alternative<HaproxyRateLimit>(enforced->config);
+            if (!m_gateway) // the report names the first limit's model, and its clock's grain
+                m_gateway = enforced;
+        }
+        m_limits.push_back(std::move(t));
+    }
+}
+
+QStringList ProbeComparator::limitNames() const
+{
+    QStringList names;
+    for (const LimitTrack &t : m_limits)
+        names << t.name;
+    return names;
 }
 
 // The key exactly as the policy builds it from what the probe sent.
@@ -70,6 +97,10 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
     r.observedAllowed = sample.status != m_denyStatus;
     const Flight flight{sample.sentAt, sample.sentAt - kGatewayClockGrain,
         sample.sentAt + std::max<limiter::Micros>(0, sample.elapsed) + kGatewayClockGrain};
+    if (!m_limits.empty()) {
+        addSeveral(sample, flight, r);
+        return m_requests.emplace_back(std::move(r));
+    }
     const RequestKey requestKey = keyOf(sample);
     const QString &key = requestKey.key;
     const bool counted = requestKey.outcome == RequestKey::Outcome::Counted;
@@ -120,6 +151,113 @@ const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
     if (r.verdict == Verdict::Agree && counted && !r.reordered)
         checkHeaders(r, key, flight.latest);
     return m_requests.emplace_back(std::move(r));
+}
+
+ProbeComparator::LimitPart ProbeComparator::decideLimit(FlightPredictor &predictor,
+    const RequestKey &key, const Flight &flight, bool observedAllowed, bool shadow, bool keepDenied)
+{
+    LimitPart part;
+    part.key = key;
+    if (key.outcome != RequestKey::Outcome::Counted) {
+        // missing_key deny or allow: decided without any state.
+        part.atSend.allowed = key.outcome == RequestKey::Outcome::Unlimited;
+        part.fits = part.atSend.allowed == observedAllowed;
+        return part;
+    }
+    const FlightPredictor::Snapshot before = predictor.save(key.key);
+    if (shadow) {
+        // Never denies; keeps what it took when the request is admitted.
+        FlightPredictor::Outcome o = predictor.decide(key.key, flight, true);
+        part.atSend = o.atSend;
+        if (!o.consistent) {
+            predictor.restore(key.key, before);
+            predictor.decide(key.key, flight, false);
+        }
+        if (!observedAllowed && !keepDenied)
+            predictor.restore(key.key, before);
+        part.fits = !observedAllowed; // a shadow limit never explains a denial
+        return part;
+    }
+    const FlightPredictor::Outcome o = predictor.decide(key.key, flight, observedAllowed);
+    part.atSend = o.atSend;
+    part.fits = o.consistent;
+    // A denied request takes from no limit, unless the gateway counts it anyway (keepDenied:
+    // HAProxy tracks every request in every table before any deny).
+    if (!observedAllowed && !keepDenied)
+        predictor.restore(key.key, before);
+    return part;
+}
+
+void ProbeComparator::addSeveral(
+    const ProbeSample &sample, const Flight &flight, ComparedRequest &r)
+{
+    const PlannedRequest request{sample.offset, sample.client, sample.keyless};
+    RequestFacts facts;
+    facts.clientAddress = QStringLiteral("127.0.0.1");
+    facts.headers = m_plan.headersFor(request);
+    const QUrl url = m_plan.urlFor(request);
+    facts.target = url.path(QUrl::FullyEncoded)
+        + (url.hasQuery() ? QLatin1Char('?') + url.query(QUrl::FullyEncoded) : QString());
+    const bool observed = r.observedAllowed;
+
+    // The design: every limit, on its own key.
+    std::vector<limiter::Decision> atSend;
+    std::array<bool, limiter::kMaxLimitsPerRequest> shadow{};
+    bool designAgrees = observed; // admitted: every enforced limit must fit; denied: one must
+    QString about; // the limit a divergence is about
+    for (LimitTrack &t : m_limits) {
+        const LimitPart part = decideLimit(
+            t.design, requestKey(t.key, t.missing, facts), flight, observed, t.shadow, false);
+        shadow[atSend.size()] = t.shadow;
+        atSend.push_back(part.atSend);
+        if (t.shadow)
+            continue;
+        if (observed && !part.fits) {
+            designAgrees = false;
+            if (about.isEmpty())
+                about = t.name;
+        }
+        if (!observed && part.fits)
+            designAgrees = true;
+    }
+    const limiter::SetDecision set
+        = limiter::combine(atSend, std::span<const bool>(shadow.data(), atSend.size()));
+    r.predicted = set.decision;
+    if (set.deciding >= 0)
+        r.limit = m_limits[std::size_t(set.deciding)].name;
+    r.withinTiming = designAgrees && set.allowed != observed;
+    r.predictedAllowed = designAgrees ? observed : set.allowed;
+    if (!designAgrees)
+        r.divergentLimit = about;
+
+    // The export's model of each limit, where there is one for all of them.
+    bool gatewayAgrees = observed;
+    bool modelled = true;
+    for (LimitTrack &t : m_limits) {
+        if (!t.gateway) {
+            modelled = false;
+            continue;
+        }
+        Flight gatewayFlight = flight;
+        gatewayFlight.earliest = sample.sentAt - m_gateway->clockGrain;
+        gatewayFlight.latest = flight.latest - kGatewayClockGrain + m_gateway->clockGrain;
+        const LimitPart part = decideLimit(*t.gateway, requestKey(t.key, t.missing, facts),
+            gatewayFlight, observed, t.shadow, t.gatewayCountsDenied);
+        if (t.shadow)
+            continue;
+        if (observed && !part.fits)
+            gatewayAgrees = false;
+        if (!observed && part.fits)
+            gatewayAgrees = true;
+    }
+    if (designAgrees)
+        r.verdict = Verdict::Agree;
+    else if (modelled && gatewayAgrees)
+        r.verdict = Verdict::Explained;
+    else
+        r.verdict = Verdict::Unexplained;
+    if (modelled)
+        r.gatewayPredicted = gatewayAgrees ? observed : !observed;
 }
 
 // Earlier requests of the key were still in flight when this one left: the gateway may have
@@ -186,7 +324,28 @@ Divergence ProbeComparator::divergenceOf(const ComparedRequest &r) const
     d.status = r.sample.status;
     d.headers = r.sample.headers.raw.trimmed();
     d.explained = r.verdict == Verdict::Explained;
-    const QString design = describeLimit(m_policy.routes[m_plan.routeIndex].limit());
+    const Route &route = m_policy.routes[m_plan.routeIndex];
+    d.limit = r.divergentLimit;
+    if (!m_limits.empty()) {
+        const RouteLimit *limit = route.findLimit(r.divergentLimit);
+        if (d.explained)
+            d.explanation = QStringLiteral("the gateway's limits as exported (%1) predict this "
+                                           "decision: the exports' documented approximations")
+                                .arg(m_gateway->description);
+        else if (r.observedAllowed)
+            d.explanation = QStringLiteral(
+                "the gateway admitted a request that limit '%1' (%2) denies: that limit is looser "
+                "than designed, or does not apply to this method, path or key")
+                                .arg(r.divergentLimit,
+                                    limit ? describeLimit(limit->spec) : QString());
+        else
+            d.explanation = QStringLiteral(
+                "the gateway denied a request that every limit of the route admits: a stricter "
+                "limit, traffic on the same keys before the probe, or a gateway that counts "
+                "denied requests");
+        return d;
+    }
+    const QString design = describeLimit(route.limit());
     if (d.explained) {
         d.explanation = QStringLiteral("the gateway enforces %1, the export's documented "
                                        "approximation of %2; that limit predicts this decision")

@@ -47,6 +47,10 @@ struct ComparedRequest {
     bool reordered = false; // agreed once swapped with the previous request of its key
     Verdict verdict = Verdict::Agree;
     limiter::Decision predicted; // the design's at the send (its headers' figures)
+    // A route with several limits: the limit whose decision the design's answer at the send
+    // carries (the denying one, or the one nearest to denying), and for a divergence the limit
+    // it is about (empty: every limit admitted a request the gateway denied).
+    QString limit, divergentLimit;
 };
 
 struct Divergence {
@@ -57,6 +61,7 @@ struct Divergence {
     bool explained = false;
     QString headers; // the rate-limit headers seen on that response
     QString explanation;
+    QString limit; // several limits: the one the divergence is about (empty: none of them)
 };
 
 struct HeaderIssue {
@@ -67,8 +72,10 @@ struct HeaderIssue {
 
 class ProbeComparator {
 public:
-    ProbeComparator(
-        const Policy &policy, const ProbePlan &plan, std::optional<EnforcedLimit> gateway);
+    // `gateway`: the exported config's model of a route's only limit. For a route with several,
+    // each limit's model comes from the exporter `gatewayId` names (none when empty).
+    ProbeComparator(const Policy &policy, const ProbePlan &plan,
+        std::optional<EnforcedLimit> gateway, const QString &gatewayId = {});
 
     // Samples must come in send order.
     const ComparedRequest &add(const ProbeSample &sample);
@@ -78,6 +85,8 @@ public:
     std::optional<Divergence> firstDivergence() const;
     std::optional<Divergence> firstUnexplained() const;
     const std::optional<EnforcedLimit> &gateway() const { return m_gateway; }
+    // The route's limits by name when it has several (empty for one).
+    QStringList limitNames() const;
     int denyStatus() const { return m_denyStatus; }
     // The last denial that carried a Retry-After, for the retry check.
     const ComparedRequest *lastDenialWithRetryAfter() const;
@@ -96,6 +105,28 @@ private:
     static constexpr std::size_t kReorderDepth = 3;
     bool tryReordered(const QString &key, const Flight &flight, ComparedRequest &r);
 
+    // A route with several limits (limitset.h's rule): a predictor per limit, each on its own
+    // key. An admitted request must fit every enforced limit somewhere in its flight, and each
+    // keeps what it took; a denied one must be deniable by one of them, and takes from none.
+    struct LimitTrack {
+        QString name;
+        QList<KeySelector> key;
+        MissingKeyMode missing = MissingKeyMode::Shared;
+        bool shadow = false;
+        FlightPredictor design;
+        std::optional<FlightPredictor> gateway; // the export's model of this limit
+        bool gatewayCountsDenied = false; // HAProxy counts a request in every table it tracks
+    };
+    void addSeveral(const ProbeSample &sample, const Flight &flight, ComparedRequest &r);
+    // One limit's part: its decision at the send, and whether the observed answer fits it.
+    struct LimitPart {
+        RequestKey key;
+        limiter::Decision atSend;
+        bool fits = true; // admitted: it admits within the flight; denied: it can deny then
+    };
+    LimitPart decideLimit(FlightPredictor &predictor, const RequestKey &key, const Flight &flight,
+        bool observedAllowed, bool shadow, bool keepDenied);
+
     const Policy &m_policy;
     const ProbePlan &m_plan;
     QList<KeySelector> m_key;
@@ -105,6 +136,7 @@ private:
     FlightPredictor m_design;
     std::optional<FlightPredictor> m_gatewayPredictor;
     std::optional<EnforcedLimit> m_gateway;
+    std::vector<LimitTrack> m_limits; // several limits only
     std::vector<ComparedRequest> m_requests;
     std::vector<HeaderIssue> m_issues;
     std::map<QString, std::vector<Trail>> m_trails; // at most kReorderDepth per key

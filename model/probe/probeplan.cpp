@@ -133,11 +133,6 @@ Expected<ProbePlan> makeProbePlan(const Policy &policy, const ProbeSettings &set
     const Route *route = policy.route(settings.routeId);
     if (!route)
         return QStringLiteral("no route has the id '%1'").arg(settings.routeId);
-    if (route->hasSeveralLimits())
-        return QStringLiteral("route '%1' has %2 limits; the probe predicts one limit per route so "
-                              "far: probe a route with one limit")
-            .arg(route->id)
-            .arg(route->limits.size());
     plan.routeId = route->id;
     plan.routeIndex = route - policy.routes.data();
 
@@ -176,11 +171,23 @@ Expected<ProbePlan> makeProbePlan(const Policy &policy, const ProbeSettings &set
     if (settings.clients > 0)
         spec.clients = settings.clients;
     plan.clients = std::max<std::uint32_t>(1, spec.clients);
-    for (const KeySelector &k : policy.keyOf(*route)) {
-        if (k.kind == KeySelector::Kind::Header)
-            plan.identityHeaders << k.name;
-        else if (k.kind == KeySelector::Kind::Query)
-            plan.identityQueries << k.name;
+    // Every limit's key parts: a route whose limits count under different headers gets each.
+    for (const RouteLimit &limit : route->limits) {
+        bool identified = false;
+        for (const KeySelector &k : policy.keyOf(*route, limit)) {
+            QStringList &names
+                = k.kind == KeySelector::Kind::Header ? plan.identityHeaders : plan.identityQueries;
+            if (k.kind != KeySelector::Kind::Header && k.kind != KeySelector::Kind::Query)
+                continue;
+            identified = true;
+            if (!names.contains(k.name))
+                names << k.name;
+        }
+        if (!identified && route->hasSeveralLimits())
+            plan.warnings << QStringLiteral("limit '%1' of route '%2' keys by client address or "
+                                            "globally: the probe's clients all count under one "
+                                            "key there")
+                                 .arg(limit.name, route->id);
     }
     if (plan.identityHeaders.isEmpty() && plan.identityQueries.isEmpty()) {
         plan.warnings << QStringLiteral(

@@ -23,7 +23,7 @@ QJsonValue toJson(const std::optional<Divergence> &d)
 {
     if (!d)
         return QJsonValue::Null;
-    return QJsonObject{
+    QJsonObject o{
         {QStringLiteral("request"), d->request},
         {QStringLiteral("time_s"), double(d->offset) / 1e6},
         {QStringLiteral("predicted"),
@@ -35,6 +35,9 @@ QJsonValue toJson(const std::optional<Divergence> &d)
         {QStringLiteral("headers"), d->headers},
         {QStringLiteral("explanation"), d->explanation},
     };
+    if (!d->limit.isEmpty())
+        o[QStringLiteral("limit")] = d->limit;
+    return o;
 }
 
 QString percent(double share)
@@ -44,13 +47,15 @@ QString percent(double share)
 
 QString describe(const Divergence &d)
 {
-    return QStringLiteral("request %1 at %2 s: predicted %3, observed %4 (status %5)\n    %6%7")
+    const QString about
+        = d.limit.isEmpty() ? QString() : QStringLiteral(", limit '%1'").arg(d.limit);
+    return QStringLiteral("request %1 at %2 s: predicted %3, observed %4 (status %5)%6\n    %7%8")
         .arg(d.request)
         .arg(double(d.offset) / 1e6, 0, 'f', 3)
         .arg(d.predictedAllowed ? QStringLiteral("admit") : QStringLiteral("deny"),
             d.observedAllowed ? QStringLiteral("admit") : QStringLiteral("deny"))
         .arg(d.status)
-        .arg(d.explanation,
+        .arg(about, d.explanation,
             d.headers.isEmpty() ? QStringLiteral("\n    (no rate-limit headers on that response)")
                                 : QStringLiteral("\n    headers: ")
                     + QString(d.headers).replace(QLatin1Char('\n'), QStringLiteral("; ")));
@@ -111,6 +116,18 @@ ProbeReport summarize(const ProbeComparator &comparator, const ProbePlan &plan,
                 .arg(retry.request)
                 .arg(retry.waitedS)
                 .arg(retry.status)});
+    for (const QString &name : comparator.limitNames())
+        r.limits.push_back({name, 0, 0});
+    for (const ComparedRequest &c :
+        r.limits.empty() ? std::vector<ComparedRequest>{} : r.compared) {
+        if (c.verdict == Verdict::NoResponse)
+            continue;
+        for (ProbeLimitFigures &l : r.limits) {
+            l.predictedDenials += !c.predicted.allowed && c.limit == l.name;
+            l.divergences += c.verdict != Verdict::Agree && c.divergentLimit == l.name;
+        }
+        r.deniedThoughEveryLimitAdmits += c.verdict != Verdict::Agree && c.divergentLimit.isEmpty();
+    }
     r.p50Ms = percentile(latencies, 0.5);
     r.p99Ms = percentile(latencies, 0.99);
     if (comparator.gateway())
@@ -136,7 +153,7 @@ QJsonObject toJson(const ProbeReport &r)
         retry[QStringLiteral("status")] = r.retryCheck.status;
         retry[QStringLiteral("admitted")] = r.retryCheck.admitted;
     }
-    return QJsonObject{
+    QJsonObject o{
         {QStringLiteral("route"), r.routeId},
         {QStringLiteral("method"), r.method},
         {QStringLiteral("url"), r.url},
@@ -162,6 +179,15 @@ QJsonObject toJson(const ProbeReport &r)
         {QStringLiteral("cancelled"), r.cancelled},
         {QStringLiteral("unreachable"), r.unreachable},
     };
+    if (!r.limits.empty()) {
+        QJsonObject limits;
+        for (const ProbeLimitFigures &l : r.limits)
+            limits[l.name] = QJsonObject{{QStringLiteral("predicted_denials"), l.predictedDenials},
+                {QStringLiteral("divergences"), l.divergences}};
+        o[QStringLiteral("limits")] = limits;
+        o[QStringLiteral("denied_though_every_limit_admits")] = r.deniedThoughEveryLimitAdmits;
+    }
+    return o;
 }
 
 QByteArray toCsv(const ProbeReport &r)
@@ -222,6 +248,14 @@ QString toText(const ProbeReport &r)
     s << "\nunexplained  " << percent(r.unexplainedShare) << " (" << r.unexplained << ")\n";
     s << "latency      p50 " << QString::number(r.p50Ms, 'f', 2) << " ms, p99 "
       << QString::number(r.p99Ms, 'f', 2) << " ms\n";
+    if (!r.limits.empty()) {
+        s << "\nper limit    predicted denials  divergences\n";
+        for (const ProbeLimitFigures &l : r.limits)
+            s << "  " << l.name.leftJustified(10) << ' '
+              << QString::number(l.predictedDenials).rightJustified(17) << "  "
+              << QString::number(l.divergences).rightJustified(11) << '\n';
+        s << "  denied though every limit admits: " << r.deniedThoughEveryLimitAdmits << '\n';
+    }
     if (r.firstDivergence)
         s << "\nfirst divergence: " << describe(*r.firstDivergence) << '\n';
     if (r.firstUnexplained && r.firstUnexplained->request != r.firstDivergence->request)

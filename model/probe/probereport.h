@@ -17,6 +17,13 @@ struct RetryCheck {
     bool admitted = false;
 };
 
+// A route with several limits: each limit's share of the run.
+struct ProbeLimitFigures {
+    QString name;
+    qint64 predictedDenials = 0; // requests the design denied at their send because of it
+    qint64 divergences = 0; // divergences about it (admitted where it denies)
+};
+
 struct ProbeReport {
     QString routeId, method, url, traffic;
     qint64 planned = 0, requests = 0, responses = 0, noResponse = 0;
@@ -31,6 +38,8 @@ struct ProbeReport {
     QStringList warnings;
     QString unreachable; // set when the gateway never answered: why
     bool cancelled = false;
+    std::vector<ProbeLimitFigures> limits; // several limits only
+    qint64 deniedThoughEveryLimitAdmits = 0; // several limits: divergences about none
     std::vector<ComparedRequest> compared;
 };
 

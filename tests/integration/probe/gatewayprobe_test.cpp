@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 
 using namespace qs;
@@ -39,6 +40,11 @@ routes:
   - id: counter
     match: { path: /counter }
     limit: { algorithm: sliding_window_counter, limit: 8, window: 1s }
+  - id: several
+    match: { path: /several }
+    limits:
+      - { name: burst, key: ip, algorithm: gcra, rate: 30/s, burst: 6 }
+      - { name: per-key, algorithm: gcra, rate: 11/s, burst: 2 }
 )";
 
 Policy policy()
@@ -140,6 +146,28 @@ TEST(GatewayProbe, NginxAgreesOnGcraAndLeakyBucket)
         QStringLiteral("poisson:60/s,clients=2"), QStringLiteral("nginx")));
     expectAgreement(probe(p, QStringLiteral("leaky"), g.port,
         QStringLiteral("bursts:80/s,on=500ms,off=500ms,clients=2"), QStringLiteral("nginx")));
+}
+
+// Two limit_req zones in one location: the burst per address (one key for the probe's clients)
+// and a rate per API key. NGINX charges no zone for a request one of them rejects, as the
+// design's rule says: the probe predicts each limit and agrees.
+TEST(GatewayProbe, NginxAgreesOnARouteWithTwoLimitsAndCountsEachLimitsDenials)
+{
+    const Policy p = policy();
+    const Gateway g = startNginx(p);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    const ProbeReport r = probe(p, QStringLiteral("several"), g.port,
+        QStringLiteral("poisson:60/s,clients=3"), QStringLiteral("nginx"));
+    expectAgreement(r);
+    ASSERT_EQ(r.limits.size(), 2u) << toText(r).toStdString();
+    EXPECT_GT(r.limits[0].predictedDenials, 10) << toText(r).toStdString();
+    EXPECT_GT(r.limits[1].predictedDenials, 10) << toText(r).toStdString();
+    std::printf("[          ] %lld responses, agreement %.4f; denials predicted: burst %lld, "
+                "per-key %lld\n",
+        static_cast<long long>(r.responses), r.agreement,
+        static_cast<long long>(r.limits[0].predictedDenials),
+        static_cast<long long>(r.limits[1].predictedDenials));
 }
 
 TEST(GatewayProbe, NginxApproximationOfAFixedWindowIsExplained)

@@ -584,3 +584,116 @@ TEST(ProbeComparison, TheLastOfThreeInFlightServedFirstAgrees)
     EXPECT_EQ(r.reordered, 3);
     EXPECT_FALSE(r.firstDivergence);
 }
+
+namespace {
+
+// A burst shared by every client (keyed by address: the probe sends from one) and a quota per
+// API key.
+const char *const kSeveral = R"(quota_studio: 1
+name: several
+defaults: { key: header:X-Api-Key }
+routes:
+  - id: search
+    match: { path: /search }
+    limits:
+      - { name: burst, key: ip, algorithm: token_bucket, capacity: 6, refill: 8/s }
+      - { name: quota, algorithm: fixed_window, limit: 12, window: 10s }
+)";
+
+// How a gateway with two limits treats a request another limit denies.
+enum class Charges { None, Every, OnlyBurst };
+
+// The gateway's answers: the burst per address, the quota per client, decided at the send +
+// 200 µs by limitset.h's rule (Charges::None), or charging every limit whatever the answer
+// (Charges::Every, as envoyproxy/ratelimit does), or enforcing the burst only.
+std::vector<ProbeSample> severalAnswers(const Policy &p, const ProbePlan &plan, Charges charges)
+{
+    const auto burst = *toAlgorithmConfig(p.routes[0].limits[0].spec);
+    const auto quota = *toAlgorithmConfig(p.routes[0].limits[1].spec);
+    limiter::AlgorithmState burstState = limiter::freshState(burst);
+    std::map<std::uint32_t, limiter::AlgorithmState> quotas;
+    std::vector<ProbeSample> out;
+    for (const PlannedRequest &r : plan.requests) {
+        auto [it, fresh] = quotas.try_emplace(r.client, limiter::freshState(quota));
+        ProbeSample s;
+        s.number = qint64(out.size()) + 1;
+        s.client = r.client;
+        s.offset = r.at;
+        s.sentAt = 1'700'000'000LL * kMicrosPerSecond + r.at;
+        s.elapsed = 400;
+        const limiter::Micros at = s.sentAt + 200;
+        bool allowed = false;
+        if (charges == Charges::None) {
+            const limiter::LimitRef refs[]
+                = {{&burst, &burstState, 1, false}, {&quota, &it->second, 1, false}};
+            limiter::Decision each[2];
+            allowed = limiter::decideAll(refs, at, each).allowed;
+        } else if (charges == Charges::Every) {
+            const bool a = limiter::decide(burst, burstState, at, 1).allowed;
+            const bool b = limiter::decide(quota, it->second, at, 1).allowed;
+            allowed = a && b;
+        } else {
+            allowed = limiter::decide(burst, burstState, at, 1).allowed;
+        }
+        s.status = allowed ? 200 : 429;
+        out.push_back(s);
+    }
+    return out;
+}
+
+Policy severalPolicy()
+{
+    const PolicyReadResult read = readPolicy(kSeveral, QStringLiteral("several.yaml"));
+    EXPECT_FALSE(hasErrors(read.diagnostics));
+    return read.policy;
+}
+
+} // namespace
+
+TEST(ProbeSeveralLimits, AGatewayThatFollowsTheRuleAgreesAndEachLimitsDenialsAreCounted)
+{
+    const Policy p = severalPolicy();
+    const ProbePlan pl = plan(p, "search", "poisson:30/s,clients=3", 8 * kMicrosPerSecond);
+    EXPECT_EQ(pl.identityHeaders, QStringList{QStringLiteral("X-Api-Key")});
+    EXPECT_TRUE(pl.warnings.join(' ').contains(QLatin1String("limit 'burst'")))
+        << "the address-keyed limit is one key for every probe client, and says so";
+    const ProbeReport r = compare(p, pl, severalAnswers(p, pl, Charges::None));
+    ASSERT_GT(r.responses, 150);
+    EXPECT_EQ(r.agreed, r.responses) << toText(r).toStdString();
+    ASSERT_EQ(r.limits.size(), 2u);
+    EXPECT_EQ(r.limits[0].name, "burst");
+    EXPECT_GT(r.limits[0].predictedDenials, 10) << "the burst denies some";
+    EXPECT_GT(r.limits[1].predictedDenials, 10) << "and each client's quota runs out";
+    EXPECT_EQ(r.limits[0].predictedDenials + r.limits[1].predictedDenials,
+        r.responses - r.observedAllowed);
+    const QJsonObject json = toJson(r);
+    EXPECT_TRUE(json.value(QStringLiteral("limits")).toObject().contains(QStringLiteral("quota")));
+    EXPECT_TRUE(toText(r).contains(QLatin1String("per limit")));
+}
+
+TEST(ProbeSeveralLimits, AGatewayWithoutOneLimitDivergesAboutThatLimit)
+{
+    const Policy p = severalPolicy();
+    const ProbePlan pl = plan(p, "search", "poisson:30/s,clients=3", 8 * kMicrosPerSecond);
+    const ProbeReport r = compare(p, pl, severalAnswers(p, pl, Charges::OnlyBurst));
+    EXPECT_GT(r.unexplained, 10);
+    ASSERT_TRUE(r.firstUnexplained);
+    EXPECT_EQ(r.firstUnexplained->limit, "quota");
+    EXPECT_TRUE(r.firstUnexplained->observedAllowed);
+    EXPECT_TRUE(r.firstUnexplained->explanation.contains(QLatin1String("limit 'quota'")))
+        << r.firstUnexplained->explanation.toStdString();
+    EXPECT_EQ(r.limits[0].divergences, 0);
+    EXPECT_EQ(r.limits[1].divergences, r.unexplained);
+}
+
+// A gateway that charges every limit for a request another denies (envoyproxy/ratelimit,
+// Traefik chains) drains the burst faster than the rule: it denies requests every limit admits.
+TEST(ProbeSeveralLimits, AGatewayThatChargesDeniedRequestsIsCaught)
+{
+    const Policy p = severalPolicy();
+    const ProbePlan pl = plan(p, "search", "poisson:30/s,clients=3", 8 * kMicrosPerSecond);
+    const ProbeReport r = compare(p, pl, severalAnswers(p, pl, Charges::Every));
+    EXPECT_GT(r.unexplained, 0) << toText(r).toStdString();
+    EXPECT_GT(r.deniedThoughEveryLimitAdmits, 0);
+    EXPECT_LT(r.observedAllowed, r.predictedAllowed + r.unexplained);
+}
