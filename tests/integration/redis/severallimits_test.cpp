@@ -327,3 +327,112 @@ TEST(SeveralLimitsInRedis, AGiveBackAfterAnotherWriteCreditsAtMostTheCost)
         SlidingWindowCounterConfig{{5, 60 * kMicrosPerSecond}}, T0, T0 + kMicrosPerSecond);
     EXPECT_EQ(counterLeft, counterRule);
 }
+
+// A server that stalls past the command timeout (DEBUG SLEEP): the request follows each limit's
+// onStoreError within about one timeout, and is never replayed (several.lua may have run);
+// once the server answers again, the next request is decided.
+TEST(SeveralLimitsInRedis, AStalledServerTimesOutAsTheLimitsSayAndIsNotReplayed)
+{
+    qs::test::RedisProcess server({"--enable-debug-command", "yes"});
+    ASSERT_TRUE(server.start());
+    RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    endpoint.engine = RedisEngine::Lua;
+    endpoint.commandTimeout = 200 * kMicrosPerMilli;
+    endpoint.connectTimeout = 200 * kMicrosPerMilli;
+    RedisBackend backend(endpoint);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const RedisRule open{
+        "t:stall:open", FixedWindowConfig{{100, kMicrosPerDay}}, StoreErrorPolicy::Allow};
+    const RedisRule closed{
+        "t:stall:closed", FixedWindowConfig{{100, kMicrosPerDay}}, StoreErrorPolicy::Deny};
+    const std::vector<RedisLimitRequest> both{{&open, "k", 1, false}, {&closed, "k", 1, false}};
+    std::vector<Decision> out(2);
+    ASSERT_TRUE(backend.acquireAll(both, out, T0).allowed) << backend.lastError();
+
+    std::thread sleeper([&] {
+        std::unique_ptr<redisContext, decltype(&redisFree)> admin(
+            redisConnect("127.0.0.1", server.port()), &redisFree);
+        if (admin && !admin->err)
+            freeReplyObject(redisCommand(admin.get(), "DEBUG SLEEP 0.8"));
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // the sleep has begun
+    const auto before = std::chrono::steady_clock::now();
+    const SetDecision stalled = backend.acquireAll(both, out, T0 + 1);
+    const auto waited = std::chrono::steady_clock::now() - before;
+    sleeper.join();
+    EXPECT_FALSE(stalled.allowed) << "the deny-on-error limit denies";
+    EXPECT_EQ(out[0].reason, Reason::StoreError);
+    EXPECT_TRUE(out[0].failedOpen);
+    EXPECT_EQ(out[1].reason, Reason::StoreError);
+    EXPECT_LT(waited, std::chrono::milliseconds(700)) << "about one command timeout, not the sleep";
+
+    SetDecision after;
+    for (int i = 0; i < 100; ++i) {
+        after = backend.acquireAll(both, out, T0 + 2);
+        if (out[0].reason != Reason::StoreError)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(after.allowed) << backend.lastError();
+    // The stalled call ran once when the server woke (it was sent), never twice: 3 at most.
+    EXPECT_LE(out[1].limit - out[1].remaining, 3);
+    EXPECT_GE(out[1].limit - out[1].remaining, 2);
+}
+
+// A limit's key holding what no algorithm wrote: the request is denied as a data error, whatever
+// the limits' onStoreError says, and the other limit takes nothing.
+TEST(SeveralLimitsInRedis, CorruptStateInOneLimitDeniesTheRequestAndTakesFromNone)
+{
+    ASSERT_GT(qs::test::fixtureRedisPort(), 0) << "run through ctest: the 'redis' fixture";
+    RedisBackend backend(luaOnly());
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const std::string run = "t:several-corrupt:" + std::to_string(::getpid());
+    const RedisRule burst{
+        run + ":burst", TokenBucketConfig{5, Rate{1, kMicrosPerMinute}}, StoreErrorPolicy::Allow};
+    const RedisRule daily{
+        run + ":daily", FixedWindowConfig{{10, kMicrosPerDay}}, StoreErrorPolicy::Allow};
+    std::unique_ptr<redisContext, decltype(&redisFree)> admin(
+        redisConnect("127.0.0.1", qs::test::fixtureRedisPort()), &redisFree);
+    ASSERT_TRUE(admin && !admin->err);
+    const std::string dailyKey = backend.stateKey(daily, "k");
+    freeReplyObject(
+        redisCommand(admin.get(), "SET %b not-a-window", dailyKey.data(), dailyKey.size()));
+    const std::vector<RedisLimitRequest> request{{&burst, "k", 1, false}, {&daily, "k", 1, false}};
+    std::vector<Decision> out(2);
+    const SetDecision d = backend.acquireAll(request, out, T0);
+    EXPECT_FALSE(d.allowed) << "bad data never admits, even with onStoreError allow";
+    EXPECT_NE(backend.lastError().find("corrupt state"), std::string::npos) << backend.lastError();
+    // The burst took nothing: repaired, the next request finds all 5 tokens.
+    freeReplyObject(redisCommand(admin.get(), "DEL %b", dailyKey.data(), dailyKey.size()));
+    EXPECT_TRUE(backend.acquireAll(request, out, T0 + 1).allowed) << backend.lastError();
+    EXPECT_EQ(out[0].remaining, 4);
+}
+
+// A wrong password: connect fails with a message that names the user and not the secret, and
+// a request then follows each limit's onStoreError.
+TEST(SeveralLimitsInRedis, AWrongPasswordIsAStoreErrorWithoutTheSecret)
+{
+    qs::test::RedisProcess server({"--requirepass", "right-secret"});
+    ASSERT_TRUE(server.start());
+    RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    endpoint.engine = RedisEngine::Lua;
+    endpoint.password = "wrong-secret-xyz";
+    endpoint.connectTimeout = 200 * kMicrosPerMilli;
+    RedisBackend backend(endpoint);
+    EXPECT_FALSE(backend.connect());
+    const RedisRule open{
+        "t:pw:open", GcraConfig{Rate{10, kMicrosPerSecond}, 10}, StoreErrorPolicy::Allow};
+    const RedisRule closed{
+        "t:pw:closed", GcraConfig{Rate{10, kMicrosPerSecond}, 10}, StoreErrorPolicy::Deny};
+    const std::vector<RedisLimitRequest> both{{&open, "k", 1, false}, {&closed, "k", 1, false}};
+    std::vector<Decision> out(2);
+    EXPECT_FALSE(backend.acquireAll(both, out).allowed);
+    EXPECT_EQ(out[0].reason, Reason::StoreError);
+    EXPECT_TRUE(out[0].allowed);
+    EXPECT_FALSE(out[1].allowed);
+    EXPECT_EQ(backend.lastError().find("wrong-secret-xyz"), std::string::npos)
+        << backend.lastError();
+    EXPECT_FALSE(backend.lastError().empty());
+}
