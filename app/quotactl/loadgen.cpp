@@ -35,7 +35,9 @@ OptionTable loadgenOptions(LoadgenOptions &o, LoadPlan &plan)
             "or,\nwhere the server has loaded it, the Quota Studio module (QS.DECIDE; see "
             "--engine).\nStops at --duration or on Ctrl-C, then prints the achieved rate, the "
             "engine,\nallowed/denied/error counts and latency percentiles (a request's latency "
-            "is its pipelined\nbatch's round trip).\n"),
+            "is its pipelined\nbatch's round trip). A route with several limits is decided "
+            "with one call of several.lua\nper request, not pipelined, each limit under its own "
+            "keys (<prefix>:<route>:<limit>:...).\n"),
         {
             opt::text(QStringLiteral("--policy"), QStringLiteral("FILE"),
                 QStringLiteral("policy file (YAML or JSON); required"), &o.policyFile),
@@ -128,10 +130,10 @@ int runLoadgen(const QStringList &args)
     const std::optional<Policy> policy = readPolicyOrReport(policyFile);
     if (!policy)
         return 1;
-    auto rules = redisRulesFor(*policy, route);
-    if (!rules)
-        return usage(rules.error());
-    plan.rules = std::move(*rules);
+    auto routes = loadRoutesFor(*policy, route);
+    if (!routes)
+        return usage(routes.error());
+    plan.routes = std::move(*routes);
 
     const LoadResult r
         = runLoad(plan, stopOnSignals(), [&](std::uint64_t requests, double seconds) {

@@ -5,6 +5,7 @@
 #include "model/policy/limitconversion.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -167,12 +168,17 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
     const auto end = begin + std::chrono::duration<double>(plan.durationSeconds);
     std::vector<std::string> keys(std::size_t(plan.pipeline));
     std::vector<limiter::RedisRequest> batch(std::size_t(plan.pipeline));
+    struct SeveralRequest {
+        const LoadRoute *route;
+        std::size_t key; // into keys
+    };
+    std::vector<SeveralRequest> several;
     // This connection's requests of the schedule that were sent, or skipped: after a stall
     // (a slow or restarted server) at most four pipelines of backlog are caught up, so a
     // recovering server is not hit by a burst the plan never had.
     std::uint64_t handled = 0;
     const std::uint64_t backlog = 4 * std::uint64_t(plan.pipeline);
-    std::size_t rule = std::size_t(index);
+    std::size_t next = std::size_t(index); // round-robin over the routes
     while (!stop.load(std::memory_order_relaxed)) {
         const auto now = Clock::now();
         // At the end a paced connection still sends what fell due before it (at most the
@@ -195,28 +201,61 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
         } else if (over) {
             break;
         }
+        // This round's requests: a route with one limit joins the pipelined batch, one with
+        // several is decided on its own (one round trip each).
+        std::size_t batched = 0;
+        several.clear();
         for (std::size_t i = 0; i < n; ++i) {
             keys[i] = "client-" + std::to_string(picker.pick(rng));
-            batch[i] = {&plan.rules[rule++ % plan.rules.size()], keys[i], 1, std::nullopt};
+            const LoadRoute &route = plan.routes[next++ % plan.routes.size()];
+            if (route.limits.size() == 1)
+                batch[batched++] = {&route.limits.front(), keys[i], 1, std::nullopt};
+            else
+                several.push_back({&route, i});
         }
         handled += n;
-        const auto sentAt = Clock::now();
-        const auto decisions = backend.acquireBatch(std::span(batch).first(n));
-        const double us = std::chrono::duration<double, std::micro>(Clock::now() - sentAt).count();
-        std::uint64_t completed = 0;
-        for (const auto &d : decisions) {
-            if (d.reason == limiter::Reason::StoreError) {
+        const auto count = [&](bool storeError, bool allowed) {
+            if (storeError) {
                 ++mine.errors;
                 if (mine.firstError.empty())
                     mine.firstError = backend.lastError();
-                continue;
+                return false;
             }
-            ++completed;
-            ++(d.allowed ? mine.allowed : mine.denied);
+            ++(allowed ? mine.allowed : mine.denied);
+            return true;
+        };
+        std::uint64_t completed = 0;
+        if (batched > 0) {
+            const auto sentAt = Clock::now();
+            const auto decisions = backend.acquireBatch(std::span(batch).first(batched));
+            const double us
+                = std::chrono::duration<double, std::micro>(Clock::now() - sentAt).count();
+            std::uint64_t inBatch = 0;
+            for (const auto &d : decisions)
+                inBatch += count(d.reason == limiter::Reason::StoreError, d.allowed);
+            if (inBatch > 0)
+                latencies.add(us, inBatch);
+            completed += inBatch;
+        }
+        for (const auto &[route, i] : several) {
+            std::array<limiter::RedisLimitRequest, limiter::kMaxLimitsPerRequest> limits;
+            std::array<limiter::Decision, limiter::kMaxLimitsPerRequest> out;
+            for (std::size_t l = 0; l < route->limits.size(); ++l)
+                limits[l] = {&route->limits[l], keys[i], 1, route->shadow[l]};
+            const auto sentAt = Clock::now();
+            const limiter::SetDecision d
+                = backend.acquireAll(std::span(limits.data(), route->limits.size()),
+                    std::span(out.data(), route->limits.size()));
+            const double us
+                = std::chrono::duration<double, std::micro>(Clock::now() - sentAt).count();
+            const bool failed = std::any_of(out.begin(), out.begin() + route->limits.size(),
+                [](const limiter::Decision &x) { return x.reason == limiter::Reason::StoreError; });
+            if (count(failed, d.allowed)) {
+                latencies.add(us, 1);
+                ++completed;
+            }
         }
         mine.requests += completed;
-        if (completed > 0)
-            latencies.add(us, completed);
         shared.sent.fetch_add(completed, std::memory_order_relaxed);
     }
     report();
@@ -224,32 +263,49 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
 
 } // namespace
 
-Expected<std::vector<limiter::RedisRule>> redisRulesFor(
-    const Policy &policy, const QString &routeId)
+Expected<std::vector<LoadRoute>> loadRoutesFor(const Policy &policy, const QString &routeId)
 {
-    std::vector<limiter::RedisRule> rules;
+    std::vector<LoadRoute> routes;
     const QString prefix = policy.redis.effectivePrefix();
     for (const Route &r : policy.routes) {
         if (!routeId.isEmpty() && r.id != routeId)
             continue;
-        if (r.hasSeveralLimits())
-            return QStringLiteral("route '%1' has %2 limits; loadgen drives one limit per route so "
-                                  "far: name a route with one limit (--route)")
-                .arg(r.id)
-                .arg(r.limits.size());
-        const auto config = toAlgorithmConfig(r.limit());
-        if (!config)
-            return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
-        limiter::RedisRule rule;
-        rule.keyPrefix = limiter::keylayout::routePrefix(prefix.toStdString(), r.id.toStdString());
-        rule.config = *config;
-        rule.onStoreError = policy.defaults.effectiveOnStoreError();
-        rule.metrics = policy.redis.metrics.value_or(false);
-        rules.push_back(rule);
+        LoadRoute route;
+        const std::string routePrefix
+            = limiter::keylayout::routePrefix(prefix.toStdString(), r.id.toStdString());
+        for (const RouteLimit &limit : r.limits) {
+            const auto config = toAlgorithmConfig(limit.spec);
+            if (!config)
+                return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
+            limiter::RedisRule rule;
+            // Each limit of several under its own name, as the Redis bundle keys them
+            // (docs/redis-layout.md): `<prefix>:<route>:<limit>:<client key>`.
+            rule.keyPrefix = r.hasSeveralLimits()
+                ? routePrefix + limiter::keylayout::kSeparator + limit.name.toStdString()
+                : routePrefix;
+            rule.config = *config;
+            rule.onStoreError = policy.defaults.effectiveOnStoreError();
+            rule.metrics = policy.redis.metrics.value_or(false) && !r.hasSeveralLimits();
+            route.limits.push_back(rule);
+            route.shadow.push_back(r.modeOf(limit) == RouteMode::Shadow);
+        }
+        routes.push_back(std::move(route));
     }
-    if (rules.empty())
+    if (routes.empty())
         return routeId.isEmpty() ? QStringLiteral("the policy has no routes")
                                  : QStringLiteral("no route has the id '%1'").arg(routeId);
+    return routes;
+}
+
+Expected<std::vector<limiter::RedisRule>> redisRulesFor(
+    const Policy &policy, const QString &routeId)
+{
+    const auto routes = loadRoutesFor(policy, routeId);
+    if (!routes)
+        return routes.error();
+    std::vector<limiter::RedisRule> rules;
+    for (const LoadRoute &r : *routes)
+        rules.insert(rules.end(), r.limits.begin(), r.limits.end());
     return rules;
 }
 

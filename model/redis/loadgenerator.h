@@ -13,10 +13,17 @@
 
 namespace qs {
 
+// One route's limits: one rule decides with the pipelined batches; several with one call of
+// several.lua per request (RedisBackend::acquireAll), each limit under its own keys.
+struct LoadRoute {
+    std::vector<limiter::RedisRule> limits;
+    std::vector<bool> shadow; // per limit
+};
+
 struct LoadPlan {
     enum class Pattern { Steady, Burst, Zipf };
     limiter::RedisEndpoint endpoint;
-    std::vector<limiter::RedisRule> rules; // requests go round-robin over these
+    std::vector<LoadRoute> routes; // requests go round-robin over these
     double rps = 1000; // target requests per second in total; 0: flat out
     int clients = 100; // distinct client keys
     double durationSeconds = 10;
@@ -44,7 +51,9 @@ struct LoadResult {
 // time, or every one an error), or a connection could not be set up. quotactl exits 1 then.
 std::string loadFailure(const LoadResult &result, int connections);
 
-// The rules for a policy's routes (all, or just `routeId`), or why there are none.
+// The routes of a policy (all, or just `routeId`) as loadgen drives them, or why there are none.
+Expected<std::vector<LoadRoute>> loadRoutesFor(const Policy &policy, const QString &routeId);
+// Their limits' rules, every route's in order (for tests that write a policy's keys).
 Expected<std::vector<limiter::RedisRule>> redisRulesFor(
     const Policy &policy, const QString &routeId);
 

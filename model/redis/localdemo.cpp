@@ -58,8 +58,8 @@ void LocalDemo::start(const Policy &policy, const Options &options)
         emit failed(tr("redis-server is not installed (Debian: apt install redis-server)"));
         return;
     }
-    if (const auto rules = redisRulesFor(policy, {}); !rules) {
-        emit failed(tr("the policy cannot be played: %1").arg(rules.error()));
+    if (const auto routes = loadRoutesFor(policy, {}); !routes) {
+        emit failed(tr("the policy cannot be played: %1").arg(routes.error()));
         return;
     }
     m_policy = policy;
@@ -168,7 +168,7 @@ void LocalDemo::startTraffic()
             seeds.push_back({"127.0.0.1", int(p)});
         plan.endpoint.setSeeds(seeds);
     }
-    plan.rules = redisRulesFor(m_policy, {}).valueOr(std::vector<limiter::RedisRule>{});
+    plan.routes = loadRoutesFor(m_policy, {}).valueOr(std::vector<LoadRoute>{});
     plan.rps = m_options.requestsPerSecond;
     plan.clients = m_options.clients;
     plan.pattern = LoadPlan::Pattern::Zipf;

@@ -84,7 +84,7 @@ public:
         LoadPlan plan;
         plan.endpoint.port = port;
         plan.endpoint.setSeeds(cluster);
-        plan.rules = *redisRulesFor(policy, {});
+        plan.routes = *loadRoutesFor(policy, {});
         plan.rps = rps;
         plan.clients = clients;
         plan.pattern = LoadPlan::Pattern::Zipf;
