@@ -77,6 +77,12 @@ routes:
     match: { path: /sh }
     mode: shadow
     limit: { algorithm: token_bucket, capacity: 2, refill: 1/min }
+  - id: several
+    match: { path: /m/** }
+    key: header:X-Api-Key
+    limits:
+      - { name: per-key, algorithm: token_bucket, capacity: 2, refill: 1/min }
+      - { name: per-tenant, key: query:tenant, missing_key: ip, algorithm: token_bucket, capacity: 3, refill: 1/min }
 )";
 
 std::uint64_t envNumber(const char *name, std::uint64_t fallback)
@@ -105,8 +111,10 @@ std::string escape(std::mt19937_64 &rng, unsigned char c)
     return std::string{'%', digits[c >> 4], digits[c & 15]};
 }
 
-// A path a route may claim, with the forms that broke exports before.
-std::string fuzzPath(std::mt19937_64 &rng)
+// A path a route may claim, with the forms that broke exports before. `several`: also the route
+// with two limits on different keys (NGINX only: HAProxy counts a request in every limit's
+// table before any denies, a documented difference the design does not follow).
+std::string fuzzPath(std::mt19937_64 &rng, bool several)
 {
     static const std::vector<std::string> segments = {"a", "a%2Fb", "%2F", "a%2fb", "x%0Ay", "%0A",
         "%0D%0A", "%00", "%25", "%2574", "a%2F..%2Fb", "a.b", "%2E", "%2e%2E"};
@@ -115,7 +123,7 @@ std::string fuzzPath(std::mt19937_64 &rng)
     static const std::vector<std::string> bases
         = {"/v1/login", "/s/{seg}/x", "/k/{seg}", "/tb{rest}", "/a:b/c", "/a%3Ab/c", "/a%3ab/c",
             "/h{rest}", "/hd", "/q", "/qa", "/sh", "/none/{seg}", "/v1/login%0A", "/k/{seg}/{seg}"};
-    std::string path = pick(rng, bases);
+    std::string path = several && chance(rng, 0.15) ? std::string("/m{rest}") : pick(rng, bases);
     for (std::size_t at; (at = path.find("{seg}")) != std::string::npos;)
         path.replace(at, 5, pick(rng, segments));
     if (const auto at = path.find("{rest}"); at != std::string::npos)
@@ -165,12 +173,12 @@ struct FuzzRequest {
     std::string designTarget; // origin form
 };
 
-FuzzRequest fuzzRequest(std::mt19937_64 &rng)
+FuzzRequest fuzzRequest(std::mt19937_64 &rng, bool several)
 {
     FuzzRequest r;
     r.http.method = pick(
         rng, std::vector<std::string>{"GET", "GET", "POST", "POST", "DELETE", "get", "Post"});
-    r.designTarget = fuzzPath(rng);
+    r.designTarget = fuzzPath(rng, several);
     const std::string tenant = pick(rng, std::vector<std::string>{"t1", "t2"});
     if (chance(rng, 0.6))
         r.designTarget += "?" + fuzzQuery(rng, tenant);
@@ -329,7 +337,7 @@ TEST_P(RequestFuzz, TheGatewayDecidesEveryRequestAsTheDesignDoes)
     std::mt19937_64 rng(seed * 1000003 + (gateway == "nginx" ? 1 : 2));
     std::map<std::string, int> explained;
     std::vector<std::string> unexplained;
-    std::uint64_t agreed = 0, denied = 0;
+    std::uint64_t agreed = 0, denied = 0, severalAgreed = 0;
     for (std::uint64_t done = 0; done < total;) {
         // Gateway and design start over together for each batch.
         const qs::test::ExportedGateway g = qs::test::startExportedGateway(gateway, read.policy);
@@ -339,7 +347,7 @@ TEST_P(RequestFuzz, TheGatewayDecidesEveryRequestAsTheDesignDoes)
         design.setPolicy(read.policy);
         const auto begin = std::chrono::steady_clock::now();
         for (std::uint64_t i = 0; i < kBatch && done < total; ++i, ++done) {
-            const FuzzRequest r = fuzzRequest(rng);
+            const FuzzRequest r = fuzzRequest(rng, gateway == "nginx");
             const int status = qs::test::httpStatus(g.port, r.http);
             if (status == 400) {
                 const std::string cause = knownRefusal(gateway, r);
@@ -370,15 +378,21 @@ TEST_P(RequestFuzz, TheGatewayDecidesEveryRequestAsTheDesignDoes)
             } else {
                 ++agreed;
                 denied += status == 429;
+                severalAgreed += d.route && d.routeId == QLatin1String("several");
             }
         }
     }
-    std::printf("%s, seed %llu: %llu requests, %llu agree (%llu of them denied), %zu unexplained\n",
+    std::printf("%s, seed %llu: %llu requests, %llu agree (%llu of them denied, %llu on the route "
+                "with two limits), %zu unexplained\n",
         gateway.c_str(), (unsigned long long)seed, (unsigned long long)total,
-        (unsigned long long)agreed, (unsigned long long)denied, unexplained.size());
+        (unsigned long long)agreed, (unsigned long long)denied, (unsigned long long)severalAgreed,
+        unexplained.size());
     for (const auto &[cause, n] : explained)
         std::printf("  explained, %d: %s\n", n, cause.c_str());
     EXPECT_GT(denied, total / 20) << "a run that denies too little compares too little";
+    if (gateway == "nginx") {
+        EXPECT_GT(severalAgreed, total / 20) << "the route with two limits was compared";
+    }
     EXPECT_TRUE(unexplained.empty());
     for (std::size_t i = 0; i < unexplained.size() && i < 30; ++i)
         ADD_FAILURE() << unexplained[i];
