@@ -55,6 +55,30 @@ RuleResult Engine::addRule(const AlgorithmConfig &config)
     return {id, {}};
 }
 
+RuleResult Engine::addLimitPair(const LimitPairConfig &pair)
+{
+    if (auto problem = pair.validate())
+        return {std::nullopt, *problem};
+    const auto id = RuleId(m_rules.size());
+    const std::uint64_t seed = detail::finalizeHash(0x51a7e5eedULL + id);
+    m_rules.push_back(
+        std::make_unique<detail::RuleTable<LimitPairConfig>>(pair, seed, *m_budget, *m_readers));
+    return {id, {}};
+}
+
+SetDecision Engine::acquirePair(
+    RuleId id, std::string_view key, Micros now, std::span<Decision, 2> out)
+{
+    detail::RuleTableBase *r = rule(id);
+    if (!r || key.size() > kMaxKeyLength) {
+        SetDecision refused;
+        refused.allowed = refused.decision.allowed = false;
+        refused.decision.reason = !r ? Reason::InvalidRule : Reason::InvalidKey;
+        return refused;
+    }
+    return r->acquirePair(key, now, out);
+}
+
 detail::RuleTableBase *Engine::rule(RuleId id) const
 {
     return id < m_rules.size() ? m_rules[id].get() : nullptr;

@@ -20,6 +20,7 @@
 #include "limiter/algorithms/algorithm.h"
 #include "limiter/algorithms/clock.h"
 #include "limiter/algorithms/limitset.h"
+#include "limiter/engine/limitpair.h"
 
 #include <cstdint>
 #include <memory>
@@ -74,6 +75,10 @@ public:
     Engine &operator=(const Engine &) = delete;
 
     RuleResult addRule(const AlgorithmConfig &config);
+    // A rule of two limits that count under one key, both in one slot (limitpair.h): one lookup
+    // and one lock per request instead of acquireAll's two. config() and state() of such a
+    // rule give its first limit's.
+    RuleResult addLimitPair(const LimitPairConfig &pair);
     std::size_t ruleCount() const { return m_rules.size(); }
     const AlgorithmConfig &config(RuleId rule) const;
 
@@ -100,6 +105,11 @@ public:
     // than kMaxKeyLength.
     SetDecision acquireAll(
         std::span<const EngineLimit> limits, Micros now, std::span<Decision> out);
+
+    // Both limits of a pair rule on `key`, by limitset.h's rule; refused (Reason::InvalidRule)
+    // for a rule that is not a pair, InvalidKey for a key longer than kMaxKeyLength.
+    SetDecision acquirePair(
+        RuleId rule, std::string_view key, Micros now, std::span<Decision, 2> out);
 
     // The quota left for a key without taking any; nullopt for an unknown rule.
     std::optional<Quota> peek(RuleId rule, std::string_view key, Micros now) const;

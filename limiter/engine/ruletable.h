@@ -24,6 +24,7 @@
 #include "limiter/engine/keybudget.h"
 #include "limiter/engine/keyhash.h"
 #include "limiter/engine/keytable.h"
+#include "limiter/engine/limitpair.h"
 #include "limiter/engine/readerregistry.h"
 #include "limiter/engine/spinlock.h"
 
@@ -41,8 +42,9 @@ inline constexpr std::size_t kLanes = 4;
 // One limit of a request whose slot stays locked while the request's other limits decide
 // (Engine::acquireAll), and what giving its decision back needs.
 struct HeldLimit {
-    // Room for a copy of any state but the sliding log's (whose give-back needs none).
-    static constexpr std::size_t kBeforeBytes = 16;
+    // Room for a copy of any state but the sliding log's (whose give-back needs none); a pair
+    // rule (two limits' states) is the largest.
+    static constexpr std::size_t kBeforeBytes = sizeof(LimitPairState);
 
     // All set by hold() (no initialisers: the engine keeps 16 of these on its stack per call).
     void *slot; // locked; nullptr when the key could not be stored (table full)
@@ -66,6 +68,10 @@ public:
         Micros now, std::int64_t cost, HeldLimit &held, Decision &out)
         = 0;
     virtual void release(HeldLimit &held, bool giveBack, std::int64_t cost) = 0;
+    // A rule of two limits on one key (limitpair.h): both decided in one slot. Refused
+    // (Reason::InvalidRule) by a rule of one limit.
+    virtual SetDecision acquirePair(std::string_view key, Micros now, std::span<Decision, 2> out)
+        = 0;
     virtual Quota peek(std::string_view key, Micros now) = 0;
     virtual AlgorithmState state(std::string_view key) = 0;
     virtual std::size_t sweep(Micros now) = 0;
@@ -74,6 +80,7 @@ public:
 
 template <class Config>
 class RuleTable final : public RuleTableBase {
+    static constexpr bool kIsPair = std::is_same_v<Config, LimitPairConfig>;
     using State = StateFor_t<Config>;
     using Table = KeyTable<State>;
     using Slot = typename Table::Slot;
@@ -92,11 +99,12 @@ class RuleTable final : public RuleTableBase {
 public:
     RuleTable(
         const Config &config, std::uint64_t seed, KeyBudget &budget, const ReaderRegistry &readers)
-        : m_config(config), m_variant(config), m_seed(seed), m_budget(budget), m_readers(readers),
-          m_shards(std::make_unique<Shard[]>(kShards))
+        : m_config(config), m_variant(variantOf(config)), m_seed(seed), m_budget(budget),
+          m_readers(readers), m_shards(std::make_unique<Shard[]>(kShards))
     {
     }
 
+    // A pair's is its first limit's.
     const AlgorithmConfig &config() const override { return m_variant; }
 
     // Flattened: the hot path as one function, without the register saves of five call levels
@@ -126,6 +134,43 @@ public:
             }
             for (std::size_t i = 0; i < n; ++i)
                 out[start + i] = acquireHashed(hashes[i], keys[start + i], lane, now, cost);
+        }
+    }
+
+    SetDecision acquirePair(std::string_view key, Micros now, std::span<Decision, 2> out) override
+    {
+        if constexpr (!kIsPair) {
+            SetDecision refused;
+            refused.allowed = refused.decision.allowed = false;
+            refused.decision.reason = Reason::InvalidRule;
+            return refused;
+        } else {
+            const std::uint64_t hash = hashKey(key, m_seed);
+            const std::size_t lane = ReaderRegistry::laneOfThisThread(kLanes);
+            Shard &shard = shardOf(hash);
+            shard.lanes[lane].prefetch(hash);
+            {
+                ReaderScope reader(m_readers, shard);
+                if (reader.entered())
+                    if (Slot *slot = find(shard, hash, key, lane))
+                        return decidePairLocked(*slot, now, out);
+            }
+            std::lock_guard guard(shard.lock);
+            Slot *slot = find(shard, hash, key, lane);
+            if (!slot)
+                slot = insertFresh(shard, lane, hash, key, now);
+            if (slot)
+                return decidePairLocked(*slot, now, out);
+            State fresh{};
+            SetDecision full = decidePair(m_config, fresh, now, 1, out);
+            for (Decision &d : out) {
+                d.allowed = false;
+                d.reason = Reason::KeyTableFull;
+            }
+            full.allowed = full.decision.allowed = false;
+            full.decision.reason = Reason::KeyTableFull;
+            m_budget.countDenial();
+            return full;
         }
     }
 
@@ -268,9 +313,13 @@ public:
         return withState(key, [&](const State &s) { return qs::limiter::peek(m_config, s, now); });
     }
 
+    // A pair's: its first limit's.
     AlgorithmState state(std::string_view key) override
     {
-        return withState(key, [](const State &s) { return AlgorithmState(s); });
+        if constexpr (kIsPair)
+            return withState(key, [this](const State &s) { return stateOf(m_config, s, 0); });
+        else
+            return withState(key, [](const State &s) { return AlgorithmState(s); });
     }
 
     std::size_t sweep(Micros now) override
@@ -296,6 +345,22 @@ public:
 
 private:
     Shard &shardOf(std::uint64_t hash) { return m_shards[hash >> 58]; }
+
+    static AlgorithmConfig variantOf(const Config &config)
+    {
+        if constexpr (kIsPair)
+            return config.limits[0];
+        else
+            return config;
+    }
+
+    SetDecision decidePairLocked(Slot &slot, Micros now, std::span<Decision, 2> out)
+    {
+        slot.lock();
+        const SetDecision d = decidePair(m_config, slot.state, now, 1, out);
+        slot.unlock();
+        return d;
+    }
 
     Decision decideLocked(Slot &slot, Micros now, std::int64_t cost)
     {

@@ -357,6 +357,30 @@ void BM_EngineTwoLimits(benchmark::State &st)
     twoLimitLoop(
         st, [](TwoLimitFixture &f, std::string_view key, Micros now) { return f.both(key, now); });
 }
+// The same two limits as a pair rule (limitpair.h): both states in one slot, one lookup.
+struct PairFixture {
+    qs::bench::PackedKeys keys;
+    Engine engine;
+    RuleId pair = *engine.addLimitPair(LimitPairConfig{{tokenBucket(), fixedWindow()}}).id;
+
+    explicit PairFixture(std::size_t n) : keys(qs::bench::makeKeys(n))
+    {
+        std::array<Decision, 2> out;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            engine.acquirePair(pair, keys[i], kStart, out);
+    }
+};
+void BM_EnginePair(benchmark::State &st)
+{
+    const qs::bench::CpuPin pin(st.thread_index());
+    const auto n = std::size_t(st.range(0));
+    auto &f = sharedBy<PairFixture>(n, [&] { return std::make_unique<PairFixture>(n); });
+    std::array<Decision, 2> out;
+    pickLoop(st, f.keys, Slice{0, n}, [&](std::string_view key, Micros now) {
+        return f.engine.acquirePair(f.pair, key, now, out);
+    });
+}
+
 // Two calls, not atomic together (a denial by the second leaves the first charged): what a
 // caller without acquireAll() would write.
 void BM_EngineTwoCalls(benchmark::State &st)
@@ -462,6 +486,7 @@ BENCHMARK(BM_EngineBatch)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_EngineOneOfTwo)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_EngineTwoLimits)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_EngineTwoCalls)->Arg(1)->Arg(100'000)->Arg(1'000'000);
+BENCHMARK(BM_EnginePair)->Arg(1)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_DependentMiss)->Arg(100'000)->Arg(1'000'000);
 BENCHMARK(BM_PrivateRandomWrites)
     ->Arg(1000)
@@ -538,10 +563,15 @@ void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
         const double one = r.nsPerItem(std::string("BM_EngineOneOfTwo/") + keys);
         const double two = r.nsPerItem(std::string("BM_EngineTwoLimits/") + keys);
         const double calls = r.nsPerItem(std::string("BM_EngineTwoCalls/") + keys);
+        const double pair = r.nsPerItem(std::string("BM_EnginePair/") + keys);
         if (one > 0 && two > 0)
             std::printf("route with two limits, %8s keys: acquireAll %6.1f ns = %.2fx one limit "
                         "(%.1f ns; target <= 2.2x), %.2fx two acquire() calls (%.1f ns)\n",
                 keys, two, two / one, one, calls > 0 ? two / calls : 0.0, calls);
+        if (one > 0 && pair > 0)
+            std::printf("route with two limits on one key, %8s keys: acquirePair %6.1f ns = "
+                        "%.2fx one limit (target <= 2.2x)\n",
+                keys, pair, pair / one);
     }
     for (const char *keys : {"100000", "1000000"}) {
         const double single = r.nsPerItem(std::string("BM_Engine/") + keys);

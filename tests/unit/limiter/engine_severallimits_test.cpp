@@ -253,3 +253,111 @@ TEST(EngineSeveralLimits, UnderConcurrencyADeniedRequestTakesFromNoLimit)
     EXPECT_EQ(countOf(engine, perKey, "key-0"), 1500);
     EXPECT_EQ(total, kIps * 600);
 }
+
+// Two limits on one key in one slot (Engine::addLimitPair): on random traces over every
+// algorithm but the sliding log, the same answers as decideAll on two separate states.
+TEST(EngineLimitPair, RandomTracesAnswerWhatDecideAllAnswers)
+{
+    std::mt19937_64 rng(5);
+    std::vector<AlgorithmConfig> configs;
+    for (const auto &n : test::parityConfigs())
+        if (!std::holds_alternative<SlidingWindowLogConfig>(n.config))
+            configs.push_back(n.config);
+    int admitted = 0, denied = 0;
+    for (int trace = 0; trace < 200; ++trace) {
+        LimitPairConfig pair;
+        for (std::size_t l = 0; l < 2; ++l) {
+            pair.limits[l] = configs[rng() % configs.size()];
+            pair.costs[l] = std::int64_t(1 + rng() % 2);
+            pair.shadow[l] = rng() % 5 == 0;
+        }
+        Engine engine;
+        const RuleId rule = *engine.addLimitPair(pair).id;
+        std::vector<std::array<AlgorithmState, 2>> states(3);
+        for (auto &s : states)
+            s = {freshState(pair.limits[0]), freshState(pair.limits[1])};
+        Micros now = T0;
+        for (int step = 0; step < 80; ++step) {
+            now += Micros(rng() % 300'000);
+            const std::size_t client = rng() % states.size();
+            const std::string key = numbered("client-", long(client));
+            const LimitRef refs[]
+                = {{&pair.limits[0], &states[client][0], pair.costs[0], pair.shadow[0]},
+                    {&pair.limits[1], &states[client][1], pair.costs[1], pair.shadow[1]}};
+            std::array<Decision, 2> got, want;
+            const SetDecision g = engine.acquirePair(rule, key, now, got);
+            const SetDecision w = decideAll(refs, now, want);
+            ASSERT_EQ(g.allowed, w.allowed) << "trace " << trace << " step " << step;
+            ASSERT_EQ(g.deciding, w.deciding);
+            ASSERT_EQ(g.decision.retryAfter, w.decision.retryAfter);
+            for (std::size_t l = 0; l < 2; ++l) {
+                ASSERT_EQ(got[l].allowed, want[l].allowed) << "limit " << l;
+                ASSERT_EQ(got[l].remaining, want[l].remaining) << "limit " << l;
+                ASSERT_EQ(got[l].retryAfter, want[l].retryAfter) << "limit " << l;
+            }
+            ASSERT_EQ(*engine.state(rule, key), states[client][0]) << "the first limit's state";
+            (g.allowed ? admitted : denied)++;
+        }
+    }
+    EXPECT_GT(admitted, 2000);
+    EXPECT_GT(denied, 2000);
+}
+
+TEST(EngineLimitPair, ASlidingLogCannotShareASlotAndOtherRulesAreNoPairs)
+{
+    Engine engine;
+    LimitPairConfig pair;
+    pair.limits = {window(5, kMicrosPerSecond), SlidingWindowLogConfig{{5, kMicrosPerSecond}}};
+    const RuleResult refused = engine.addLimitPair(pair);
+    EXPECT_FALSE(refused.id);
+    EXPECT_NE(refused.error.find("sliding window log"), std::string::npos) << refused.error;
+    const RuleId single = *engine.addRule(window(5, kMicrosPerSecond)).id;
+    std::array<Decision, 2> out;
+    EXPECT_EQ(engine.acquirePair(single, "k", T0, out).decision.reason, Reason::InvalidRule);
+    EXPECT_EQ(engine.acquirePair(99, "k", T0, out).decision.reason, Reason::InvalidRule);
+}
+
+TEST(EngineLimitPair, AFullKeyTableDeniesBothLimits)
+{
+    Engine engine(Engine::Options{1});
+    LimitPairConfig pair;
+    pair.limits = {window(5, 60 * kMicrosPerSecond), window(9, 60 * kMicrosPerSecond)};
+    const RuleId rule = *engine.addLimitPair(pair).id;
+    std::array<Decision, 2> out;
+    EXPECT_TRUE(engine.acquirePair(rule, "first", T0, out).allowed);
+    const SetDecision full = engine.acquirePair(rule, "second", T0, out);
+    EXPECT_FALSE(full.allowed);
+    EXPECT_EQ(full.decision.reason, Reason::KeyTableFull);
+    EXPECT_EQ(out[1].reason, Reason::KeyTableFull);
+    EXPECT_EQ(engine.usage().keyTableFullDenials, 1u);
+}
+
+// Four threads on a few keys of a pair: the first limit's count is the number of admitted
+// requests of its key exactly, the second limit's quota binding first.
+TEST(EngineLimitPair, UnderConcurrencyADeniedRequestTakesFromNeither)
+{
+    Engine engine;
+    LimitPairConfig pair;
+    pair.limits = {window(100'000, 3600 * kMicrosPerSecond), window(700, 3600 * kMicrosPerSecond)};
+    const RuleId rule = *engine.addLimitPair(pair).id;
+    constexpr int kThreads = 4, kRequests = 5'000, kKeys = 3;
+    std::atomic<int> admittedBy[kKeys] = {};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            std::mt19937 rng{unsigned(t)};
+            std::array<Decision, 2> out;
+            for (int i = 0; i < kRequests; ++i) {
+                const int k = int(rng() % kKeys);
+                if (engine.acquirePair(rule, numbered("key-", k), T0 + i, out).allowed)
+                    ++admittedBy[k];
+            }
+        });
+    for (auto &th : threads)
+        th.join();
+    for (int k = 0; k < kKeys; ++k) {
+        EXPECT_EQ(admittedBy[k].load(), 700);
+        EXPECT_EQ(countOf(engine, rule, numbered("key-", k)), 700)
+            << "denied requests took nothing";
+    }
+}
