@@ -125,7 +125,8 @@ public:
     // writes given back when a later one denies (redisseverallimits.cpp says what that leaves
     // under concurrency). A store that cannot answer or an error reply makes that slot's
     // limits' decisions store failures or data errors as acquire() would (lastError() says
-    // which). Lua only: a server with the module runs the script too.
+    // which). A node with the Quota Studio module decides one slot's limits with QS.DECIDEALL,
+    // others (and the give-back path across slots) with several.lua.
     SetDecision acquireAll(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
         std::optional<Micros> now = std::nullopt);
     // Limits charged by a request another slot denied, whose give-back could not reach their

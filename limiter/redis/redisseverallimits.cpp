@@ -175,13 +175,21 @@ bool RedisBackend::decideSlot(std::span<const RedisLimitRequest> limits, std::sp
             return false;
         }
         RedisNode &nd = *m_nodes[node];
-        const std::string *sha = nd.severalSha();
-        if (!sha) {
-            failAll(limits, out, false, nd.lastError());
-            return false;
+        RedisReplyPtr reply;
+        if (mode == SlotMode::Whole && nd.usesModule()) {
+            // QS.DECIDEALL takes several.lua's keys and arguments (limiter/redismodule/).
+            std::vector<std::string> command(args.begin() + 1, args.end());
+            command[0] = "QS.DECIDEALL";
+            reply = nd.run(command);
+        } else {
+            const std::string *sha = nd.severalSha();
+            if (!sha) {
+                failAll(limits, out, false, nd.lastError());
+                return false;
+            }
+            args[1] = *sha;
+            reply = nd.run(args);
         }
-        args[1] = *sha;
-        RedisReplyPtr reply = nd.run(args);
         if (!reply) {
             failAll(limits, out, false, nd.lastError());
             return false;

@@ -1,12 +1,15 @@
 #include "limiter/redismodule/commands.h"
 
+#include "limiter/algorithms/limitset.h"
 #include "limiter/redis/packeddoubles.h"
+#include "limiter/redis/redisstate.h"
 #include "limiter/redismodule/redismoduleapi.h"
 #include "limiter/redismodule/request.h"
 #include "limiter/redismodule/statestore.h"
-#include "limiter/redis/redisstate.h"
 
 #include <algorithm>
+#include <array>
+#include <vector>
 
 namespace qs::redismodule {
 
@@ -98,6 +101,67 @@ int decideCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             redisTtlMillis(request.config, state, now, request.now.has_value()), error))
         return replyError(ctx, error);
     return replyDecision(ctx, d);
+}
+
+int decideAllCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (rm.IsKeysPositionRequest(ctx)) { // Redis Cluster and ACLs ask where the keys are
+        long long n = 0;
+        if (argc > 1 && rm.StringToLongLong(argv[1], &n) == kOk)
+            for (int i = 0; i < n && 2 + i < argc; ++i)
+                rm.KeyAtPos(ctx, 2 + i);
+        return kOk;
+    }
+    std::string error;
+    const auto request = parseSeveralRequest(argv, argc, error);
+    if (!request)
+        return replyError(ctx, error);
+    const Micros now = request->now.value_or(serverNow());
+    const std::size_t n = request->limits.size();
+    std::vector<AlgorithmState> states, before;
+    states.reserve(n);
+    for (const LimitRequest &l : request->limits) {
+        auto state = readState(ctx, l.key, l.config, error);
+        if (!state)
+            return replyError(ctx, error);
+        states.push_back(std::move(*state));
+    }
+    before = states; // the logs' changes are worked out from what they held
+    std::array<LimitRef, kMaxLimitsPerRequest> refs;
+    for (std::size_t i = 0; i < n; ++i)
+        refs[i] = {&request->limits[i].config, &states[i], request->limits[i].cost,
+            request->limits[i].shadow};
+    std::array<Decision, kMaxLimitsPerRequest> decided;
+    const SetDecision set = decideAll(std::span(refs.data(), n), now, std::span(decided.data(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+        const LimitRequest &l = request->limits[i];
+        const Decision &d = decided[i];
+        if (const auto *log = std::get_if<SlidingWindowLogConfig>(&l.config)) {
+            // As several.lua: expired entries go whatever the answer; the rest on admission.
+            LogChange change = logChange(*log, std::get<SlidingWindowLogState>(before[i]), d,
+                l.cost, now, request->now.has_value(), std::get<SlidingWindowLogState>(states[i]));
+            if (!set.allowed || !d.allowed) {
+                change.added = 0;
+                change.ttlMillis = 0;
+            }
+            if (!writeLogChange(ctx, l.key, change, error))
+                return replyError(ctx, error);
+        } else if (set.allowed && d.allowed
+            && !writeStringState(ctx, l.key, encodeRedisState(states[i]),
+                redisTtlMillis(l.config, states[i], now, request->now.has_value()), error)) {
+            return replyError(ctx, error);
+        }
+    }
+    std::array<double, 4 * kMaxLimitsPerRequest> fields{};
+    for (std::size_t i = 0; i < n; ++i) {
+        const Decision &d = decided[i];
+        fields[4 * i] = d.allowed ? 0 : d.reason == Reason::CostExceedsLimit ? 2 : 1;
+        fields[4 * i + 1] = double(d.remaining);
+        fields[4 * i + 2] = double(d.allowed ? d.delay : d.retryAfter);
+        fields[4 * i + 3] = double(d.resetAfter);
+    }
+    const std::string bytes = packDoubles(std::span<const double>(fields.data(), 4 * n));
+    return rm.ReplyWithStringBuffer(ctx, bytes.data(), bytes.size());
 }
 
 int peekCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)

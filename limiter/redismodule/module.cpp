@@ -1,5 +1,5 @@
-// The Quota Studio Redis module: QS.DECIDE and QS.PEEK, the six algorithms of limiter/ run
-// natively inside Redis (docs/redis-layout.md, "Redis module"). Load it with
+// The Quota Studio Redis module: QS.DECIDE, QS.DECIDEALL and QS.PEEK, the six algorithms of
+// limiter/ run natively inside Redis (docs/redis-layout.md, "Redis module"). Load it with
 //   redis-server --loadmodule /path/to/quota_studio_redis.so
 // or MODULE LOAD. Its only exported symbol is RedisModule_OnLoad.
 #include "limiter/redismodule/commands.h"
@@ -34,6 +34,11 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(
     if (rm.CreateCommand(ctx, "qs.decide", decideCommand, "write deny-oom", 1, 1, 1) != kOk)
         return kErr;
     if (rm.CreateCommand(ctx, "qs.peek", peekCommand, "readonly", 1, 1, 1) != kOk)
+        return kErr;
+    // Its keys follow their count (as EVALSHA's): the command names them when asked.
+    if (rm.CreateCommand(
+            ctx, "qs.decideall", decideAllCommand, "write deny-oom getkeys-api", 0, 0, 0)
+        != kOk)
         return kErr;
     return kOk;
 }

@@ -32,7 +32,8 @@ bool loadApi(RedisModuleCtx *ctx, const char *&missing)
         && QS_FETCH(ReplyWithLongLong) && QS_FETCH(OpenKey) && QS_FETCH(CloseKey)
         && QS_FETCH(KeyType) && QS_FETCH(StringDMA) && QS_FETCH(Call) && QS_FETCH(CallReplyType)
         && QS_FETCH(CallReplyLength) && QS_FETCH(CallReplyArrayElement)
-        && QS_FETCH(CallReplyStringPtr) && QS_FETCH(FreeCallReply);
+        && QS_FETCH(CallReplyStringPtr) && QS_FETCH(FreeCallReply)
+        && QS_FETCH(IsKeysPositionRequest) && QS_FETCH(KeyAtPos);
 #undef QS_FETCH
 }
 

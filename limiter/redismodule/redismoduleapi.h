@@ -61,6 +61,10 @@ struct Api {
     RedisModuleCallReply *(*CallReplyArrayElement)(RedisModuleCallReply *reply, size_t index);
     const char *(*CallReplyStringPtr)(RedisModuleCallReply *reply, size_t *len);
     void (*FreeCallReply)(RedisModuleCallReply *reply);
+
+    // A command whose keys only it can find ("getkeys-api"): asked for them, it names each.
+    int (*IsKeysPositionRequest)(RedisModuleCtx *ctx);
+    void (*KeyAtPos)(RedisModuleCtx *ctx, int pos);
 };
 
 // The API, filled by loadApi(). One per process, read-only after loading.

@@ -1,7 +1,8 @@
 #include "limiter/redismodule/request.h"
 
-#include "limiter/redismodule/redismoduleapi.h"
+#include "limiter/algorithms/limitset.h"
 #include "limiter/redis/redisscripts.h"
+#include "limiter/redismodule/redismoduleapi.h"
 
 #include <chrono>
 #include <string_view>
@@ -100,6 +101,65 @@ std::optional<Request> parseRequest(
             return std::nullopt;
         }
         r.now = now;
+    }
+    return r;
+}
+
+std::optional<SeveralRequest> parseSeveralRequest(
+    RedisModuleString **argv, int argc, std::string &error)
+{
+    std::int64_t n = 0;
+    if (argc < 2 || !number(argv[1], n) || n < 1 || n > std::int64_t(limiter::kMaxLimitsPerRequest)
+        || argc != 3 + 7 * n) {
+        error = "QS bad parameter: QS.DECIDEALL takes the number of keys (1 to "
+            + std::to_string(limiter::kMaxLimitsPerRequest)
+            + "), the keys, now (or ''), then six arguments per key";
+        return std::nullopt;
+    }
+    SeveralRequest r;
+    const int nowAt = 2 + int(n);
+    if (!text(argv[nowAt]).empty()) {
+        std::int64_t now = 0;
+        if (!number(argv[nowAt], now)) {
+            error = "QS bad parameter: now must be a number, got '"
+                + std::string(text(argv[nowAt]).substr(0, 64)) + "'";
+            return std::nullopt;
+        }
+        r.now = now;
+    }
+    for (int i = 0; i < int(n); ++i) {
+        RedisModuleString **a = argv + nowAt + 1 + 6 * i;
+        LimitRequest l;
+        l.key = argv[2 + i];
+        const std::string_view name = text(a[0]);
+        const auto algorithm = limiter::algorithmFromName(name);
+        if (!algorithm) {
+            error = "QS bad parameter: unknown algorithm " + std::string(name.substr(0, 64));
+            return std::nullopt;
+        }
+        const std::string_view shadow = text(a[2]);
+        std::int64_t values[3] = {};
+        const int count = limiter::redisScriptParameterCount(*algorithm);
+        bool ok = number(a[1], l.cost) && (shadow == "0" || shadow == "1")
+            && (count == 3 || text(a[5]).empty());
+        for (int p = 0; ok && p < count; ++p)
+            ok = number(a[3 + p], values[p]);
+        if (!ok) {
+            error = "QS bad parameter: cost and parameters must be numbers >= 0, shadow 1 or 0, "
+                    "for limit "
+                + std::to_string(i + 1);
+            return std::nullopt;
+        }
+        l.shadow = shadow == "1";
+        std::string why;
+        auto config = limiter::configFromScriptParameters(
+            *algorithm, std::span<const std::int64_t>(values, std::size_t(count)), why);
+        if (!config) {
+            error = "QS bad parameter: " + why;
+            return std::nullopt;
+        }
+        l.config = std::move(*config);
+        r.limits.push_back(std::move(l));
     }
     return r;
 }

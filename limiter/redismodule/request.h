@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 struct RedisModuleString;
 
@@ -23,6 +24,21 @@ struct Request {
 // argv[0] is the command name. nullopt with the error reply's text in `error`.
 std::optional<Request> parseRequest(
     RedisModuleString **argv, int argc, bool withCost, std::string &error);
+
+// QS.DECIDEALL <numkeys> <key>… <now µs or ''> [<algorithm> <cost> <shadow 1|0> <p1> <p2>
+//   <p3 or ''>]×numkeys: several.lua's KEYS and ARGV, so that a client can send either.
+struct LimitRequest {
+    RedisModuleString *key = nullptr;
+    limiter::AlgorithmConfig config;
+    std::int64_t cost = 0;
+    bool shadow = false;
+};
+struct SeveralRequest {
+    std::vector<LimitRequest> limits;
+    std::optional<limiter::Micros> now;
+};
+std::optional<SeveralRequest> parseSeveralRequest(
+    RedisModuleString **argv, int argc, std::string &error);
 
 // The server's clock in µs since the epoch, as the scripts' TIME reads it.
 limiter::Micros serverNow();

@@ -1,7 +1,7 @@
 #include "limiter/redismodule/statestore.h"
 
-#include "limiter/redismodule/redismoduleapi.h"
 #include "limiter/redis/redisstate.h"
+#include "limiter/redismodule/redismoduleapi.h"
 
 #include <charconv>
 #include <memory>

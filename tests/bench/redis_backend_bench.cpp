@@ -4,7 +4,7 @@
 //   [lua|module]
 //     (SEEDS: host:port,host:port… of a Redis Cluster; metrics: the route counts per second;
 //     lua|module: force the engine, else the module where the server has it)
-//   redis_backend_bench several PORT SECONDS KEYS
+//   redis_backend_bench several PORT SECONDS KEYS [module]
 //     (one limit by acquire() against two by acquireAll(), same keys and run: Redis CPU per
 //     request from INFO commandstats, and requests per second)
 //   redis_backend_bench memory PORT
@@ -134,30 +134,34 @@ int memory(int port)
 
 } // namespace
 
-// `usec` and `calls` of EVALSHA so far, from INFO commandstats.
-std::pair<long long, long long> evalshaStats(redisContext *c)
+// `usec` and `calls` of a command so far ("evalsha", "qs.decide"), from INFO commandstats.
+std::pair<long long, long long> commandStats(redisContext *c, const std::string &command)
 {
     auto *r = static_cast<redisReply *>(redisCommand(c, "INFO commandstats"));
     long long usec = 0, calls = 0;
+    const std::string name = "cmdstat_" + command + ":";
     if (r && r->type == REDIS_REPLY_STRING)
-        if (const char *line = std::strstr(r->str, "cmdstat_evalsha:"))
-            std::sscanf(line, "cmdstat_evalsha:calls=%lld,usec=%lld", &calls, &usec);
+        if (const char *line = std::strstr(r->str, name.c_str()))
+            std::sscanf(line + name.size(), "calls=%lld,usec=%lld", &calls, &usec);
     freeReplyObject(r);
     return {usec, calls};
 }
 
 // One request, one limit (token bucket) against one request, two limits (the token bucket and a
 // daily fixed window), alternating phases of `seconds` so that a busy machine weighs on both.
-int several(int port, double seconds, int keys)
+// `module`: QS.DECIDE against QS.DECIDEALL (a server that loaded the module), else the scripts.
+int several(int port, double seconds, int keys, bool module)
 {
     const RedisRule burst{"bench:several:tb",
         TokenBucketConfig{1'000'000'000, Rate{1'000'000'000, kMicrosPerSecond}}};
     const RedisRule daily{"bench:several:fw", FixedWindowConfig{{1'000'000'000, kMicrosPerDay}}};
     RedisEndpoint endpoint;
     endpoint.port = port;
-    endpoint.engine = RedisEngine::Lua;
+    endpoint.engine = module ? RedisEngine::Module : RedisEngine::Lua;
     RedisBackend backend(endpoint);
     redisContext *admin = redisConnect("127.0.0.1", port);
+    const std::string commands[2]
+        = {module ? "qs.decide" : "evalsha", module ? "qs.decideall" : "evalsha"};
     if (!backend.connect() || !admin || admin->err) {
         std::fprintf(
             stderr, "cannot connect to 127.0.0.1:%d: %s\n", port, backend.lastError().c_str());
@@ -172,7 +176,7 @@ int several(int port, double seconds, int keys)
     std::vector<Decision> out(2);
     for (int round = 0; round < 4; ++round)
         for (int phase = 0; phase < 2; ++phase) {
-            const auto [usec0, calls0] = evalshaStats(admin);
+            const auto [usec0, calls0] = commandStats(admin, commands[phase]);
             const auto begin = std::chrono::steady_clock::now();
             const auto end = begin + std::chrono::duration<double>(seconds / 4);
             long n = 0;
@@ -188,14 +192,15 @@ int several(int port, double seconds, int keys)
             }
             wall[phase]
                 += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-            const auto [usec1, calls1] = evalshaStats(admin);
+            const auto [usec1, calls1] = commandStats(admin, commands[phase]);
             usec[phase] += double(usec1 - usec0);
             calls[phase] += double(calls1 - calls0);
             requests[phase] += double(n);
         }
     redisFree(admin);
     const double one = usec[0] / std::max(1.0, calls[0]), two = usec[1] / std::max(1.0, calls[1]);
-    std::printf("keys %d, %.0f s a side, one connection, no pipeline\n", keys, seconds);
+    std::printf("%s, keys %d, %.0f s a side, one connection, no pipeline\n",
+        module ? "module (QS.DECIDE / QS.DECIDEALL)" : "scripts (EVALSHA)", keys, seconds);
     std::printf("one limit  (acquire):    %.2f us Redis CPU per request, %.0f requests/s\n", one,
         requests[0] / wall[0]);
     std::printf("two limits (acquireAll): %.2f us Redis CPU per request, %.0f requests/s\n", two,
@@ -226,8 +231,8 @@ int main(int argc, char **argv)
             return throughput(argv[2], std::atof(argv[3]), std::atoi(argv[4]), std::atoi(argv[5]),
                 std::atoi(argv[6]), metrics, engine);
     }
-    if (mode == "several" && argc == 5)
-        return several(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]));
+    if (mode == "several" && (argc == 5 || (argc == 6 && std::string(argv[5]) == "module")))
+        return several(std::atoi(argv[2]), std::atof(argv[3]), std::atoi(argv[4]), argc == 6);
     if (mode == "memory" && argc == 3)
         return memory(std::atoi(argv[2]));
     if (mode == "script" && argc == 3) {
@@ -241,7 +246,7 @@ int main(int argc, char **argv)
     std::fprintf(stderr,
         "usage: %s throughput PORT|SEEDS SECONDS CONNECTIONS PIPELINE KEYS [metrics] "
         "[lua|module]\n"
-        "       %s several PORT SECONDS KEYS\n"
+        "       %s several PORT SECONDS KEYS [module]\n"
         "       %s memory PORT\n"
         "       %s script ALGORITHM\n",
         argv[0], argv[0], argv[0], argv[0]);

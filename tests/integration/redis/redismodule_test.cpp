@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <thread>
@@ -509,4 +510,123 @@ TEST_F(RedisModule, TheBackendChoosesTheEngineAtConnect)
     EXPECT_FALSE(forced.connect());
     EXPECT_NE(forced.lastError().find("no Quota Studio module"), std::string::npos)
         << forced.lastError();
+}
+
+namespace {
+
+AlgorithmConfig randomLimit(std::mt19937_64 &rng)
+{
+    std::uniform_int_distribution<int> small(1, 6);
+    const Rate rate{small(rng), Micros(small(rng)) * kMicrosPerSecond};
+    const WindowLimit window{small(rng), Micros(small(rng)) * kMicrosPerSecond};
+    switch (rng() % 6) {
+    case 0:
+        return TokenBucketConfig{small(rng), rate};
+    case 1:
+        return LeakyBucketConfig{
+            rate, small(rng) - 1, rng() % 2 ? LeakMode::Shape : LeakMode::Police};
+    case 2:
+        return FixedWindowConfig{window};
+    case 3:
+        return SlidingWindowLogConfig{window};
+    case 4:
+        return SlidingWindowCounterConfig{window};
+    default:
+        return GcraConfig{rate, small(rng)};
+    }
+}
+
+} // namespace
+
+// QS.DECIDEALL, several limits of one request in one module command: on random traces (two to
+// four limits of all six algorithms, shadow limits, costs 1-2) the same per-limit decisions,
+// answer and deciding limit as several.lua, the C++ rule and the embedded engine; the bytes it
+// leaves in Redis are several.lua's, key for key; and its keys are found as EVALSHA's are.
+TEST_F(RedisModule, SeveralLimitsInOneCommandDecideAsLuaTheRuleAndTheEngine)
+{
+    RedisBackend viaModule(moduleServer());
+    RedisBackend viaLua(moduleServer(RedisEngine::Lua));
+    ASSERT_TRUE(viaModule.connect()) << viaModule.lastError();
+    ASSERT_TRUE(viaLua.connect()) << viaLua.lastError();
+    ASSERT_EQ(viaModule.engineInUse(), RedisEngine::Module);
+    const Reply keys = command(admin.get(),
+        {"COMMAND", "GETKEYS", "qs.decideall", "2", "a", "b", "", "gcra", "1", "0", "1000", "1", "",
+            "gcra", "1", "0", "1000", "1", ""});
+    ASSERT_TRUE(keys && keys->type == REDIS_REPLY_ARRAY && keys->elements == 2) << text(keys);
+    EXPECT_EQ(std::string(keys->element[1]->str), "b");
+
+    std::mt19937_64 rng(23);
+    const std::string run = uniquePrefix("several-module");
+    int admitted = 0, denied = 0, compared = 0;
+    for (int trace = 0; trace < 80; ++trace) {
+        const std::size_t n = 2 + rng() % 3;
+        std::vector<RedisRule> moduleRules(n), luaRules(n);
+        std::vector<AlgorithmConfig> configs(n);
+        std::vector<bool> shadow(n);
+        std::vector<std::int64_t> costs(n);
+        Engine engine;
+        std::vector<RuleId> engineRules(n);
+        for (std::size_t l = 0; l < n; ++l) {
+            configs[l] = randomLimit(rng);
+            const std::string name = run + ":" + std::to_string(trace) + ":" + std::to_string(l);
+            moduleRules[l] = {name + ":m", configs[l]};
+            luaRules[l] = {name + ":l", configs[l]};
+            engineRules[l] = *engine.addRule(configs[l]).id;
+            shadow[l] = rng() % 4 == 0;
+            costs[l] = 1 + std::int64_t(rng() % 2);
+        }
+        std::map<std::pair<std::size_t, int>, AlgorithmState> states;
+        Micros now = kParityStart;
+        for (int step = 0; step < 40; ++step) {
+            now += Micros(rng() % 700'000);
+            const int client = int(rng() % 2);
+            const std::string key = test::numbered("c", client);
+            std::vector<RedisLimitRequest> m, l;
+            std::vector<LimitRef> refs;
+            std::vector<EngineLimit> e;
+            for (std::size_t i = 0; i < n; ++i) {
+                m.push_back({&moduleRules[i], key, costs[i], shadow[i]});
+                l.push_back({&luaRules[i], key, costs[i], shadow[i]});
+                e.push_back({engineRules[i], key, costs[i], shadow[i]});
+                auto [it, fresh] = states.try_emplace({i, client}, freshState(configs[i]));
+                refs.push_back({&configs[i], &it->second, costs[i], shadow[i]});
+            }
+            std::vector<Decision> dm(n), dl(n), dc(n), de(n);
+            const SetDecision sm = viaModule.acquireAll(m, dm, now);
+            const SetDecision sl = viaLua.acquireAll(l, dl, now);
+            const SetDecision sc = decideAll(refs, now, dc);
+            const SetDecision se = engine.acquireAll(e, now, de);
+            const std::string where = "trace " + std::to_string(trace) + " step "
+                + std::to_string(step) + ": " + viaModule.lastError();
+            ASSERT_EQ(sm.allowed, sc.allowed) << where;
+            ASSERT_EQ(sl.allowed, sc.allowed) << where;
+            ASSERT_EQ(se.allowed, sc.allowed) << where;
+            ASSERT_EQ(sm.deciding, sc.deciding) << where;
+            for (std::size_t i = 0; i < n; ++i) {
+                ASSERT_NE(dm[i].reason, Reason::StoreError) << where;
+                ASSERT_EQ(dm[i].allowed, dc[i].allowed) << where << " limit " << i;
+                ASSERT_EQ(dm[i].remaining, dc[i].remaining) << where << " limit " << i;
+                ASSERT_EQ(dm[i].allowed ? dm[i].delay : dm[i].retryAfter,
+                    dc[i].allowed ? dc[i].delay : dc[i].retryAfter)
+                    << where << " limit " << i;
+                ASSERT_EQ(dm[i].resetAfter, dl[i].resetAfter) << where << " limit " << i;
+            }
+            ++compared;
+            (sc.allowed ? admitted : denied)++;
+        }
+        // What the module left in Redis is what several.lua left, limit by limit and client.
+        for (std::size_t i = 0; i < n; ++i)
+            for (int client = 0; client < 2; ++client) {
+                const std::string key = test::numbered("c", client);
+                EXPECT_EQ(dump(admin.get(), viaModule.stateKey(moduleRules[i], key)),
+                    dump(admin.get(), viaLua.stateKey(luaRules[i], key)))
+                    << "trace " << trace << " limit " << i;
+            }
+    }
+    EXPECT_GT(admitted, 300);
+    EXPECT_GT(denied, 300);
+    EXPECT_EQ(compared, admitted + denied);
+    const std::string stats = text(command(admin.get(), {"INFO", "commandstats"}));
+    EXPECT_NE(stats.find("cmdstat_qs.decideall:calls="), std::string::npos)
+        << "the module backend sent QS.DECIDEALL";
 }
