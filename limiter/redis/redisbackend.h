@@ -77,6 +77,9 @@ struct RedisRule {
     // Per-second admitted/denied counts in "<keyPrefix>:~metrics:<epoch s>", counted by the
     // backend and added to Redis once a second (routemetrics.h).
     bool metrics = false;
+    // A limit of several: its route's "<prefix>:<route>", under which acquireAll counts the
+    // request once (the first limit's rule says where); empty: keyPrefix.
+    std::string metricsPrefix = {};
 };
 
 struct RedisRequest {
@@ -170,6 +173,8 @@ private:
         std::vector<Attempt> &again);
     void appendCommand(RedisNode &node, const RedisRequest &request);
     void count(const RedisRequest &request, const Decision &d);
+    void countRequest(std::span<const RedisLimitRequest> limits, std::span<const Decision> out,
+        const SetDecision &set, std::optional<Micros> now);
     void flushMetricsBefore(std::int64_t second);
     Decision decisionFrom(const RedisRequest &request, ::redisReply *reply);
     static Decision decisionFromFields(const RedisRule &rule, const double (&fields)[4]);

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 
 namespace qs::limiter {
 
@@ -98,7 +99,9 @@ SetDecision RedisBackend::acquireAll(
         shadow[i] = limits[i].shadow;
     if (groups == 1) {
         decideSlot(limits, out, now, SlotMode::Whole, nullptr);
-        return combine(out.first(n), std::span(shadow.data(), n));
+        const SetDecision set = combine(out.first(n), std::span(shadow.data(), n));
+        countRequest(limits, out.first(n), set, now);
+        return set;
     }
 
     // One call per slot; the writes of the slots that admitted, for their give-back.
@@ -137,7 +140,27 @@ SetDecision RedisBackend::acquireAll(
     if (!set.allowed)
         for (const Written &w : written)
             giveBack(w.limits, w.images);
+    countRequest(limits, out.first(n), set, now);
     return set;
+}
+
+// The request's admission, counted once for its route (RedisRule::metricsPrefix), unless Redis
+// answered for none of its limits.
+void RedisBackend::countRequest(std::span<const RedisLimitRequest> limits,
+    std::span<const Decision> out, const SetDecision &set, std::optional<Micros> now)
+{
+    const RedisRule &first = *limits.front().rule;
+    if (!first.metrics || std::all_of(out.begin(), out.end(), [](const Decision &d) {
+            return d.reason == Reason::StoreError;
+        }))
+        return;
+    m_batchSecond = std::chrono::duration_cast<std::chrono::seconds>(
+        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    if (m_metrics.due(m_batchSecond))
+        flushMetricsBefore(m_batchSecond);
+    m_metrics.count(first.metricsPrefix.empty() ? first.keyPrefix : first.metricsPrefix,
+        now ? *now / kMicrosPerSecond : m_batchSecond, set.allowed);
 }
 
 bool RedisBackend::decideSlot(std::span<const RedisLimitRequest> limits, std::span<Decision> out,

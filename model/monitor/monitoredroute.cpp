@@ -36,7 +36,9 @@ MonitoredRoute MonitoredRoute::of(const Policy &policy, const MonitoredTarget &t
     // Per-second metrics exist only where Quota Studio's scripts write the keys.
     const bool ownKeys = std::none_of(policy.redis.layouts.cbegin(), policy.redis.layouts.cend(),
         [&](const RedisLayout &l) { return l.routeId == route.id; });
-    if (policy.redis.metrics.value_or(false) && ownKeys)
+    // A route with several limits counts each request once, under the route: read by its
+    // first limit's target only, so that totals over all targets count it once.
+    if (policy.redis.metrics.value_or(false) && ownKeys && target.limit <= 0)
         m.metricsPrefix
             = QByteArray::fromStdString(layout::metricsPrefix(layout::routePrefix(
                   policy.redis.effectivePrefix().toStdString(), route.id.toStdString())))

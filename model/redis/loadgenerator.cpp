@@ -285,7 +285,9 @@ Expected<std::vector<LoadRoute>> loadRoutesFor(const Policy &policy, const QStri
                 : routePrefix;
             rule.config = *config;
             rule.onStoreError = policy.defaults.effectiveOnStoreError();
-            rule.metrics = policy.redis.metrics.value_or(false) && !r.hasSeveralLimits();
+            rule.metrics = policy.redis.metrics.value_or(false);
+            if (r.hasSeveralLimits())
+                rule.metricsPrefix = routePrefix; // a request counts once, for its route
             route.limits.push_back(rule);
             route.shadow.push_back(r.modeOf(limit) == RouteMode::Shadow);
         }

@@ -31,6 +31,7 @@
 #include <QLineEdit>
 #include <QLineSeries>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -191,9 +192,9 @@ struct Window {
     QTemporaryDir dir;
     MainWindow window;
     MonitorPage *page = nullptr;
-    Window()
+    explicit Window(const QByteArray &policy = kPolicy)
     {
-        EXPECT_TRUE(window.openFile(writePolicy(dir), false));
+        EXPECT_TRUE(window.openFile(writePolicy(dir, policy), false));
         window.show();
         EXPECT_TRUE(QTest::qWaitForWindowExposed(&window));
         page = window.monitorPage();
@@ -486,6 +487,53 @@ TEST(MonitorPage, TheLocalDemoFillsTheChartsAndStopsLeavingNoProcess)
     window.reset();
     EXPECT_TRUE(QTest::qWaitFor([&] { return !processAlive(second); }, 5000))
         << "the demo's redis-server " << second << " outlived its window";
+}
+
+// A policy whose route has two limits plays in the local demo (loadgen decides both with one
+// call) and each limit is a route of its own in the Monitor tab, with its own keys.
+TEST(MonitorPage, TheLocalDemoPlaysSeveralLimitsAndShowsEachLimitsKeys)
+{
+    if (LocalDemo::redisServerPath().isEmpty())
+        GTEST_SKIP() << "redis-server not installed";
+    Window w(R"(quota_studio: 1
+name: several
+defaults: { key: header:X-Api-Key }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 5, refill: 1/s }
+      - { name: daily, algorithm: fixed_window, limit: 30, window: 1d }
+)");
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
+    HotKeysModel *model = hotKeys(w.page);
+    const auto routesShown = [&] {
+        QSet<QString> routes;
+        for (int r = 0; r < model->rowCount(); ++r)
+            routes.insert(
+                model->data(model->index(r, HotKeysModel::Route), Qt::DisplayRole).toString());
+        return routes;
+    };
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const QSet<QString> routes = routesShown();
+            return routes.contains(QStringLiteral("search/burst"))
+                && routes.contains(QStringLiteral("search/daily"))
+                && points(chart(w.page, "requestsChart"), "allowed") >= 2;
+        },
+        15000))
+        << stateLabel(w.page)->text().toStdString();
+    // Each request counted once, for the route, whichever of its limits decided it.
+    EXPECT_GT(lastValue(chart(w.page, "requestsChart"), "allowed")
+            + lastValue(chart(w.page, "requestsChart"), "denied"),
+        0);
+    w.window.resize(1280, 800);
+    QTest::qWait(300);
+    EXPECT_FALSE(
+        saveScreenshot(&w.window, QStringLiteral("monitor-several-limits-1280x800")).isEmpty());
+    QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
+    ASSERT_TRUE(stopped.wait(10000));
 }
 
 // The Monitor menu's cluster demo: three masters of its own, traffic on all of them, every

@@ -67,7 +67,8 @@ HotKeysPanel::HotKeysPanel(QWidget *parent)
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setSectionResizeMode(HotKeysModel::Key, QHeaderView::Stretch);
     header->setStretchLastSection(false);
-    const QStringList widest = {{}, QStringLiteral("payments"), QStringLiteral("99,999"),
+    // A route with several limits shows each as "route/limit".
+    const QStringList widest = {{}, QStringLiteral("search/daily"), QStringLiteral("99,999"),
         QStringLiteral("99,999"), QStringLiteral("100 %"), QStringLiteral("59.9 s"),
         QStringLiteral("= reset"), QStringLiteral("59 min ago")};
     for (int c = HotKeysModel::Route; c < HotKeysModel::ColumnCount; ++c) {
