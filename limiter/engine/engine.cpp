@@ -173,6 +173,8 @@ SetDecision Engine::acquireAll(
         hashes[i] = m_rules[limits[i].rule]->prefetch(limits[i].key, lane);
     detail::HeldLimit held[kMaxLimitsPerRequest];
     bool shadow[kMaxLimitsPerRequest];
+    if (n > 1)
+        m_readers->useExtraEntries(true);
     for (std::size_t k = 0; k < n; ++k) {
         const std::size_t i = order[k];
         const EngineLimit &l = limits[i];
@@ -184,6 +186,8 @@ SetDecision Engine::acquireAll(
         const std::size_t i = order[k];
         m_rules[limits[i].rule]->release(held[i], !set.allowed && out[i].allowed, limits[i].cost);
     }
+    if (n > 1)
+        m_readers->useExtraEntries(false);
     return set;
 }
 
