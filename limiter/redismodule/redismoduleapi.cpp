@@ -33,7 +33,8 @@ bool loadApi(RedisModuleCtx *ctx, const char *&missing)
         && QS_FETCH(KeyType) && QS_FETCH(StringDMA) && QS_FETCH(Call) && QS_FETCH(CallReplyType)
         && QS_FETCH(CallReplyLength) && QS_FETCH(CallReplyArrayElement)
         && QS_FETCH(CallReplyStringPtr) && QS_FETCH(FreeCallReply)
-        && QS_FETCH(IsKeysPositionRequest) && QS_FETCH(KeyAtPos);
+        && QS_FETCH(IsKeysPositionRequest) && QS_FETCH(KeyAtPos) && QS_FETCH(StringSet)
+        && QS_FETCH(SetExpire) && QS_FETCH(Milliseconds) && QS_FETCH(Replicate);
 #undef QS_FETCH
 }
 

@@ -22,6 +22,7 @@ inline constexpr int kOk = 0;
 inline constexpr int kErr = 1;
 inline constexpr int kApiVersion1 = 1;
 inline constexpr int kRead = 1 << 0;
+inline constexpr int kWrite = 1 << 1;
 inline constexpr int kKeyTypeEmpty = 0;
 inline constexpr int kKeyTypeString = 1;
 inline constexpr int kReplyError = 1;
@@ -52,6 +53,11 @@ struct Api {
     void (*CloseKey)(RedisModuleKey *key);
     int (*KeyType)(RedisModuleKey *key);
     char *(*StringDMA)(RedisModuleKey *key, size_t *len, int mode);
+    int (*StringSet)(RedisModuleKey *key, RedisModuleString *value);
+    int (*SetExpire)(RedisModuleKey *key, long long milliseconds);
+    long long (*Milliseconds)(void);
+    // Propagates a command to replicas and the AOF in place of the module's (fmt as Call's).
+    int (*Replicate)(RedisModuleCtx *ctx, const char *command, const char *fmt, ...);
 
     // fmt: one letter per argument: c (C string), s (RedisModuleString *), b (buffer, length),
     // l (long long), v (RedisModuleString **, count); a leading '!' replicates the command.
