@@ -73,8 +73,8 @@ QStringList ProbeComparator::limitNames() const
     return names;
 }
 
-// The key exactly as the policy builds it from what the probe sent.
-RequestKey ProbeComparator::keyOf(const ProbeSample &sample) const
+// What the probe sent, as a gateway sees it.
+RequestFacts ProbeComparator::factsOf(const ProbeSample &sample) const
 {
     const PlannedRequest request{sample.offset, sample.client, sample.keyless};
     RequestFacts facts;
@@ -83,7 +83,13 @@ RequestKey ProbeComparator::keyOf(const ProbeSample &sample) const
     const QUrl url = m_plan.urlFor(request);
     facts.target = url.path(QUrl::FullyEncoded)
         + (url.hasQuery() ? QLatin1Char('?') + url.query(QUrl::FullyEncoded) : QString());
-    return requestKey(m_key, m_missing, facts);
+    return facts;
+}
+
+// The key exactly as the policy builds it from what the probe sent.
+RequestKey ProbeComparator::keyOf(const ProbeSample &sample) const
+{
+    return requestKey(m_key, m_missing, factsOf(sample));
 }
 
 const ComparedRequest &ProbeComparator::add(const ProbeSample &sample)
@@ -191,13 +197,7 @@ ProbeComparator::LimitPart ProbeComparator::decideLimit(FlightPredictor &predict
 void ProbeComparator::addSeveral(
     const ProbeSample &sample, const Flight &flight, ComparedRequest &r)
 {
-    const PlannedRequest request{sample.offset, sample.client, sample.keyless};
-    RequestFacts facts;
-    facts.clientAddress = QStringLiteral("127.0.0.1");
-    facts.headers = m_plan.headersFor(request);
-    const QUrl url = m_plan.urlFor(request);
-    facts.target = url.path(QUrl::FullyEncoded)
-        + (url.hasQuery() ? QLatin1Char('?') + url.query(QUrl::FullyEncoded) : QString());
+    const RequestFacts facts = factsOf(sample);
     const bool observed = r.observedAllowed;
 
     // The design: every limit, on its own key.

@@ -92,6 +92,7 @@ public:
     const ComparedRequest *lastDenialWithRetryAfter() const;
 
 private:
+    RequestFacts factsOf(const ProbeSample &sample) const;
     RequestKey keyOf(const ProbeSample &sample) const;
     void checkHeaders(const ComparedRequest &r, const QString &key, limiter::Micros upper);
     void noteIssue(const QString &kind, const QString &example);

@@ -3,6 +3,7 @@
 // ASK and MOVED during a slot migration under load (no decision lost or doubled, the bound
 // kept), a killed master failed over, and per-route metrics in their own slot.
 #include "clusterfixture.h"
+#include "clustertest.h"
 
 #include "limiter/engine/engine.h"
 #include "limiter/redis/keyslot.h"
@@ -29,20 +30,9 @@ namespace {
 
 constexpr Micros kStart = test::kParityStart;
 
-class ClusterBackend : public ::testing::Test {
+class ClusterBackend : public qs::test::ClusterTest {
 protected:
-    void SetUp() override
-    {
-        if (cluster.seeds().empty())
-            GTEST_FAIL() << "run through ctest: the cluster fixture sets QS_TEST_CLUSTER_STATE";
-        // A test before this one may have just moved slots or roles back: give the nodes a
-        // moment to agree again.
-        for (int i = 0; i < 50 && !cluster.allOk(); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        ASSERT_TRUE(cluster.allOk()) << "the cluster is not ok before the test";
-    }
     void decidesAsTheEmbeddedEngine(RedisEngine engineChoice);
-    Cluster cluster;
 };
 
 // Client keys whose state keys fall in [first, last] slots.

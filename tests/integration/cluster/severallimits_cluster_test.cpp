@@ -3,7 +3,7 @@
 // slot at a time and gives back an earlier slot's charge when a later slot denies. Sequential
 // traces must decide exactly as limitset.h's rule; concurrent requests on one key must never be
 // admitted beyond the rule, and every charge of a denied request must be given back.
-#include "clusterfixture.h"
+#include "clustertest.h"
 
 #include "limiter/algorithms/limitset.h"
 #include "limiter/redis/keyslot.h"
@@ -20,29 +20,19 @@
 #include <thread>
 
 using namespace qs::limiter;
-using qs::test::Cluster;
 
 namespace {
 
 constexpr Micros kStart = test::kParityStart;
 
-class ClusterSeveralLimits : public ::testing::Test {
+class ClusterSeveralLimits : public qs::test::ClusterTest {
 protected:
-    void SetUp() override
-    {
-        if (cluster.seeds().empty())
-            GTEST_FAIL() << "run through ctest: the cluster fixture sets QS_TEST_CLUSTER_STATE";
-        for (int i = 0; i < 50 && !cluster.allOk(); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        ASSERT_TRUE(cluster.allOk()) << "the cluster is not ok before the test";
-    }
     RedisEndpoint luaEndpoint() const
     {
         RedisEndpoint e = cluster.endpoint();
         e.engine = RedisEngine::Lua;
         return e;
     }
-    Cluster cluster;
 };
 
 FixedWindowConfig window(std::int64_t limit, Micros span)

@@ -21,6 +21,28 @@ std::string uniquePrefix(const char *test)
     return std::string("t:") + test + ":" + std::to_string(::getpid()) + "-" + std::to_string(n++);
 }
 
+AlgorithmConfig randomSmallConfig(std::mt19937_64 &rng)
+{
+    std::uniform_int_distribution<int> small(1, 6);
+    const Rate rate{small(rng), Micros(small(rng)) * kMicrosPerSecond};
+    const WindowLimit window{small(rng), Micros(small(rng)) * kMicrosPerSecond};
+    switch (rng() % 6) {
+    case 0:
+        return TokenBucketConfig{small(rng), rate};
+    case 1:
+        return LeakyBucketConfig{
+            rate, small(rng) - 1, rng() % 2 ? LeakMode::Shape : LeakMode::Police};
+    case 2:
+        return FixedWindowConfig{window};
+    case 3:
+        return SlidingWindowLogConfig{window};
+    case 4:
+        return SlidingWindowCounterConfig{window};
+    default:
+        return GcraConfig{rate, small(rng)};
+    }
+}
+
 std::vector<NamedConfig> extremeConfigs()
 {
     FixedWindowConfig daily;

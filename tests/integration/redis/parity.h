@@ -9,6 +9,7 @@
 #include <hiredis/hiredis.h>
 
 #include <functional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,10 @@ std::string uniquePrefix(const char *test);
 
 // Every Decision field equal, and no store error; `where` names the request.
 void expectSameDecision(const Decision &remote, const Decision &local, const std::string &where);
+
+// A config of any of the six algorithms with small numbers (1-6), so that a few requests both
+// admit and deny: the several-limit traces' limits.
+AlgorithmConfig randomSmallConfig(std::mt19937_64 &rng);
 
 // The parity configs at the extremes of their ranges: a huge and a tiny rate, a window of a
 // millisecond and one of a day.

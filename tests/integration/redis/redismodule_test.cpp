@@ -512,32 +512,6 @@ TEST_F(RedisModule, TheBackendChoosesTheEngineAtConnect)
         << forced.lastError();
 }
 
-namespace {
-
-AlgorithmConfig randomLimit(std::mt19937_64 &rng)
-{
-    std::uniform_int_distribution<int> small(1, 6);
-    const Rate rate{small(rng), Micros(small(rng)) * kMicrosPerSecond};
-    const WindowLimit window{small(rng), Micros(small(rng)) * kMicrosPerSecond};
-    switch (rng() % 6) {
-    case 0:
-        return TokenBucketConfig{small(rng), rate};
-    case 1:
-        return LeakyBucketConfig{
-            rate, small(rng) - 1, rng() % 2 ? LeakMode::Shape : LeakMode::Police};
-    case 2:
-        return FixedWindowConfig{window};
-    case 3:
-        return SlidingWindowLogConfig{window};
-    case 4:
-        return SlidingWindowCounterConfig{window};
-    default:
-        return GcraConfig{rate, small(rng)};
-    }
-}
-
-} // namespace
-
 // QS.DECIDEALL, several limits of one request in one module command: on random traces (two to
 // four limits of all six algorithms, shadow limits, costs 1-2) the same per-limit decisions,
 // answer and deciding limit as several.lua, the C++ rule and the embedded engine; the bytes it
@@ -567,7 +541,7 @@ TEST_F(RedisModule, SeveralLimitsInOneCommandDecideAsLuaTheRuleAndTheEngine)
         Engine engine;
         std::vector<RuleId> engineRules(n);
         for (std::size_t l = 0; l < n; ++l) {
-            configs[l] = randomLimit(rng);
+            configs[l] = test::randomSmallConfig(rng);
             const std::string name = run + ":" + std::to_string(trace) + ":" + std::to_string(l);
             moduleRules[l] = {name + ":m", configs[l]};
             luaRules[l] = {name + ":l", configs[l]};

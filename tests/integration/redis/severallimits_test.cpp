@@ -9,6 +9,7 @@
 #include "limiter/redis/redisbackend.h"
 #include "limiter/redis/redisnode.h"
 #include "limiter/redis/redisscripts.h"
+#include "tests/integration/redis/parity.h"
 #include "tests/support/redisprocess.h"
 
 #include <gtest/gtest.h>
@@ -35,28 +36,6 @@ RedisEndpoint luaOnly()
     return e;
 }
 
-AlgorithmConfig randomConfig(std::mt19937_64 &rng)
-{
-    std::uniform_int_distribution<int> small(1, 6);
-    const Rate rate{small(rng), Micros(small(rng)) * kMicrosPerSecond};
-    const WindowLimit window{small(rng), Micros(small(rng)) * kMicrosPerSecond};
-    switch (rng() % 6) {
-    case 0:
-        return TokenBucketConfig{small(rng), rate};
-    case 1:
-        return LeakyBucketConfig{
-            rate, small(rng) - 1, rng() % 2 ? LeakMode::Shape : LeakMode::Police};
-    case 2:
-        return FixedWindowConfig{window};
-    case 3:
-        return SlidingWindowLogConfig{window};
-    case 4:
-        return SlidingWindowCounterConfig{window};
-    default:
-        return GcraConfig{rate, small(rng)};
-    }
-}
-
 } // namespace
 
 TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCppAndInTheEngine)
@@ -76,7 +55,7 @@ TEST(SeveralLimitsInRedis, OneCallDecidesAsTheRuleDoesInCppAndInTheEngine)
         Engine engine;
         std::vector<RuleId> engineRules(n);
         for (std::size_t l = 0; l < n; ++l) {
-            configs[l] = randomConfig(rng);
+            configs[l] = test::randomSmallConfig(rng);
             engineRules[l] = *engine.addRule(configs[l]).id;
             rules[l].keyPrefix = run + ":" + std::to_string(trace) + ":" + std::to_string(l);
             rules[l].config = configs[l];
