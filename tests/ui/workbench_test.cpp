@@ -8,6 +8,7 @@
 #include "screenshot.h"
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
+#include "ui/design/algorithmpanel.h"
 #include "ui/design/designpage.h"
 #include "ui/design/diagnosticsview.h"
 #include "ui/design/limitvalueedit.h"
@@ -39,6 +40,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -1524,5 +1526,81 @@ routes:
         QTest::qWait(50);
         qs::test::saveScreenshot(&window,
             QStringLiteral("workbench-limit-list-%1x%2").arg(size.width()).arg(size.height()));
+    }
+}
+
+namespace {
+
+// The labels an axis shows, as its tick settings make them: distinct values, or a chart that
+// reads "0, 1, 1, 2".
+QStringList tickLabels(const QValueAxis *axis)
+{
+    QStringList labels;
+    const QByteArray format = axis->labelFormat().toLatin1();
+    const auto label = [&](double v) { return QString::asprintf(format.constData(), v); };
+    if (axis->tickType() == QValueAxis::TicksDynamic) {
+        for (double v = axis->tickAnchor(); v <= axis->max() + 1e-9; v += axis->tickInterval())
+            labels << label(v);
+    } else {
+        for (int i = 0; i < axis->tickCount(); ++i)
+            labels << label(
+                axis->min() + (axis->max() - axis->min()) * i / std::max(1, axis->tickCount() - 1));
+    }
+    return labels;
+}
+
+const QValueAxis *valueAxis(const QChart *chart, Qt::Orientation o)
+{
+    const auto axes = chart->axes(o);
+    return axes.isEmpty() ? nullptr : qobject_cast<const QValueAxis *>(axes.first());
+}
+
+} // namespace
+
+// Issue 47, point 3: sparse traffic gives whole-number ticks, not "0, 1, 1, 2"; offered is drawn
+// dashed on top of allowed, which it would hide where every request is admitted; the top-1%
+// figure is left out for a handful of clients; the burst chart's series reach its axis' end.
+TEST(Workbench, SimulateAndBurstChartsReadAtAGlance)
+{
+    MainWindow window;
+    QTemporaryDir dir;
+    ASSERT_FALSE(openShown(window, dir, "sparse.yaml", R"(quota_studio: 1
+name: sparse
+routes:
+  - id: login
+    match: { path: /login }
+    limit: { algorithm: fixed_window, limit: 1000, window: 1d }
+)")
+                     .isEmpty());
+    SimulatePage *page = window.simulatePage();
+    page->trafficEdit()->setText(QStringLiteral("steady:1/s,clients=1"));
+    QSignalSpy done(page, &SimulatePage::finished);
+    page->run();
+    ASSERT_TRUE(done.wait(20000));
+    const QChart *traffic = page->trafficChart()->chart();
+    const QValueAxis *y = valueAxis(traffic, Qt::Vertical);
+    ASSERT_TRUE(y);
+    const QStringList labels = tickLabels(y);
+    EXPECT_EQ(labels.size(), QSet<QString>(labels.begin(), labels.end()).size())
+        << "repeated tick labels: " << labels.join(u',').toStdString();
+    const auto series = traffic->series();
+    ASSERT_FALSE(series.isEmpty());
+    auto *last = qobject_cast<QLineSeries *>(series.last());
+    ASSERT_TRUE(last);
+    EXPECT_EQ(last->name(), "offered") << "drawn last, over allowed";
+    EXPECT_EQ(last->pen().style(), Qt::DashLine);
+    QStringList rows;
+    for (int i = 0; i < page->summaryTable()->rowCount(); ++i)
+        rows << page->summaryTable()->item(i, 0)->text();
+    EXPECT_FALSE(rows.join(u'|').contains(QStringLiteral("top 1%"))) << "one client";
+
+    const QChart *burst = window.designPage()->algorithmPanel()->chartView()->chart();
+    const QValueAxis *x = valueAxis(burst, Qt::Horizontal);
+    ASSERT_TRUE(x);
+    for (QAbstractSeries *s : burst->series()) {
+        const auto *line = qobject_cast<QLineSeries *>(s);
+        ASSERT_TRUE(line && line->count() > 0);
+        EXPECT_DOUBLE_EQ(line->at(line->count() - 1).x(), x->max())
+            << line->name().toStdString() << " stops before the axis ends";
     }
 }

@@ -12,7 +12,9 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace qs {
 
@@ -137,7 +139,13 @@ void showSeries(
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     double xMax = 0, yMax = 0;
-    for (const Series *s : series) {
+    bool integers = true;
+    // Offered is drawn last and dashed: where every request is admitted it lies on the allowed
+    // line, which must show through it rather than hide it.
+    std::vector<const Series *> order = series;
+    std::stable_partition(order.begin(), order.end(),
+        [](const Series *s) { return s->name != QLatin1String("offered"); });
+    for (const Series *s : order) {
         auto *line = new QLineSeries;
         line->setName(s->name);
         QList<QPointF> points;
@@ -146,31 +154,39 @@ void showSeries(
             points.append(QPointF(s->t[i] / time.seconds, s->value[i]));
             xMax = std::max(xMax, s->t[i] / time.seconds);
             yMax = std::max(yMax, s->value[i]);
+            integers = integers && s->value[i] == std::floor(s->value[i]);
         }
         line->replace(points); // one update instead of one per point
         chart->addSeries(line);
         if (const QColor c = colorOf(s->name); c.isValid())
-            line->setPen(QPen(c, 2));
+            line->setPen(
+                QPen(c, 2, s->name == QLatin1String("offered") ? Qt::DashLine : Qt::SolidLine));
         line->attachAxis(x);
         line->attachAxis(y);
         showValueOnHover(line, view, s->name, s->unit, time);
     }
     // The axis ends at the data, not at the next round number past it, with ticks at round
     // steps from 0 (0, 10, 20 … 60, not 0, 9.8, 19.7 …).
-    const double end = std::max(span / time.seconds, xMax);
-    x->setRange(0, std::max(1e-9, end));
+    setRoundTicks(x, std::max(span / time.seconds, xMax));
+    setRoundTicks(y, std::max(1.0, yMax * 1.05), integers);
+    install(view, chart);
+}
+
+void setRoundTicks(QValueAxis *axis, double end, bool integers)
+{
+    end = std::max(1e-9, end);
     double tick = 1e-3;
     for (double decade = 1e-3; end / tick > 8; decade *= 10)
         for (const double m : {1.0, 2.0, 5.0})
             if (end / tick > 8)
                 tick = m * decade;
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0);
-    x->setTickInterval(tick);
-    x->setLabelFormat(tick < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
-    y->setRange(0, std::max(1.0, yMax * 1.1));
-    y->applyNiceNumbers();
-    install(view, chart);
+    if (integers)
+        tick = std::max(tick, 1.0);
+    axis->setRange(0, end);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(tick);
+    axis->setLabelFormat(tick < 1 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
 }
 
 void showEmptyChart(QChartView *view, const ChartLabels &labels, const QString &hint)

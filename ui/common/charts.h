@@ -6,6 +6,8 @@
 
 #include <QString>
 
+class QValueAxis;
+
 class QChart;
 class QColor;
 class QChartView;
@@ -41,5 +43,10 @@ void showSeries(
     QChartView *view, const ChartLabels &labels, const std::vector<const Series *> &series);
 // An empty chart that still says what it will show.
 void showEmptyChart(QChartView *view, const ChartLabels &labels, const QString &hint);
+
+// The axis from 0 to `end` (the data's end, not the next round number past it) with ticks at
+// round steps from 0: 1, 2 or 5 times a power of ten, at most about 8 of them. `integers` (data
+// that are whole numbers): no step below 1, so that labels never read "0, 1, 1, 2".
+void setRoundTicks(QValueAxis *axis, double end, bool integers = false);
 
 } // namespace qs

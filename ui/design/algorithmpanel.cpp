@@ -97,13 +97,11 @@ void AlgorithmPanel::plot(const limiter::AlgorithmConfig &config)
     admitted->setPen(QPen(seriesColor(QStringLiteral("admitted")), 2));
     auto *x = new QValueAxis;
     x->setTitleText(tr("time (s)"));
-    x->setRange(0, span);
     auto *y = new QValueAxis;
     y->setTitleText(tr("requests"));
-    y->setRange(0, double(offeredCount) * 1.05);
-    y->setLabelFormat(QStringLiteral("%d"));
-    x->applyNiceNumbers();
-    y->applyNiceNumbers();
+    // The axes end where the trace does (a rounder end left the series stopping short of it).
+    setRoundTicks(x, span);
+    setRoundTicks(y, double(offeredCount) * 1.05, true);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (QLineSeries *s : {offered, admitted}) {

@@ -420,7 +420,7 @@ void SimulatePage::showResult(const SimulationResult &r)
         key);
     const QLocale locale;
     const auto count = [&](std::uint64_t n) { return locale.toString(qulonglong(n)); };
-    const QList<QPair<QString, QString>> rows{
+    QList<QPair<QString, QString>> rows{
         {tr("Algorithm"), s.algorithm},
         {tr("Requests offered"), count(s.offered)},
         {tr("Allowed"), count(s.allowed)},
@@ -435,11 +435,14 @@ void SimulatePage::showResult(const SimulationResult &r)
             QStringLiteral("%1 ms / %2 ms")
                 .arg(s.p50DelayUs / 1000, 0, 'f', 1)
                 .arg(s.p99DelayUs / 1000, 0, 'f', 1)},
-        {tr("Denials taken by the top 1% of clients"), percent(s.topClientsDenialShare)},
         {tr("Clients"), count(s.clients)},
         {tr("Requests for other routes"), count(s.otherRoutes)},
         {tr("Without key (%1)").arg(missingKeyModeName(s.missingKey)), count(s.keyless)},
     };
+    // The top 1% of fewer than 100 clients is one client or none: no figure to read then.
+    if (s.clients >= 100)
+        rows.insert(rows.size() - 3,
+            {tr("Denials taken by the top 1% of clients"), percent(s.topClientsDenialShare)});
     // Several limits: what each said, and which denials it decided.
     QList<QPair<QString, QString>> perLimit;
     for (const LimitSummary &l : s.limits)
