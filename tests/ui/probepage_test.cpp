@@ -20,6 +20,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -156,6 +157,18 @@ TEST(ProbePage, TypedUrlF5AndTheGatewayIsFoundToEnforceTheDesign)
     EXPECT_FALSE(chart->title().isEmpty());
     EXPECT_EQ(chart->axes(Qt::Horizontal).size(), 1);
     EXPECT_TRUE(chart->legend()->isVisible());
+    // Per-second buckets, said in the title: a steady 10/s reads as about 10, not 0-4 swings
+    // of quarter seconds.
+    EXPECT_TRUE(chart->title().contains(QLatin1String("averaged over 1 s")))
+        << chart->title().toStdString();
+    for (QAbstractSeries *series : chart->series()) {
+        auto *line = qobject_cast<QLineSeries *>(series);
+        if (line && line->count() > 1) {
+            EXPECT_DOUBLE_EQ(line->at(1).x() - line->at(0).x(), 1.0) << line->name().toStdString();
+            EXPECT_GT(line->at(line->count() - 1).y(), 5.0)
+                << "no last bucket holding the last request alone";
+        }
+    }
 
     // The report as JSON and CSV, the chart as PNG, read back.
     QTemporaryDir out;

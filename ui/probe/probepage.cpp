@@ -53,14 +53,37 @@ QString percent(double share)
 
 // The observed and predicted admissions as lines, each divergence a marker on the observed
 // line: red where nothing explains it, amber where the export's documented approximation does.
+// Buckets of a second (a whole number of seconds for runs over two minutes, at most 120 of them):
+// quarter-second buckets swung 0-4 req/s while a gateway admitted a steady 2/s, each holding
+// 0 or 1 request.
+limiter::Micros admissionBucket(const std::vector<ComparedRequest> &compared)
+{
+    const limiter::Micros span = compared.empty() ? 0 : compared.back().sample.offset;
+    const limiter::Micros seconds
+        = (span / 120 + limiter::kMicrosPerSecond - 1) / limiter::kMicrosPerSecond;
+    return std::max<limiter::Micros>(1, seconds) * limiter::kMicrosPerSecond;
+}
+
 void showAdmissions(QChartView *view, const std::vector<ComparedRequest> &compared)
 {
-    const AdmissionSeries a = admissionSeries(compared);
+    const limiter::Micros width = admissionBucket(compared);
+    AdmissionSeries a = admissionSeries(compared, width);
+    // A last bucket the run covered for less than half its width reads as a drop that did not
+    // happen (the last request alone in a second): left out.
+    if (a.t.size() > 1
+        && double(compared.back().sample.offset) / 1e6 - a.t.back() < double(width) / 2e6) {
+        for (std::vector<double> *v : {&a.t, &a.observed, &a.predicted, &a.divergent})
+            v->pop_back();
+    }
+    ChartLabels labels = kLabels;
+    labels.title = QObject::tr("%1 (averaged over %2 s)")
+                       .arg(kLabels.title)
+                       .arg(width / limiter::kMicrosPerSecond);
     Series observed{QObject::tr("observed admitted"), QObject::tr("req/s"), a.t, a.observed,
         a.observed, a.observed};
     Series predicted{QObject::tr("predicted admitted"), QObject::tr("req/s"), a.t, a.predicted,
         a.predicted, a.predicted};
-    showSeries(view, kLabels, {&predicted, &observed});
+    showSeries(view, labels, {&predicted, &observed});
     QChart *chart = view->chart();
     // Where the gateway agrees the two lines coincide: the design's is a wide pale band under
     // the gateway's, so that both show.
