@@ -244,3 +244,24 @@ TEST(GatewayProbe, ANamedPortNobodyListensOnIsUnreachable)
     EXPECT_FALSE(r.unreachable.isEmpty());
     EXPECT_EQ(r.responses, 0);
 }
+
+// The same two limits in HAProxy: a stick table each, and a request is counted in every table
+// before any rule denies it (GATEWAY-LIMITS.md), so a client that keeps sending stays blocked
+// where the design would admit half. Each limit's model of the export counts that way and
+// explains every such denial; modelled as NGINX does (a denial counted nowhere), 95% were
+// unexplained.
+TEST(GatewayProbe, HaproxyTwoLimitsCountingDeniedRequestsIsExplainedLimitByLimit)
+{
+    const Policy p = policy();
+    const Gateway g = startHaproxy(p);
+    if (!g.port)
+        GTEST_SKIP() << "haproxy missing";
+    const ProbeReport r = probe(p, QStringLiteral("several"), g.port,
+        QStringLiteral("poisson:60/s,clients=3"), QStringLiteral("haproxy"));
+    EXPECT_EQ(r.noResponse, 0);
+    EXPECT_EQ(r.unexplained, 0) << toText(r).toStdString();
+    EXPECT_GT(r.explained, r.responses / 2) << toText(r).toStdString();
+    ASSERT_EQ(r.limits.size(), 2u);
+    EXPECT_TRUE(r.gatewayModel.contains(QLatin1String("denied requests counted too")))
+        << r.gatewayModel.toStdString();
+}
