@@ -291,6 +291,25 @@ SimulationResult runTyped(const Config &config, TrafficSource &source,
     return result;
 }
 
+// The arrivals of one client that are the route's and carry its key, in order: the second pass
+// that draws a tracked client's remaining quota (one limit or several).
+template <class OnArrival>
+void forEachArrivalOf(std::uint32_t client, TrafficSource &source,
+    const std::vector<char> &lineMatches, const SimulationSettings &settings,
+    const KeylessPlan &keyless, OnArrival &&onArrival)
+{
+    std::vector<Arrival> chunk;
+    while (true) {
+        chunk.clear();
+        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
+            break;
+        for (const Arrival &a : chunk)
+            if (a.client == client && (lineMatches.empty() || lineMatches[a.request])
+                && !keyless.lacksKey(a))
+                onArrival(a);
+    }
+}
+
 // The remaining quota of one client at the end of every bucket: a second, cheap pass over the
 // same (deterministic) traffic with just that client's state.
 template <class Config>
@@ -301,7 +320,6 @@ Series trackedRemaining(const Config &config, TrafficSource &source,
     limiter::StateFor_t<Config> state{};
     const Micros width = bucketWidthFor(settings.duration);
     std::vector<double> remaining(std::size_t(settings.duration / width), 0); // whole buckets
-    std::vector<Arrival> chunk;
     std::size_t filled = 0;
     auto fillUntil = [&](std::size_t bucket) {
         for (; filled < bucket && filled < remaining.size(); ++filled)
@@ -309,18 +327,10 @@ Series trackedRemaining(const Config &config, TrafficSource &source,
                 = double(limiter::peek(config, state, kEpochStart + Micros(filled + 1) * width - 1)
                              .remaining);
     };
-    while (true) {
-        chunk.clear();
-        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
-            break;
-        for (const Arrival &a : chunk) {
-            if (a.client != client || (!lineMatches.empty() && !lineMatches[a.request])
-                || keyless.lacksKey(a))
-                continue;
-            fillUntil(std::size_t(a.at / width));
-            limiter::decide(config, state, kEpochStart + a.at, cost);
-        }
-    }
+    forEachArrivalOf(client, source, lineMatches, settings, keyless, [&](const Arrival &a) {
+        fillUntil(std::size_t(a.at / width));
+        limiter::decide(config, state, kEpochStart + a.at, cost);
+    });
     fillUntil(remaining.size());
     return downsample(QStringLiteral("remaining"), QStringLiteral("requests"), remaining, width,
         settings.maxPoints);
@@ -485,20 +495,11 @@ std::vector<Series> trackedRemainingSeveral(std::vector<LimitRun> &runs, const R
                     runs[l].config, states[l], kEpochStart + Micros(filled + 1) * width - 1)
                                                   .remaining);
     };
-    std::vector<Arrival> chunk;
-    while (true) {
-        chunk.clear();
-        if (source.next(chunk, 1 << 16, settings.duration - 1) == 0)
-            break;
-        for (const Arrival &a : chunk) {
-            if (a.client != client || (!lineMatches.empty() && !lineMatches[a.request])
-                || keyless.lacksKey(a))
-                continue;
-            fillUntil(std::size_t(a.at / width));
-            limiter::decideAll(
-                std::span(refs.data(), n), kEpochStart + a.at, std::span(each.data(), n));
-        }
-    }
+    forEachArrivalOf(client, source, lineMatches, settings, keyless, [&](const Arrival &a) {
+        fillUntil(std::size_t(a.at / width));
+        limiter::decideAll(
+            std::span(refs.data(), n), kEpochStart + a.at, std::span(each.data(), n));
+    });
     fillUntil(remaining.front().size());
     std::vector<Series> out;
     for (std::size_t l = 0; l < n; ++l)

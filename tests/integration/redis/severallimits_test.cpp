@@ -27,6 +27,17 @@ namespace {
 
 constexpr Micros T0 = 1'700'000'040LL * kMicrosPerSecond;
 
+// A server of the test's own: the Lua scripts, short timeouts (the fault tests wait for them).
+RedisEndpoint faultEndpoint(int port)
+{
+    RedisEndpoint e;
+    e.port = port;
+    e.engine = RedisEngine::Lua;
+    e.commandTimeout = 200 * kMicrosPerMilli;
+    e.connectTimeout = 200 * kMicrosPerMilli;
+    return e;
+}
+
 RedisEndpoint luaOnly()
 {
     RedisEndpoint e;
@@ -158,12 +169,7 @@ TEST(SeveralLimitsInRedis, AServerDownFollowsOnStoreErrorAndRecovers)
 {
     qs::test::RedisProcess server;
     ASSERT_TRUE(server.start());
-    RedisEndpoint endpoint;
-    endpoint.port = server.port();
-    endpoint.engine = RedisEngine::Lua;
-    endpoint.commandTimeout = 200 * kMicrosPerMilli;
-    endpoint.connectTimeout = 200 * kMicrosPerMilli;
-    RedisBackend backend(endpoint);
+    RedisBackend backend(faultEndpoint(server.port()));
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     const RedisRule open{
         "t:down:open", GcraConfig{Rate{10, kMicrosPerSecond}, 10}, StoreErrorPolicy::Allow};
@@ -314,12 +320,7 @@ TEST(SeveralLimitsInRedis, AStalledServerTimesOutAsTheLimitsSayAndIsNotReplayed)
 {
     qs::test::RedisProcess server({"--enable-debug-command", "yes"});
     ASSERT_TRUE(server.start());
-    RedisEndpoint endpoint;
-    endpoint.port = server.port();
-    endpoint.engine = RedisEngine::Lua;
-    endpoint.commandTimeout = 200 * kMicrosPerMilli;
-    endpoint.connectTimeout = 200 * kMicrosPerMilli;
-    RedisBackend backend(endpoint);
+    RedisBackend backend(faultEndpoint(server.port()));
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     const RedisRule open{
         "t:stall:open", FixedWindowConfig{{100, kMicrosPerDay}}, StoreErrorPolicy::Allow};
