@@ -45,9 +45,13 @@ std::int64_t admissionBound(const AlgorithmConfig &config, Micros span)
         {
             return burstPlusRate(c.queue + 1, c.rate, span); // one in service, `queue` waiting
         }
-        // An aligned window admits `limit`; an interval straddles one boundary more.
+        // An aligned window admits `limit`; an interval straddles one boundary more. Calendar
+        // windows vary in length: as many as the shortest of them fit.
         std::int64_t operator()(const FixedWindowConfig &c) const
         {
+            if (c.calendar)
+                return windowsTouched(
+                    WindowLimit{c.limit, shortestLength(c.calendar->unit())}, span, 1);
             return windowsTouched(c, span, 1);
         }
         std::int64_t operator()(const SlidingWindowCounterConfig &c) const

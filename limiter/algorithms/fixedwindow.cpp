@@ -16,15 +16,23 @@ std::int64_t countAt(const FixedWindowState &s, Micros start)
 
 } // namespace
 
+WindowBounds FixedWindowConfig::windowAt(Micros t) const
+{
+    if (calendar)
+        return calendar->at(t);
+    const Micros start = alignedStart(t, window);
+    return {start, start + window};
+}
+
 Decision decide(const FixedWindowConfig &c, FixedWindowState &s, Micros now, std::int64_t cost)
 {
     Decision d;
     d.limit = c.limit;
-    d.window = c.window;
-    const Micros t = detail::notBefore(now, s.windowStart);
-    const Micros start = alignedStart(t, c.window);
+    const WindowBounds w = c.windowAt(detail::notBefore(now, s.windowStart));
+    d.window = w.end - w.start;
+    const Micros start = w.start;
     std::int64_t count = countAt(s, start);
-    const Micros untilNext = start + c.window - now;
+    const Micros untilNext = w.end - now;
     if (cost > c.limit) {
         d.reason = Reason::CostExceedsLimit;
     } else if (count + cost <= c.limit) {
@@ -43,15 +51,14 @@ Decision decide(const FixedWindowConfig &c, FixedWindowState &s, Micros now, std
 
 Quota peek(const FixedWindowConfig &c, const FixedWindowState &s, Micros now)
 {
-    const Micros t = detail::notBefore(now, s.windowStart);
-    const Micros start = alignedStart(t, c.window);
-    const std::int64_t count = countAt(s, start);
-    return Quota{c.limit, c.limit - count, c.window, count == 0 ? 0 : start + c.window - now};
+    const WindowBounds w = c.windowAt(detail::notBefore(now, s.windowStart));
+    const std::int64_t count = countAt(s, w.start);
+    return Quota{c.limit, c.limit - count, w.end - w.start, count == 0 ? 0 : w.end - now};
 }
 
 bool isFresh(const FixedWindowConfig &c, const FixedWindowState &s, Micros now)
 {
-    return countAt(s, alignedStart(detail::notBefore(now, s.windowStart), c.window)) == 0;
+    return countAt(s, c.windowAt(detail::notBefore(now, s.windowStart)).start) == 0;
 }
 
 } // namespace qs::limiter

@@ -29,6 +29,22 @@ QString fieldOfMessage(const std::string &message, const QStringList &fields)
     return {};
 }
 
+// The windows of a calendar limit: its unit in its zone (UTC unless given).
+std::shared_ptr<const limiter::CalendarWindows> calendarWindows(
+    const LimitSpec &s, LimitProblem &problem)
+{
+    std::shared_ptr<const limiter::calendar::TimeZone> zone = limiter::calendar::TimeZone::utc();
+    if (s.timeZone) {
+        std::string why;
+        zone = limiter::calendar::TimeZone::load(s.timeZone->toStdString(), why);
+        if (!zone) {
+            problem = {QStringLiteral("time_zone"), QString::fromStdString(why)};
+            return nullptr;
+        }
+    }
+    return std::make_shared<const limiter::CalendarWindows>(*s.calendar, std::move(zone));
+}
+
 } // namespace
 
 QString describeLimit(const LimitSpec &spec)
@@ -51,11 +67,26 @@ QString describeLimit(const LimitSpec &spec)
         case LimitField::Kind::LeakMode:
             value = leakModeName(*spec.mode);
             break;
+        case LimitField::Kind::Calendar:
+            value = QString::fromLatin1(limiter::calendarUnitName(*spec.calendar).data());
+            break;
+        case LimitField::Kind::TimeZone:
+            value = *spec.timeZone;
+            break;
         }
         parts << field.name + QLatin1Char(' ') + value;
     }
     return QString::fromLatin1(limiter::algorithmName(spec.algorithm).data()) + QLatin1Char(' ')
         + parts.join(QStringLiteral(", "));
+}
+
+QString windowDescription(const LimitSpec &spec)
+{
+    if (spec.calendar)
+        return QStringLiteral("calendar %1 in %2")
+            .arg(QString::fromLatin1(limiter::calendarUnitName(*spec.calendar).data()),
+                spec.timeZone.value_or(QStringLiteral("UTC")));
+    return spec.window ? spec.window->text : QString();
 }
 
 Expected<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSpec &s)
@@ -78,6 +109,18 @@ Expected<limiter::AlgorithmConfig, LimitProblem> toAlgorithmConfig(const LimitSp
             s.rate->rate, *s.queue, s.mode.value_or(limiter::LeakMode::Police)};
         break;
     case Algorithm::FixedWindow:
+        if (s.calendar) {
+            if (missing(s.limit, "limit", problem, s.algorithm))
+                return problem;
+            auto calendar = calendarWindows(s, problem);
+            if (!calendar)
+                return problem;
+            limiter::FixedWindowConfig fixed{{*s.limit, limiter::nominalLength(*s.calendar)}};
+            fixed.calendar = std::move(calendar);
+            config = fixed;
+            break;
+        }
+        [[fallthrough]];
     case Algorithm::SlidingWindowLog:
     case Algorithm::SlidingWindowCounter: {
         if (missing(s.limit, "limit", problem, s.algorithm)
@@ -144,9 +187,20 @@ LimitSpec toLimitSpec(const limiter::AlgorithmConfig &config)
             } else {
                 s.limit = c.limit;
                 s.window = DurationValue{formatDuration(c.window), c.window};
+                if constexpr (std::is_same_v<C, limiter::FixedWindowConfig>)
+                    if (c.calendar) {
+                        s.window.reset();
+                        s.calendar = c.calendar->unit();
+                        if (c.calendar->zone().name() != "UTC")
+                            s.timeZone = QString::fromStdString(c.calendar->zone().name());
+                    }
             }
         },
         config);
+    s.fieldOrder.removeIf([&](const QString &field) {
+        const LimitField *f = limitField(field);
+        return f && !hasLimitValue(s, *f);
+    });
     return s;
 }
 

@@ -34,4 +34,8 @@ std::vector<limiter::AlgorithmConfig> comparableConfigs(const limiter::Algorithm
 // One line in the policy's own words, for reports: "gcra rate 50/s, burst 25".
 QString describeLimit(const LimitSpec &spec);
 
+// A window limit's window in words: its duration as written ("1d"), or its calendar
+// ("calendar month in Europe/Berlin", "calendar day in UTC"). Empty for other algorithms.
+QString windowDescription(const LimitSpec &spec);
+
 } // namespace qs

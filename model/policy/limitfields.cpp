@@ -30,6 +30,12 @@ const LimitField kFields[] = {
     {QLatin1String("limit"), Kind::Count, 1, limiter::kMaxCount, &LimitSpec::limit, nullptr,
         nullptr, kWindows},
     {QLatin1String("window"), Kind::Duration, 0, 0, nullptr, nullptr, &LimitSpec::window, kWindows},
+    // A fixed window may follow the calendar instead (then `window` is not given): reset at
+    // local midnight, on Mondays, on the 1st or on January 1st of a time zone.
+    {QLatin1String("calendar"), Kind::Calendar, 0, 0, nullptr, nullptr, nullptr,
+        bit(Algorithm::FixedWindow), false},
+    {QLatin1String("time_zone"), Kind::TimeZone, 0, 0, nullptr, nullptr, nullptr,
+        bit(Algorithm::FixedWindow), false},
     {QLatin1String("burst"), Kind::Count, 1, limiter::kMaxCount, &LimitSpec::burst, nullptr,
         nullptr, bit(Algorithm::Gcra)},
 };
@@ -69,6 +75,10 @@ bool hasLimitValue(const LimitSpec &spec, const LimitField &field)
         return (spec.*field.duration).has_value();
     case Kind::LeakMode:
         return spec.mode.has_value();
+    case Kind::Calendar:
+        return spec.calendar.has_value();
+    case Kind::TimeZone:
+        return spec.timeZone.has_value();
     }
     return false;
 }

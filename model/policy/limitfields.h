@@ -19,6 +19,8 @@ struct LimitField {
         Rate, // `2/s`, `0.5/s`, `1 every 2s`
         Duration, // `10s`, `1m`
         LeakMode, // police | shape
+        Calendar, // day | week | month | year
+        TimeZone, // an IANA name: Europe/Berlin
     };
     QLatin1String name;
     Kind kind;

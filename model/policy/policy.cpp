@@ -126,6 +126,18 @@ QString leakModeName(limiter::LeakMode mode)
     return mode == limiter::LeakMode::Shape ? QStringLiteral("shape") : QStringLiteral("police");
 }
 
+const QStringList &calendarUnitNames()
+{
+    static const QStringList names = [] {
+        QStringList out;
+        for (auto unit : {limiter::CalendarUnit::Day, limiter::CalendarUnit::Week,
+                 limiter::CalendarUnit::Month, limiter::CalendarUnit::Year})
+            out << QString::fromLatin1(limiter::calendarUnitName(unit).data());
+        return out;
+    }();
+    return names;
+}
+
 QString algorithmDisplayName(limiter::Algorithm algorithm)
 {
     QString name = QString::fromLatin1(limiter::algorithmName(algorithm).data());

@@ -45,6 +45,7 @@ struct DurationValue {
 // The `limit:` of a route. Which fields apply depends on the algorithm:
 //   token_bucket: capacity, refill        leaky_bucket: rate, queue, mode (police|shape)
 //   fixed_window, sliding_window_log, sliding_window_counter: limit, window
+//   fixed_window: calendar and time_zone instead of window (a window that follows the calendar)
 //   gcra: rate, burst
 struct LimitSpec {
     limiter::Algorithm algorithm = limiter::Algorithm::TokenBucket;
@@ -52,6 +53,8 @@ struct LimitSpec {
     std::optional<RateValue> refill, rate;
     std::optional<DurationValue> window;
     std::optional<limiter::LeakMode> mode;
+    std::optional<limiter::CalendarUnit> calendar;
+    std::optional<QString> timeZone; // an IANA name; unset: UTC (calendar windows only)
     QStringList fieldOrder;
     friend bool operator==(const LimitSpec &, const LimitSpec &) = default;
 };
@@ -215,6 +218,7 @@ const QStringList &missingKeyModeNames(); // in enum order
 bool keyCanBeMissing(const QList<KeySelector> &key);
 QString headerStyleName(limiter::HeaderStyle style);
 QString leakModeName(limiter::LeakMode mode);
+const QStringList &calendarUnitNames(); // day, week, month, year: in CalendarUnit's order
 QString algorithmDisplayName(limiter::Algorithm algorithm);
 
 } // namespace qs

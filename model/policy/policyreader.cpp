@@ -200,6 +200,20 @@ private:
         return std::nullopt;
     }
 
+    // An IANA zone that this machine's zone files have (what a decision will use).
+    std::optional<QString> timeZone(const YamlNode &node, const QString &path)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        std::string why;
+        if (!limiter::calendar::TimeZone::load(value->toStdString(), why)) {
+            error(node, path, QString::fromStdString(why));
+            return std::nullopt;
+        }
+        return value;
+    }
+
     std::optional<RateValue> rate(const YamlNode &node, const QString &path)
     {
         const auto value = text(node, path);
@@ -694,8 +708,21 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
         return;
     limit.algorithm = limiter::Algorithm(*algorithm);
     const QStringList applicable = limitFields(limit.algorithm);
+    // A fixed window follows the calendar or a duration, never both.
+    const bool calendar = limit.algorithm == limiter::Algorithm::FixedWindow
+        && limit.fieldOrder.contains(QStringLiteral("calendar"));
+    if (calendar && limit.fieldOrder.contains(QStringLiteral("window")))
+        error(node.find("window"), child(path, QStringLiteral("window")),
+            QStringLiteral("`window` and `calendar` exclude each other: `calendar: month` resets "
+                           "on the 1st, `window: 30d` counts in 30-day windows from the epoch; "
+                           "keep one"));
+    if (!calendar && limit.fieldOrder.contains(QStringLiteral("time_zone")))
+        error(node.find("time_zone"), child(path, QStringLiteral("time_zone")),
+            QStringLiteral("`time_zone` applies to calendar windows only: add `calendar: day`, "
+                           "`week`, `month` or `year`, or remove it"));
     for (const LimitField &field : limitFieldTable())
         if (field.appliesTo(limit.algorithm) && field.required
+            && !(calendar && field.name == QLatin1String("window"))
             && !limit.fieldOrder.contains(field.name))
             error(node, child(path, field.name),
                 QStringLiteral("missing `%1`: %2 takes %3")
@@ -728,6 +755,13 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
         case LimitField::Kind::LeakMode:
             if (auto v = choice(value, p, {QStringLiteral("police"), QStringLiteral("shape")}))
                 limit.mode = *v == 0 ? limiter::LeakMode::Police : limiter::LeakMode::Shape;
+            break;
+        case LimitField::Kind::Calendar:
+            if (auto v = choice(value, p, calendarUnitNames()))
+                limit.calendar = limiter::CalendarUnit(*v);
+            break;
+        case LimitField::Kind::TimeZone:
+            limit.timeZone = timeZone(value, p);
             break;
         }
     }

@@ -258,7 +258,7 @@ private:
                                "any %2 and all of them moments apart; sliding_window_counter "
                                "smooths this at the same cost")
                     .arg(*spec.limit)
-                    .arg(spec.window->text)
+                    .arg(windowDescription(spec))
                     .arg(2 * *spec.limit));
         if (spec.algorithm == limiter::Algorithm::SlidingWindowLog && *spec.limit > kLargeLog)
             warn(i, field(QStringLiteral("limit")),
@@ -292,7 +292,8 @@ private:
         limiter::WindowLimit w;
         if (window) {
             w = *window;
-            span = w.window;
+            // A calendar window is as long as its longest instance (31 days and an hour).
+            span = window->calendar ? limiter::longestLength(window->calendar->unit()) : w.window;
         } else if (const auto *log = std::get_if<limiter::SlidingWindowLogConfig>(&quota)) {
             w = *log;
             span = w.window;
@@ -310,10 +311,12 @@ private:
                            "requests of one client within %6; lower '%1' or drop it")
                 .arg(la.name)
                 .arg(w.limit)
-                .arg(la.spec.window ? la.spec.window->text : QString())
+                .arg(windowDescription(la.spec))
                 .arg(lb.name)
                 .arg(most)
-                .arg(span == w.window ? la.spec.window->text : QStringLiteral("two windows")));
+                .arg(window && window->calendar ? formatDurationInWords(span)
+                        : span == w.window      ? windowDescription(la.spec)
+                                                : QStringLiteral("two windows")));
     }
 
     static bool methodsOverlap(const QStringList &a, const QStringList &b)

@@ -68,6 +68,13 @@ Tree limitTree(const LimitSpec &l, Fields f = {})
         case LimitField::Kind::LeakMode:
             f.add(field.name, Tree::text(leakModeName(*l.mode)));
             break;
+        case LimitField::Kind::Calendar:
+            f.add(field.name,
+                Tree::text(QString::fromLatin1(limiter::calendarUnitName(*l.calendar).data())));
+            break;
+        case LimitField::Kind::TimeZone:
+            f.add(field.name, Tree::text(*l.timeZone));
+            break;
         }
     }
     return f.build(l.fieldOrder, true);

@@ -6,6 +6,7 @@
 #include "model/policy/limitconversion.h"
 #include "model/policy/limitfields.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/ratesyntax.h"
 #include "model/policy/routeresolver.h"
 #include "ui/design/limitvalueedit.h"
 #include "ui/document/policydocument.h"
@@ -60,6 +61,17 @@ const LimitFieldText kLimitFieldTexts[] = {
             "short ones react faster.")},
     {"burst", QT_TRANSLATE_NOOP("qs::RouteEditor", "&Burst:"),
         QT_TRANSLATE_NOOP("qs::RouteEditor", "How many requests may arrive back to back.")},
+    {"calendar", QT_TRANSLATE_NOOP("qs::RouteEditor", "Calen&dar:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "Reset the count at local midnight, on Mondays, on the 1st or on January 1st: the "
+            "quota an invoice states (\"10 000 a month\"). Like any fixed window, a client can "
+            "spend it at the end of one month and again at the start of the next. Rolling: "
+            "windows of the Window's length instead.")},
+    {"time_zone", QT_TRANSLATE_NOOP("qs::RouteEditor", "Time &zone:"),
+        QT_TRANSLATE_NOOP("qs::RouteEditor",
+            "Whose midnight the calendar follows: an IANA name such as Europe/Berlin; empty is "
+            "UTC. Days are 23 or 25 hours long where the clocks change. Gateways without time "
+            "zones (Kong, envoyproxy/ratelimit) count in UTC: the export says what that moves.")},
 };
 
 const LimitFieldText &textOf(const LimitField &field)
@@ -137,6 +149,25 @@ QWidget *RouteEditor::makeLimitEditor(const LimitField &field)
                 : LimitValueEdit::Kind::Duration);
         connect(edit, &LimitValueEdit::edited, this, edited);
         return edit;
+    }
+    case LimitField::Kind::Calendar:
+        m_calendar = new QComboBox;
+        m_calendar->addItem(tr("rolling: windows of the Window's length"), -1);
+        for (int i = 0; i < calendarUnitNames().size(); ++i)
+            m_calendar->addItem(calendarUnitNames()[i], i);
+        connect(m_calendar, &QComboBox::activated, this, edited);
+        return m_calendar;
+    case LimitField::Kind::TimeZone: {
+        m_timeZone = new QComboBox;
+        m_timeZone->setEditable(true);
+        m_timeZone->setInsertPolicy(QComboBox::NoInsert);
+        m_timeZone->lineEdit()->setPlaceholderText(QStringLiteral("UTC"));
+        for (const std::string &zone : limiter::calendar::TimeZone::installedNames())
+            m_timeZone->addItem(QString::fromStdString(zone));
+        m_timeZone->setCurrentIndex(-1);
+        connect(m_timeZone, &QComboBox::activated, this, edited);
+        connect(m_timeZone->lineEdit(), &QLineEdit::editingFinished, this, edited);
+        return m_timeZone;
     }
     case LimitField::Kind::LeakMode:
         m_leakMode = new QComboBox;
@@ -463,6 +494,12 @@ void RouteEditor::load()
         m_leakMode->setCurrentIndex(
             l.mode.value_or(limiter::LeakMode::Police) == limiter::LeakMode::Shape);
     }
+    {
+        const QSignalBlocker calendar(m_calendar), zone(m_timeZone);
+        m_calendar->setCurrentIndex(l.calendar ? int(*l.calendar) + 1 : 0);
+        m_timeZone->setEditText(
+            l.timeZone.value_or(invalid.value(stored(QStringLiteral("limit.time_zone")))));
+    }
     setSpin(m_cost,
         r->cost || !invalid.contains(QStringLiteral("cost")) ? std::optional(r->effectiveCost())
                                                              : std::nullopt,
@@ -489,8 +526,17 @@ void RouteEditor::load()
 void RouteEditor::updateParameterRows()
 {
     const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
-    for (const LimitField &field : limitFieldTable())
-        m_form->setRowVisible(m_rows.value(field.path()), field.appliesTo(algorithm));
+    // A calendar replaces the window's length; the zone matters only with a calendar.
+    const bool calendar = m_calendar->currentData().toInt() >= 0;
+    for (const LimitField &field : limitFieldTable()) {
+        bool shown = field.appliesTo(algorithm);
+        if (field.kind == LimitField::Kind::TimeZone)
+            shown = shown && calendar;
+        else if (field.kind == LimitField::Kind::Duration
+            && algorithm == limiter::Algorithm::FixedWindow)
+            shown = !calendar;
+        m_form->setRowVisible(m_rows.value(field.path()), shown);
+    }
 }
 
 void RouteEditor::showMessages()
@@ -704,9 +750,46 @@ void RouteEditor::onLimitEdited(const QString &field)
         case LimitField::Kind::LeakMode:
             l.mode = limiter::LeakMode(m_leakMode->currentData().toInt());
             break;
+        case LimitField::Kind::Calendar:
+            setCalendar(l, m_calendar->currentData().toInt());
+            return;
+        case LimitField::Kind::TimeZone: {
+            const QString zone = m_timeZone->currentText().trimmed();
+            if (zone.isEmpty() || zone == QLatin1String("UTC")) {
+                l.timeZone.reset();
+                l.fieldOrder.removeAll(field);
+                return;
+            }
+            l.timeZone = zone;
+            break;
+        }
         }
         rememberField(l.fieldOrder, field);
     });
+}
+
+// A calendar unit (index into calendarUnitNames) or -1 for rolling windows: the calendar and
+// the window's length exclude each other, so choosing one removes the other from the limit.
+void RouteEditor::setCalendar(LimitSpec &l, int unit)
+{
+    const QString calendar = QStringLiteral("calendar"), window = QStringLiteral("window");
+    if (unit < 0) {
+        if (l.calendar && !l.window) {
+            const limiter::Micros length = limiter::nominalLength(*l.calendar);
+            l.window = DurationValue{formatDuration(length), length};
+            l.fieldOrder.replace(l.fieldOrder.indexOf(calendar), window);
+        }
+        l.calendar.reset();
+        l.timeZone.reset();
+        l.fieldOrder.removeAll(calendar);
+        l.fieldOrder.removeAll(QStringLiteral("time_zone"));
+        return;
+    }
+    l.calendar = limiter::CalendarUnit(unit);
+    if (const qsizetype at = l.fieldOrder.indexOf(window); at >= 0)
+        l.fieldOrder.replace(at, calendar);
+    l.window.reset();
+    rememberField(l.fieldOrder, calendar);
 }
 
 void RouteEditor::onCostEdited()

@@ -83,6 +83,7 @@ private:
     void onAlgorithmChosen();
     void onLimitEdited(const QString &field);
     void onCostEdited();
+    static void setCalendar(LimitSpec &limit, int unit);
     void onModeChosen();
     void onMissingKeyChosen();
     void onLimitKeyEdited();
@@ -112,7 +113,7 @@ private:
     bool m_pathTestTyped = false; // the operator's own path stays from route to route
     QLabel *m_pathTestResult = nullptr;
     QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr,
-              *m_missingKey = nullptr;
+              *m_missingKey = nullptr, *m_calendar = nullptr, *m_timeZone = nullptr;
     QSpinBox *m_cost = nullptr;
     // The chosen limit's own route fields, shown for a route whose limits are a list.
     QLineEdit *m_limitKey = nullptr;
