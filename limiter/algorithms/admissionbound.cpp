@@ -50,8 +50,7 @@ std::int64_t admissionBound(const AlgorithmConfig &config, Micros span)
         std::int64_t operator()(const FixedWindowConfig &c) const
         {
             if (c.calendar)
-                return windowsTouched(
-                    WindowLimit{c.limit, shortestLength(c.calendar->unit())}, span, 1);
+                return windowsTouched(WindowLimit{c.limit, c.calendar->shortest()}, span, 1);
             return windowsTouched(c, span, 1);
         }
         std::int64_t operator()(const SlidingWindowCounterConfig &c) const

@@ -17,7 +17,7 @@ struct FixedWindowState;
 struct FixedWindowConfig : WindowLimit {
     // Set: windows follow this calendar and `window` is only the unit's nominal length (for
     // descriptions); unset: windows of `window` aligned to the epoch.
-    std::shared_ptr<const CalendarWindows> calendar = nullptr;
+    std::shared_ptr<const WindowCalendar> calendar = nullptr;
 
     std::optional<std::string> validate() const { return WindowLimit::validate(); }
     // The window that holds t.

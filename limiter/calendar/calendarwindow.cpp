@@ -3,6 +3,8 @@
 #include "limiter/calendar/civildate.h"
 
 #include <array>
+#include <charconv>
+#include <cstdio>
 
 namespace qs::limiter {
 
@@ -123,6 +125,33 @@ WindowBounds CalendarWindows::compute(Micros t) const
         first = previousPeriodStart(m_unit, first);
     }
     return {instant(first), instant(next)};
+}
+
+std::size_t formatGivenWindows(const WindowCalendar &calendar, Micros now, char (&out)[64])
+{
+    const WindowBounds current = calendar.at(now);
+    const WindowBounds next = calendar.at(current.end);
+    const int n = std::snprintf(out, sizeof out, "%lld %lld %lld", (long long)current.start,
+        (long long)current.end, (long long)next.end);
+    return n > 0 ? std::size_t(n) : 0;
+}
+
+std::optional<GivenWindows> parseGivenWindows(std::string_view text)
+{
+    Micros b[3] = {};
+    const char *p = text.data();
+    const char *end = p + text.size();
+    for (int i = 0; i < 3; ++i) {
+        if (i > 0 && (p == end || *p++ != ' '))
+            return std::nullopt;
+        const auto [next, ec] = std::from_chars(p, end, b[i]);
+        if (ec != std::errc() || next == p || b[i] < 0)
+            return std::nullopt;
+        p = next;
+    }
+    if (p != end || !(b[0] < b[1] && b[1] < b[2]))
+        return std::nullopt;
+    return GivenWindows(b[0], b[1], b[2]);
 }
 
 WindowBounds CalendarWindows::at(Micros t) const

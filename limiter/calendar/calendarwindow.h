@@ -6,6 +6,7 @@
 #include "limiter/algorithms/time.h"
 #include "limiter/calendar/timezone.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -32,17 +33,34 @@ struct WindowBounds {
     friend bool operator==(const WindowBounds &, const WindowBounds &) = default;
 };
 
+class CalendarWindows;
+
+// What a fixed window asks of its calendar: the window that holds a time. A calendar of a zone
+// (CalendarWindows) computes it; the Redis module is given it by its caller (GivenWindows),
+// as the Lua script is.
+class WindowCalendar {
+public:
+    virtual ~WindowCalendar() = default;
+    virtual WindowBounds at(Micros t) const = 0;
+    // The shortest window: how many windows an interval can touch (admission bounds).
+    virtual Micros shortest() const = 0;
+    // The unit and zone, where the calendar has them (not given windows).
+    virtual const CalendarWindows *zoned() const { return nullptr; }
+};
+
 // The windows of one unit in one zone. Shared by every copy of a config (through a
 // shared_ptr) and safe to use from any number of threads: the window of the moment is cached
 // behind a sequence counter, so that a decision computes boundaries only when a window ends.
-class CalendarWindows {
+class CalendarWindows final : public WindowCalendar {
 public:
     CalendarWindows(CalendarUnit unit, std::shared_ptr<const calendar::TimeZone> zone);
 
     CalendarUnit unit() const { return m_unit; }
     const calendar::TimeZone &zone() const { return *m_zone; }
     // The window that holds t.
-    WindowBounds at(Micros t) const;
+    WindowBounds at(Micros t) const override;
+    Micros shortest() const override { return shortestLength(m_unit); }
+    const CalendarWindows *zoned() const override { return this; }
     // The window that holds t, computed without the cache (the reference for tests).
     WindowBounds compute(Micros t) const;
 
@@ -53,5 +71,28 @@ private:
     mutable std::atomic<std::uint64_t> m_sequence{0};
     mutable std::atomic<Micros> m_start{0}, m_end{0};
 };
+
+// Two consecutive windows [b0, b1) and [b1, b2) that a caller computed around its clock's now
+// (the Lua script's calendar_arg, "b0 b1 b2"): a time before b1 is in the first, any later one
+// in the second; the caller checks that its time is before b2.
+class GivenWindows final : public WindowCalendar {
+public:
+    GivenWindows(Micros b0, Micros b1, Micros b2) : m_b0(b0), m_b1(b1), m_b2(b2) { }
+    WindowBounds at(Micros t) const override
+    {
+        return t < m_b1 ? WindowBounds{m_b0, m_b1} : WindowBounds{m_b1, m_b2};
+    }
+    Micros shortest() const override { return std::min(m_b1 - m_b0, m_b2 - m_b1); }
+    Micros end() const { return m_b2; }
+
+private:
+    Micros m_b0, m_b1, m_b2;
+};
+
+// The windows a caller sends with a calendar fixed window: the one that holds `now` and the
+// next, "b0 b1 b2" in µs, written into `out` (no allocation). Returns the text's length.
+std::size_t formatGivenWindows(const WindowCalendar &calendar, Micros now, char (&out)[64]);
+// The inverse: nullopt unless the text is three increasing whole numbers.
+std::optional<GivenWindows> parseGivenWindows(std::string_view text);
 
 } // namespace qs::limiter

@@ -2,6 +2,8 @@
 
 #include "limiter/redis/keylayout.h"
 
+#include "limiter/algorithms/clock.h"
+
 #include "limiter/redis/clusterslots.h"
 #include "limiter/redis/keyslot.h"
 #include "limiter/redis/packeddoubles.h"
@@ -220,15 +222,21 @@ void RedisBackend::appendCommand(RedisNode &node, const RedisRequest &q)
     const RedisRule &rule = *q.rule;
     const ScriptParameters parameters = redisScriptParameterValues(rule.config);
     const Algorithm algorithm = algorithmOf(rule.config);
+    char windows[64];
+    const std::size_t windowsSize = redisCalendarArgument(rule.config, q.now, windows);
     if (node.usesModule()) {
-        // QS.DECIDE key algorithm cost parameters… [NOW now] (limiter/redismodule/)
-        m_command.begin(4 + std::size_t(parameters.count) + (q.now ? 2 : 0));
+        // QS.DECIDE key algorithm cost parameters… [NOW now] [WINDOWS "b0 b1 b2"]
+        // (limiter/redismodule/)
+        m_command.begin(
+            4 + std::size_t(parameters.count) + (q.now ? 2 : 0) + (windowsSize ? 2 : 0));
         m_command.arg(std::string_view("QS.DECIDE"));
         m_command.arg({rule.keyPrefix, ":", q.key}); // stateKey()
         m_command.arg(algorithmName(algorithm));
     } else {
-        // EVALSHA sha 1 key cost parameters… [now] (limiter/redis/lua/prelude.lua)
-        m_command.begin(5 + std::size_t(parameters.count) + (q.now ? 1 : 0));
+        // EVALSHA sha 1 key cost parameters… [now] [windows] (limiter/redis/lua/prelude.lua);
+        // the windows need now's place: '' for Redis TIME.
+        m_command.begin(5 + std::size_t(parameters.count) + (q.now || windowsSize ? 1 : 0)
+            + (windowsSize ? 1 : 0));
         m_command.arg(std::string_view("EVALSHA"));
         m_command.arg(std::string_view(node.sha(algorithm)));
         m_command.arg(std::string_view("1"));
@@ -242,6 +250,13 @@ void RedisBackend::appendCommand(RedisNode &node, const RedisRequest &q)
         if (node.usesModule())
             m_command.arg(std::string_view("NOW"));
         m_command.arg(*q.now);
+    } else if (windowsSize && !node.usesModule()) {
+        m_command.arg(std::string_view());
+    }
+    if (windowsSize) {
+        if (node.usesModule())
+            m_command.arg(std::string_view("WINDOWS"));
+        m_command.arg(std::string_view(windows, windowsSize));
     }
     redisAppendFormattedCommand(node.context(), m_command.bytes().data(), m_command.bytes().size());
 }
@@ -288,17 +303,25 @@ Decision RedisBackend::decisionFrom(const RedisRequest &q, redisReply *r)
         return dataError(rule,
             "unexpected reply from the " + std::string(algorithmName(algorithmOf(rule.config)))
                 + " script for " + stateKey(rule, q.key) + " (expected 32 bytes: four doubles)");
-    return decisionFromFields(rule, fields);
+    return decisionFromFields(rule, fields, q.now);
 }
 
 // code, remaining, wait, reset: code 0 admitted (wait = shaping delay), 1 limit exceeded
 // (wait = retry after), 2 cost exceeds what the limit can ever admit.
-Decision RedisBackend::decisionFromFields(const RedisRule &rule, const double (&fields)[4])
+Decision RedisBackend::decisionFromFields(
+    const RedisRule &rule, const double (&fields)[4], std::optional<Micros> now)
 {
     Decision d;
     const Quota fresh = peek(rule.config, freshState(rule.config), 0);
     d.limit = fresh.limit;
     d.window = fresh.window;
+    // A calendar window's length depends on the time (a month of 28 or 31 days), which the
+    // reply does not carry: the window of the caller's now, the one whose bounds were sent.
+    if (const auto *fixed = std::get_if<FixedWindowConfig>(&rule.config);
+        fixed && fixed->calendar) {
+        const WindowBounds w = fixed->windowAt(now ? *now : SystemClock().now());
+        d.window = w.end - w.start;
+    }
     const double code = fields[0];
     d.allowed = code == 0;
     d.reason = code == 0 ? Reason::None

@@ -177,7 +177,8 @@ private:
         const SetDecision &set, std::optional<Micros> now);
     void flushMetricsBefore(std::int64_t second);
     Decision decisionFrom(const RedisRequest &request, ::redisReply *reply);
-    static Decision decisionFromFields(const RedisRule &rule, const double (&fields)[4]);
+    static Decision decisionFromFields(
+        const RedisRule &rule, const double (&fields)[4], std::optional<Micros> now);
     SetDecision failAll(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
         bool dataError, const std::string &why);
     // One slot's limits in one EVALSHA; false when Redis did not decide them (out then holds
@@ -185,7 +186,8 @@ private:
     bool decideSlot(std::span<const RedisLimitRequest> limits, std::span<Decision> out,
         std::optional<Micros> now, SlotMode mode, std::vector<std::string> *images);
     bool readSlotReply(const ::redisReply *reply, std::span<const RedisLimitRequest> limits,
-        std::span<Decision> out, SlotMode mode, std::vector<std::string> *images);
+        std::span<Decision> out, SlotMode mode, std::vector<std::string> *images,
+        std::optional<Micros> now);
     void giveBack(
         std::span<const RedisLimitRequest> limits, const std::vector<std::string> &images);
     Decision storeFailure(const RedisRule &rule) const;

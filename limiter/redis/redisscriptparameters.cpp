@@ -1,5 +1,7 @@
 #include "limiter/redis/redisscripts.h"
 
+#include "limiter/algorithms/clock.h"
+
 namespace qs::limiter {
 
 ScriptParameters redisScriptParameterValues(const AlgorithmConfig &config)
@@ -20,6 +22,15 @@ ScriptParameters redisScriptParameterValues(const AlgorithmConfig &config)
                 return {{c.limit, c.window, 0}, count};
         },
         config);
+}
+
+std::size_t redisCalendarArgument(
+    const AlgorithmConfig &config, std::optional<Micros> now, char (&out)[64])
+{
+    const auto *fixed = std::get_if<FixedWindowConfig>(&config);
+    if (!fixed || !fixed->calendar)
+        return 0;
+    return formatGivenWindows(*fixed->calendar, now ? *now : SystemClock().now(), out);
 }
 
 int redisScriptParameterCount(Algorithm algorithm)

@@ -36,6 +36,12 @@ struct ScriptParameters {
 };
 ScriptParameters redisScriptParameterValues(const AlgorithmConfig &config);
 
+// A calendar fixed window's windows around `now` (unset: this machine's clock) as the scripts
+// and the module take them ("b0 b1 b2", fixed_window.lua), written into `out`; 0 (nothing
+// written) for every other config.
+std::size_t redisCalendarArgument(
+    const AlgorithmConfig &config, std::optional<Micros> now, char (&out)[64]);
+
 // The inverse, for the Redis module (limiter/redismodule/), which receives the scripts'
 // parameters: the config those values stand for, validated. nullopt with `why` when the count
 // is wrong or the config is invalid (absurd numbers included).

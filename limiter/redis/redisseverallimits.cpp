@@ -186,6 +186,10 @@ bool RedisBackend::decideSlot(std::span<const RedisLimitRequest> limits, std::sp
             args.push_back(p < parameters.count
                     ? std::to_string(parameters.values[p] < 0 ? -1 : parameters.values[p])
                     : std::string());
+        // A calendar window's windows take the unused third place (fixed_window.lua).
+        char windows[64];
+        if (const std::size_t size = redisCalendarArgument(l.rule->config, now, windows))
+            args.back().assign(windows, size);
     }
     if (const char *m = modeArgument(mode))
         args.emplace_back(m);
@@ -234,7 +238,7 @@ bool RedisBackend::decideSlot(std::span<const RedisLimitRequest> limits, std::sp
                 "Redis refused the decision of several limits: " + std::string(error));
             return false;
         }
-        if (!readSlotReply(reply.get(), limits, out, mode, images)) {
+        if (!readSlotReply(reply.get(), limits, out, mode, images, now)) {
             failAll(limits, out, true,
                 "unexpected reply from several.lua (expected " + std::to_string(32 * limits.size())
                     + " bytes: four doubles per limit"
@@ -248,7 +252,8 @@ bool RedisBackend::decideSlot(std::span<const RedisLimitRequest> limits, std::sp
 }
 
 bool RedisBackend::readSlotReply(const redisReply *reply, std::span<const RedisLimitRequest> limits,
-    std::span<Decision> out, SlotMode mode, std::vector<std::string> *images)
+    std::span<Decision> out, SlotMode mode, std::vector<std::string> *images,
+    std::optional<Micros> now)
 {
     const std::size_t n = limits.size();
     const redisReply *packed = reply;
@@ -274,7 +279,7 @@ bool RedisBackend::readSlotReply(const redisReply *reply, std::span<const RedisL
         return false;
     for (std::size_t i = 0; i < n; ++i) {
         const double(&four)[4] = *reinterpret_cast<const double(*)[4]>(&fields[4 * i]);
-        out[i] = decisionFromFields(*limits[i].rule, four);
+        out[i] = decisionFromFields(*limits[i].rule, four, now);
     }
     return true;
 }

@@ -68,7 +68,7 @@ std::optional<Call> prepare(
     Call call{std::move(*request), 0, std::nullopt};
     call.now = call.request.now.value_or(serverNow());
     call.state = readState(ctx, call.request.key, call.request.config, error);
-    if (!call.state)
+    if (!call.state || !windowsHoldNow(call.request.config, *call.state, call.now, error))
         return std::nullopt;
     return call;
 }
@@ -122,7 +122,7 @@ int decideAllCommand(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     states.reserve(n);
     for (const LimitRequest &l : request->limits) {
         auto state = readState(ctx, l.key, l.config, error);
-        if (!state)
+        if (!state || !windowsHoldNow(l.config, *state, now, error))
             return replyError(ctx, error);
         states.push_back(std::move(*state));
     }

@@ -42,7 +42,40 @@ bool equalsIgnoringCase(std::string_view a, std::string_view b)
     return true;
 }
 
+// A calendar fixed window's windows, as fixed_window.lua takes them (its calendar_arg).
+bool setGivenWindows(limiter::AlgorithmConfig &config, std::string_view windows, std::string &error)
+{
+    auto *fixed = std::get_if<limiter::FixedWindowConfig>(&config);
+    const auto given = limiter::parseGivenWindows(windows);
+    if (!fixed || !given) {
+        error = fixed ? "QS bad parameter: calendar windows are \"b0 b1 b2\" in µs, increasing, "
+                        "got "
+                + std::string(windows.substr(0, 64))
+                      : "QS bad parameter: only fixed_window takes WINDOWS";
+        return false;
+    }
+    fixed->calendar = std::make_shared<limiter::GivenWindows>(*given);
+    return true;
+}
+
 } // namespace
+
+bool windowsHoldNow(const limiter::AlgorithmConfig &config, const limiter::AlgorithmState &state,
+    limiter::Micros now, std::string &error)
+{
+    const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&config);
+    const auto *s = std::get_if<limiter::FixedWindowState>(&state);
+    if (!fixed || !fixed->calendar || !s)
+        return true;
+    const auto &given = static_cast<const limiter::GivenWindows &>(*fixed->calendar);
+    const limiter::Micros t
+        = s->windowStart == limiter::kNoTime ? now : std::max(now, s->windowStart);
+    if (t < given.end())
+        return true;
+    error = "QS calendar windows end before Redis time " + std::to_string(t)
+        + ": the caller's clock is a window behind";
+    return false;
+}
 
 std::optional<Request> parseRequest(
     RedisModuleString **argv, int argc, bool withCost, std::string &error)
@@ -66,10 +99,10 @@ std::optional<Request> parseRequest(
     r.algorithm = *algorithm;
     const int count = limiter::redisScriptParameterCount(r.algorithm);
     const int end = first + count;
-    if (argc != end && argc != end + 2) {
+    if (argc != end && argc != end + 2 && argc != end + 4) {
         error = "ERR wrong number of arguments: " + std::string(name) + " takes "
             + std::to_string(count) + " parameters" + (withCost ? " after the cost" : "")
-            + ", then optionally NOW <microseconds>";
+            + ", then optionally NOW <microseconds> and WINDOWS <b0 b1 b2>";
         return std::nullopt;
     }
     if (withCost && !number(argv[3], r.cost)) {
@@ -93,14 +126,18 @@ std::optional<Request> parseRequest(
         return std::nullopt;
     }
     r.config = std::move(*config);
-    if (argc == end + 2) {
+    for (int at = end; at + 1 < argc; at += 2) {
         std::int64_t now = 0;
-        if (!equalsIgnoringCase(text(argv[end]), "NOW") || !number(argv[end + 1], now)) {
+        if (equalsIgnoringCase(text(argv[at]), "NOW") && !r.now && number(argv[at + 1], now)) {
+            r.now = now;
+        } else if (equalsIgnoringCase(text(argv[at]), "WINDOWS")) {
+            if (!setGivenWindows(r.config, text(argv[at + 1]), error))
+                return std::nullopt;
+        } else {
             error = "QS bad parameter: after the parameters only NOW <microseconds since the "
-                    "epoch> may follow";
+                    "epoch> and WINDOWS <b0 b1 b2> may follow";
             return std::nullopt;
         }
-        r.now = now;
     }
     return r;
 }
@@ -141,7 +178,7 @@ std::optional<SeveralRequest> parseSeveralRequest(
         std::int64_t values[3] = {};
         const int count = limiter::redisScriptParameterCount(*algorithm);
         bool ok = number(a[1], l.cost) && (shadow == "0" || shadow == "1")
-            && (count == 3 || text(a[5]).empty());
+            && (count == 3 || text(a[5]).empty() || *algorithm == limiter::Algorithm::FixedWindow);
         for (int p = 0; ok && p < count; ++p)
             ok = number(a[3 + p], values[p]);
         if (!ok) {
@@ -159,6 +196,9 @@ std::optional<SeveralRequest> parseSeveralRequest(
             return std::nullopt;
         }
         l.config = std::move(*config);
+        if (*algorithm == limiter::Algorithm::FixedWindow && !text(a[5]).empty()
+            && !setGivenWindows(l.config, text(a[5]), error))
+            return std::nullopt;
         r.limits.push_back(std::move(l));
     }
     return r;

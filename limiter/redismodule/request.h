@@ -19,8 +19,9 @@ struct Request {
     std::optional<limiter::Micros> now; // NOW <microseconds>; unset: the server's clock
 };
 
-// QS.DECIDE <key> <algorithm> <cost> <parameters…> [NOW <µs>]
-// QS.PEEK <key> <algorithm> <parameters…> [NOW <µs>]
+// QS.DECIDE <key> <algorithm> <cost> <parameters…> [NOW <µs>] [WINDOWS <b0 b1 b2>]
+// QS.PEEK <key> <algorithm> <parameters…> [NOW <µs>] [WINDOWS <b0 b1 b2>]
+// (WINDOWS: a calendar fixed window's windows in µs, fixed_window.lua's calendar_arg)
 // argv[0] is the command name. nullopt with the error reply's text in `error`.
 std::optional<Request> parseRequest(
     RedisModuleString **argv, int argc, bool withCost, std::string &error);
@@ -39,6 +40,11 @@ struct SeveralRequest {
 };
 std::optional<SeveralRequest> parseSeveralRequest(
     RedisModuleString **argv, int argc, std::string &error);
+
+// A calendar fixed window's windows (WINDOWS, or several.lua's third parameter) must hold the
+// time the decision is made at, as fixed_window.lua checks; false with the script's error.
+bool windowsHoldNow(const limiter::AlgorithmConfig &config, const limiter::AlgorithmState &state,
+    limiter::Micros now, std::string &error);
 
 // The server's clock in µs since the epoch, as the scripts' TIME reads it.
 limiter::Micros serverNow();

@@ -188,11 +188,12 @@ LimitSpec toLimitSpec(const limiter::AlgorithmConfig &config)
                 s.limit = c.limit;
                 s.window = DurationValue{formatDuration(c.window), c.window};
                 if constexpr (std::is_same_v<C, limiter::FixedWindowConfig>)
-                    if (c.calendar) {
+                    if (const limiter::CalendarWindows *zoned
+                        = c.calendar ? c.calendar->zoned() : nullptr) {
                         s.window.reset();
-                        s.calendar = c.calendar->unit();
-                        if (c.calendar->zone().name() != "UTC")
-                            s.timeZone = QString::fromStdString(c.calendar->zone().name());
+                        s.calendar = zoned->unit();
+                        if (zoned->zone().name() != "UTC")
+                            s.timeZone = QString::fromStdString(zoned->zone().name());
                     }
             }
         },

@@ -293,7 +293,9 @@ private:
         if (window) {
             w = *window;
             // A calendar window is as long as its longest instance (31 days and an hour).
-            span = window->calendar ? limiter::longestLength(window->calendar->unit()) : w.window;
+            span = window->calendar && window->calendar->zoned()
+                ? limiter::longestLength(window->calendar->zoned()->unit())
+                : w.window;
         } else if (const auto *log = std::get_if<limiter::SlidingWindowLogConfig>(&quota)) {
             w = *log;
             span = w.window;

@@ -3,14 +3,15 @@
 -- that runs hundreds of thousands of times a second.
 -- KEYS[1]: the state key.  ARGV[1]: cost.  ARGV[2 .. 1 + nparams]: the algorithm's parameters
 -- (nparams is set above this file at build time).  Then, optional: now in µs ('' or absent:
--- Redis TIME). The common call (Redis' clock) sends no placeholder argument: each costs Redis
--- ~1.5% of a call. The script touches KEYS[1] and nothing else, so that Redis Cluster can route
+-- Redis TIME), and a calendar fixed window's windows (fixed_window.lua). The common call
+-- (Redis' clock, no calendar) sends no placeholder argument: each costs Redis ~1.5% of a call. The script touches KEYS[1] and nothing else, so that Redis Cluster can route
 -- it; per-route metrics are counted by the caller (docs/redis-layout.md).
 -- Reply (postlude.lua): code, remaining, wait_us, reset_after_us packed as four doubles; code 0
 -- admitted (wait_us = shaping delay), 1 limit exceeded (wait_us = retry after), 2 the cost
 -- exceeds what the limit can ever admit. States are packed doubles too (docs/redis-layout.md).
 local key = KEYS[1]
 local now_arg = ARGV[nparams + 2]
+local calendar_arg = ARGV[nparams + 3]
 local explicit_now = now_arg ~= nil and now_arg ~= ''
 local now
 if explicit_now then

@@ -32,8 +32,17 @@ AlgorithmConfig randomSmallConfig(std::mt19937_64 &rng)
     case 1:
         return LeakyBucketConfig{
             rate, small(rng) - 1, rng() % 2 ? LeakMode::Shape : LeakMode::Police};
-    case 2:
-        return FixedWindowConfig{window};
+    case 2: {
+        // One in four follows a calendar (days in Kolkata): several.lua's calendar_arg.
+        FixedWindowConfig fixed{window};
+        if (rng() % 4 == 0) {
+            std::string why;
+            fixed.calendar = std::make_shared<const CalendarWindows>(
+                CalendarUnit::Day, calendar::TimeZone::load("Asia/Kolkata", why));
+            fixed.window = kMicrosPerDay;
+        }
+        return fixed;
+    }
     case 3:
         return SlidingWindowLogConfig{window};
     case 4:
@@ -238,6 +247,54 @@ void checkParityAtTheEdges(const RedisDecider &redis, const char *prefix)
     EXPECT_GT(reasons[Reason::CostExceedsLimit], 50);
     EXPECT_GT(reasons[Reason::LimitExceeded], 50);
     EXPECT_GT(reasons[Reason::None], 50);
+}
+
+void checkParityOnCalendarTraces(const RedisDecider &redis, const char *prefix)
+{
+    struct Case {
+        const char *name, *zone;
+        CalendarUnit unit;
+        Micros from; // the trace runs from here for three windows
+        std::int64_t limit;
+    };
+    const Case cases[] = {
+        // 2026-03-07 00:00 in Havana; the 8th starts at 01:00 (no midnight that night).
+        {"havana_day", "America/Havana", CalendarUnit::Day, 1772859600 * kMicrosPerSecond, 4},
+        {"berlin_month", "Europe/Berlin", CalendarUnit::Month, 1772319600 * kMicrosPerSecond, 5},
+        {"kolkata_week", "Asia/Kolkata", CalendarUnit::Week, 1796581800 * kMicrosPerSecond, 3},
+    };
+    int denied = 0;
+    for (const Case &c : cases) {
+        std::string why;
+        auto zone = calendar::TimeZone::load(c.zone, why);
+        ASSERT_TRUE(zone) << why;
+        FixedWindowConfig config{{c.limit, nominalLength(c.unit)}};
+        auto windows = std::make_shared<const CalendarWindows>(c.unit, zone);
+        config.calendar = windows;
+        const RedisRule rule{uniquePrefix(prefix) + "-" + c.name, config};
+        Engine engine;
+        const RuleId id = *engine.addRule(config).id;
+        // Each window's last and first microsecond, and a request every window/10 between.
+        std::vector<Micros> times;
+        WindowBounds w = windows->at(c.from);
+        for (int k = 0; k < 3; ++k, w = windows->at(w.end)) {
+            for (Micros t = w.start; t < w.end; t += (w.end - w.start) / 10)
+                times.push_back(t);
+            times.push_back(w.end - 1);
+        }
+        std::sort(times.begin(), times.end());
+        RemoteTrace remoteTrace(redis, c.name);
+        for (std::size_t i = 0; i < times.size(); ++i) {
+            const std::int64_t cost = 1 + std::int64_t(i % 3 == 2);
+            const Decision local = engine.acquire(id, remoteTrace.keyOf("client"), times[i], cost);
+            const Decision remote = remoteTrace.decide(i, rule, "client", cost, times[i]);
+            expectSameDecision(remote, local, std::string(c.name) + " #" + std::to_string(i));
+            if (::testing::Test::HasFatalFailure())
+                return;
+            denied += !local.allowed;
+        }
+    }
+    EXPECT_GT(denied, 10);
 }
 
 } // namespace qs::limiter::test

@@ -55,4 +55,10 @@ void checkParityOnRandomTraces(const RedisDecider &redis, const char *prefix);
 // bursts on and around window edges; fails unless every kind of decision was seen.
 void checkParityAtTheEdges(const RedisDecider &redis, const char *prefix);
 
+// Calendar fixed windows (a day in Havana across the night its clock skips midnight, a month
+// in Berlin across the 1st, a week in Kolkata): requests every few hours and at each window's
+// last and first microsecond, decided by the engine and by Redis with the caller's windows
+// (fixed_window.lua's calendar_arg); every Decision field equal, and denials seen.
+void checkParityOnCalendarTraces(const RedisDecider &redis, const char *prefix);
+
 } // namespace qs::limiter::test

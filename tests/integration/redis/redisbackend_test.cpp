@@ -94,6 +94,7 @@ TEST_F(RedisBackendTest, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     const Context admin = rawConnection(fixtureRedisPort());
     test::checkParityOnRandomTraces(test::through(backend, admin.get()), "lua-random");
+    test::checkParityOnCalendarTraces(test::through(backend, admin.get()), "lua-calendar");
 }
 
 // The same parity on traces aimed at the edges (tests/unit/limiter/trace.h, edgeTrace): costs

@@ -147,6 +147,7 @@ TEST_F(RedisModule, DecidesExactlyAsTheEmbeddedEngineOnRandomTraces)
     ASSERT_TRUE(backend.connect()) << backend.lastError();
     ASSERT_EQ(backend.engineInUse(), RedisEngine::Module);
     test::checkParityOnRandomTraces(test::through(backend, admin.get()), "module-random");
+    test::checkParityOnCalendarTraces(test::through(backend, admin.get()), "module-calendar");
 }
 
 TEST_F(RedisModule, DecidesExactlyAsTheEmbeddedEngineAtTheEdges)

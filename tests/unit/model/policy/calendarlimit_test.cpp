@@ -83,7 +83,8 @@ TEST(CalendarLimits, AMonthInAZoneAndAWeekInUtcAreReadAndBecomeCalendarWindows)
     ASSERT_TRUE(weekly);
     const auto &week = std::get<limiter::FixedWindowConfig>(*weekly);
     ASSERT_TRUE(week.calendar);
-    EXPECT_EQ(week.calendar->zone().name(), "UTC");
+    ASSERT_TRUE(week.calendar->zoned());
+    EXPECT_EQ(week.calendar->zoned()->zone().name(), "UTC");
     // 2026-12-07 was a Monday: its week starts at 00:00 UTC.
     const limiter::Micros monday = 1796601600 * limiter::kMicrosPerSecond;
     EXPECT_EQ(week.windowAt(monday + 3 * limiter::kMicrosPerDay).start, monday);
