@@ -99,6 +99,9 @@ public:
     EnvoyWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
     {
         m_report.reserve(QStringLiteral("qs_unlimited"));
+        // The rate limit service's DAY starts at 00:00 UTC; its WEEK (from Thursday), MONTH
+        // (30 days) and YEAR (365 days) are blocks from the epoch (GATEWAY-LIMITS.md).
+        m_report.setNativeCalendarUnits({limiter::CalendarUnit::Day});
     }
 
 private:

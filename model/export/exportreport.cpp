@@ -1,6 +1,10 @@
 #include "model/export/exportreport.h"
 
+#include "limiter/algorithms/admissionbound.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/ratesyntax.h"
+
+#include <algorithm>
 
 namespace qs {
 
@@ -84,7 +88,58 @@ std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(
             converted.error().message);
         return std::nullopt;
     }
+    if (const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&*converted);
+        fixed && fixed->calendar && !isNativeCalendar(*converted))
+        noteCalendar(route, limit, *fixed);
     return *converted;
+}
+
+bool ExportReport::isNativeCalendar(const limiter::AlgorithmConfig &config) const
+{
+    const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&config);
+    const limiter::CalendarWindows *zoned
+        = fixed && fixed->calendar ? fixed->calendar->zoned() : nullptr;
+    return zoned && zoned->zone().name() == "UTC"
+        && std::find(m_nativeCalendar.begin(), m_nativeCalendar.end(), zoned->unit())
+        != m_nativeCalendar.end();
+}
+
+// What a calendar quota becomes where the gateway has no such window: the worst case within
+// one calendar window, in numbers.
+void ExportReport::noteCalendar(
+    qsizetype route, qsizetype limit, const limiter::FixedWindowConfig &config)
+{
+    const limiter::CalendarWindows &calendar = *config.calendar->zoned();
+    const QString zone = QString::fromStdString(calendar.zone().name());
+    const QString unit = QString::fromLatin1(limiter::calendarUnitName(calendar.unit()).data());
+    static const char *const kReset[]
+        = {"local midnight", "Monday 00:00", "00:00 on the 1st", "00:00 on January 1st"};
+    const bool nativeInUtc
+        = std::find(m_nativeCalendar.begin(), m_nativeCalendar.end(), calendar.unit())
+        != m_nativeCalendar.end();
+    const limiter::FixedWindowConfig nominal{{config.limit, config.window}};
+    const std::int64_t most
+        = limiter::admissionBound(nominal, limiter::longestLength(calendar.unit()));
+    const QString at = QLatin1Char('.') + m_policy.routes[route].limitPath(limit);
+    if (nativeInUtc) {
+        note(Diagnostic::Severity::Warning, route, at + QStringLiteral(".time_zone"),
+            QStringLiteral("%1 counts calendar %2s in UTC only: the quota resets at %3 UTC, "
+                           "not in %4, so a %2 of %4 overlaps two of %1's and a client may get "
+                           "up to %5 within it (designed: %6)")
+                .arg(m_displayName, unit, QLatin1String(kReset[int(calendar.unit())]), zone)
+                .arg(2 * config.limit)
+                .arg(config.limit));
+        return;
+    }
+    note(Diagnostic::Severity::Warning, route, at + QStringLiteral(".calendar"),
+        QStringLiteral("%1 has no calendar windows: the calendar %2 (%3, %4) is treated as %5 "
+                       "per %6, counted from the gateway's own period starts, not from %3; in "
+                       "the worst case (fixed periods of %6) one calendar %2 admits up to %7 "
+                       "(designed: %5)")
+            .arg(m_displayName, unit, QLatin1String(kReset[int(calendar.unit())]), zone)
+            .arg(config.limit)
+            .arg(formatDuration(config.window))
+            .arg(most));
 }
 
 QString ExportReport::uniqueName(

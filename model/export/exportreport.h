@@ -49,6 +49,19 @@ public:
     QString uniqueName(const QString &prefix, const QString &id,
         const QRegularExpression &disallowed, QChar filler);
 
+    // The calendar units the target counts natively, aligned to UTC (Kong: day, month, year;
+    // envoyproxy/ratelimit: day). A calendar limit in another unit or zone is exported as its
+    // nominal rolling length with a warning that states the worst case (algorithmConfig()).
+    void setNativeCalendarUnits(std::initializer_list<limiter::CalendarUnit> units)
+    {
+        m_nativeCalendar = units;
+    }
+    // Whether `config` is a calendar window the target counts natively (UTC, a native unit).
+    bool isNativeCalendar(const limiter::AlgorithmConfig &config) const;
+
+    // The gateway's name in messages ("NGINX"); the target's id until set.
+    void setDisplayName(QString name) { m_displayName = std::move(name); }
+
     // Keeps a fixed name (a catch-all route, say) from being handed out for a route.
     void reserve(const QString &name) { m_names.insert(name); }
 
@@ -56,9 +69,12 @@ public:
     static QString commentSafe(const QString &text);
 
 private:
+    void noteCalendar(qsizetype route, qsizetype limit, const limiter::FixedWindowConfig &config);
+
     const Policy &m_policy;
-    QString m_target;
+    QString m_target, m_displayName = m_target;
     bool m_severalLimits = false;
+    std::vector<limiter::CalendarUnit> m_nativeCalendar;
     Diagnostics m_diagnostics;
     QSet<QString> m_names;
 };

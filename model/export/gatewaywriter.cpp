@@ -6,6 +6,7 @@ GatewayWriter::GatewayWriter(const Policy &policy, const Exporter &exporter)
     : m_policy(policy), m_exporter(exporter),
       m_report(policy, exporter.id(), exporter.writesSeveralLimits())
 {
+    m_report.setDisplayName(exporter.displayName());
 }
 
 ExportResult GatewayWriter::run()

@@ -33,6 +33,10 @@ public:
     KongWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
     {
         m_report.reserve(QStringLiteral("qs-unlimited"));
+        // Kong's counters start at 00:00 UTC, on the 1st and on January 1st
+        // (kong.tools.timestamp.get_timestamps); it has no week (GATEWAY-LIMITS.md).
+        m_report.setNativeCalendarUnits({limiter::CalendarUnit::Day, limiter::CalendarUnit::Month,
+            limiter::CalendarUnit::Year});
     }
 
 private:
@@ -182,9 +186,26 @@ private:
         return false;
     }
 
+    // A calendar day, month or year quota as Kong's own field of that name. Kong's Reset header
+    // counts a month as 30 days (its maintainers' choice), the counter follows the calendar.
+    static std::optional<UnitRate> calendarUnitRate(const limiter::AlgorithmConfig &config)
+    {
+        const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&config);
+        const limiter::CalendarWindows *zoned
+            = fixed && fixed->calendar ? fixed->calendar->zoned() : nullptr;
+        if (!zoned || zoned->unit() == limiter::CalendarUnit::Week)
+            return std::nullopt;
+        return UnitRate{QString::fromLatin1(limiter::calendarUnitName(zoned->unit()).data()),
+            limiter::nominalLength(zoned->unit()), fixed->limit, true, true};
+    }
+
     bool mapLimit(KongRoute &out, qsizetype l, const limiter::AlgorithmConfig &config)
     {
         const QString at = QLatin1Char('.') + m_policy.routes[out.index].limitPath(l);
+        if (const auto unit = calendarUnitRate(config)) {
+            out.units.push_back(*unit); // the zone, when not UTC: ExportReport warned
+            return true;
+        }
         const LimitShape shape = limitShape(config);
         const auto unit = toUnitRate(shape.count, shape.period);
         if (!unit) {
