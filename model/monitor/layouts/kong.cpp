@@ -3,8 +3,13 @@
 // a string counter INCRed on every request before the decision (denied ones count too). The
 // identifier may contain ':' (IPv6), so the key is read from both ends. The limit is not in
 // Redis: the route's supplies it. The TTL is not trusted for the reset (with sync_rate it is
-// wrong): the period start and length in the key are.
+// wrong): the period start and length in the key are. Kong starts its periods on the UTC
+// calendar (kong/tools/timestamp.lua get_timestamps: day at 00:00, month on the 1st, year on
+// January 1st, all UTC; ../shared/GATEWAY-LIMITS.md section 4), so a month lasts 28 to 31 days
+// and a year 365 or 366, though Kong's TTL and Reset header count 30 and 365.
 #include "model/monitor/layouts/layouts.h"
+
+#include "limiter/calendar/calendarwindow.h"
 
 namespace qs::layouts {
 
@@ -21,14 +26,25 @@ std::optional<Period> periodInKey(const QByteArray &key)
     const qsizetype before = last > 0 ? key.lastIndexOf(':', last - 1) : -1;
     if (before < 0)
         return std::nullopt;
-    static const QHash<QByteArray, qint64> seconds = {{"second", 1}, {"minute", 60}, {"hour", 3600},
-        {"day", 86400}, {"month", 86400 * 30}, {"year", 86400 * 365}};
-    const auto unit = seconds.constFind(key.mid(last + 1));
+    static const QHash<QByteArray, qint64> seconds
+        = {{"second", 1}, {"minute", 60}, {"hour", 3600}, {"day", 86400}};
+    const QByteArray name = key.mid(last + 1);
+    const auto unit = seconds.constFind(name);
     bool ok = false;
     const qint64 startMs = key.mid(before + 1, last - before - 1).toLongLong(&ok);
-    if (!ok || startMs < 0 || unit == seconds.cend())
+    if (!ok || startMs < 0)
         return std::nullopt;
-    return Period{startMs * 1000, *unit * limiter::kMicrosPerSecond};
+    const limiter::Micros start = startMs * 1000;
+    if (unit != seconds.cend())
+        return Period{start, *unit * limiter::kMicrosPerSecond};
+    const auto calendar = limiter::calendarUnitFromName(name.toStdString());
+    if (calendar != limiter::CalendarUnit::Month && calendar != limiter::CalendarUnit::Year)
+        return std::nullopt;
+    // The period ends where the next calendar month or year starts in UTC.
+    static const limiter::CalendarWindows months(limiter::CalendarUnit::Month, nullptr),
+        years(limiter::CalendarUnit::Year, nullptr);
+    const auto &windows = *calendar == limiter::CalendarUnit::Month ? months : years;
+    return Period{start, windows.compute(start).end - start};
 }
 
 class Kong : public TemplateLayout {

@@ -231,6 +231,34 @@ TEST(LayoutDecoder, KongReadsThePeriodFromTheKeyNotTheTtl)
     EXPECT_EQ(decode("kong", old, {bulk("9")}).status, KeyQuota::Status::Gone);
 }
 
+// Kong's months and years follow the UTC calendar (kong/tools/timestamp.lua), not 30 and 365
+// days: October 2025's counter still holds on the 31st and resets on November 1st; 2024's
+// (a leap year) still holds on December 31st.
+TEST(LayoutDecoder, KongMonthsAndYearsEndWhereTheCalendarSays)
+{
+    const QByteArray prefix
+        = "ratelimit:" + QByteArray(36, 'a') + ":" + QByteArray(36, '0') + ":ip:";
+    const qint64 october = 1'759'276'800'000; // 2025-10-01 00:00 UTC, ms
+    const qint64 november = 1'761'955'200'000;
+    const qint64 october31Noon = (november - 12 * 3'600'000) * 1000; // µs
+    KeyQuota q = decode(
+        "kong", prefix + QByteArray::number(october) + ":month", {bulk("3")}, october31Noon);
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.remaining, 2);
+    EXPECT_EQ(q.resetAfterMs, 12 * 3'600'000);
+    EXPECT_EQ(decode("kong", prefix + QByteArray::number(october) + ":month", {bulk("3")},
+                  november * 1000)
+                  .status,
+        KeyQuota::Status::Gone);
+    const qint64 year2024 = 1'704'067'200'000; // 2024-01-01 00:00 UTC
+    const qint64 year2025 = 1'735'689'600'000;
+    q = decode("kong", prefix + QByteArray::number(year2024) + ":year", {bulk("4")},
+        (year2025 - 3'600'000) * 1000);
+    ASSERT_EQ(q.status, KeyQuota::Status::Read) << q.why.toStdString();
+    EXPECT_EQ(q.resetAfterMs, 3'600'000);
+    EXPECT_FALSE(decoderOf(policy(), "kong")->accepts(prefix + "1000:week"));
+}
+
 // envoy-ratelimit: epoch-aligned windows named by their start second.
 TEST(LayoutDecoder, EnvoyRatelimitWindowInTheKey)
 {
