@@ -1604,3 +1604,63 @@ routes:
             << line->name().toStdString() << " stops before the axis ends";
     }
 }
+
+// A daily quota becomes a calendar month in Berlin through the keyboard alone (Alt+D picks the
+// calendar, Alt+Z the zone), the window's row gives way to the zone's, and the saved limit
+// says `calendar: month` and `time_zone: Europe/Berlin` where `window: 1d` was; one undo step
+// each.
+TEST(Workbench, ACalendarMonthInAZoneIsChosenWithKeysAndSaved)
+{
+    QTemporaryDir dir;
+    MainWindow window;
+    window.resize(1280, 800);
+    const QString path = openShown(window, dir, "calendar.yaml",
+        "quota_studio: 1\nname: calendar\nroutes:\n  - id: search\n    match: { path: /v1/search "
+        "}\n    limit: { algorithm: fixed_window, limit: 1000, window: 1d }\n");
+    ASSERT_FALSE(path.isEmpty());
+    RouteEditor *editor = window.designPage()->editor();
+    auto *calendar
+        = qobject_cast<QComboBox *>(editor->fieldWidget(QStringLiteral("limit.calendar")));
+    auto *zone = qobject_cast<QComboBox *>(editor->fieldWidget(QStringLiteral("limit.time_zone")));
+    QWidget *windowEdit = editor->fieldWidget(QStringLiteral("limit.window"));
+    ASSERT_TRUE(calendar && zone && windowEdit);
+    EXPECT_TRUE(windowEdit->isVisibleTo(&window));
+    EXPECT_FALSE(zone->isVisibleTo(&window)) << "a zone only matters with a calendar";
+
+    QTest::keyClick(&window, Qt::Key_D, Qt::AltModifier);
+    ASSERT_EQ(QApplication::focusWidget(), calendar);
+    // rolling, day, week, month: three steps down, then Enter.
+    for (int i = 0; i < 3; ++i)
+        QTest::keyClick(calendar, Qt::Key_Down);
+    EXPECT_EQ(calendar->currentText(), QStringLiteral("month"));
+    EXPECT_FALSE(windowEdit->isVisibleTo(&window));
+    EXPECT_TRUE(zone->isVisibleTo(&window));
+
+    QTest::keyClick(&window, Qt::Key_Z, Qt::AltModifier);
+    ASSERT_EQ(QApplication::focusWidget(), zone);
+    zone->lineEdit()->selectAll();
+    QTest::keyClicks(zone->lineEdit(), QStringLiteral("Europe/Berlin"));
+    QTest::keyClick(zone->lineEdit(), Qt::Key_Return);
+    test::saveScreenshot(&window, QStringLiteral("design-calendar-month"));
+
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+    EXPECT_FALSE(window.isWindowModified());
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    const QByteArray text = saved.readAll();
+    EXPECT_TRUE(text.contains("    limit: { algorithm: fixed_window, limit: 1000, calendar: month, "
+                              "time_zone: Europe/Berlin }"))
+        << text.toStdString();
+    const LimitSpec &spec = window.document()->policy().routes[0].limit();
+    EXPECT_EQ(spec.calendar, limiter::CalendarUnit::Month);
+    EXPECT_FALSE(spec.window);
+
+    // Two undo steps back to the daily window, as the file had it.
+    QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+    QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+    const LimitSpec &undone = window.document()->policy().routes[0].limit();
+    EXPECT_FALSE(undone.calendar);
+    EXPECT_FALSE(undone.timeZone);
+    ASSERT_TRUE(undone.window);
+    EXPECT_EQ(undone.window->text, QStringLiteral("1d"));
+}
