@@ -3,12 +3,14 @@
 // length with a warning at the limit that states the worst case within one calendar window.
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
+#include "tests/unit/model/diagnosticsdump.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <gtest/gtest.h>
 
 using namespace qs;
+using qs::test::dump;
 
 namespace {
 
@@ -45,14 +47,6 @@ const Diagnostic *warningAt(const ExportResult &r, const QString &path)
         if (d.path == path && d.severity == Diagnostic::Severity::Warning)
             return &d;
     return nullptr;
-}
-
-std::string dump(const Diagnostics &diagnostics)
-{
-    std::string out;
-    for (const Diagnostic &d : diagnostics)
-        out += d.toString().toStdString() + "\n";
-    return out;
 }
 
 } // namespace

@@ -5,10 +5,12 @@
 #include "model/policy/policyreader.h"
 #include "model/policy/policytextpatch.h"
 #include "model/policy/policywriter.h"
+#include "tests/unit/model/diagnosticsdump.h"
 
 #include <gtest/gtest.h>
 
 using namespace qs;
+using qs::test::dump;
 
 namespace {
 
@@ -28,14 +30,6 @@ routes:
     match: { path: /v1/export }
     limit: { algorithm: fixed_window, limit: 5, calendar: week }
 )";
-
-std::string dump(const Diagnostics &diagnostics)
-{
-    std::string out;
-    for (const Diagnostic &d : diagnostics)
-        out += d.toString().toStdString() + "\n";
-    return out;
-}
 
 const Diagnostic *find(const Diagnostics &all, const QString &path)
 {

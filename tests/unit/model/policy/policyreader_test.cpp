@@ -1,4 +1,5 @@
 #include "model/policy/policyreader.h"
+#include "tests/unit/model/diagnosticsdump.h"
 
 #include <QDir>
 #include <QFile>
@@ -6,6 +7,7 @@
 #include <gtest/gtest.h>
 
 using namespace qs;
+using qs::test::dump;
 
 namespace {
 
@@ -15,14 +17,6 @@ const Diagnostic *find(const Diagnostics &diagnostics, const QString &path)
         if (d.path == path)
             return &d;
     return nullptr;
-}
-
-std::string dump(const Diagnostics &diagnostics)
-{
-    std::string out;
-    for (const Diagnostic &d : diagnostics)
-        out += d.toString().toStdString() + "\n";
-    return out;
 }
 
 } // namespace

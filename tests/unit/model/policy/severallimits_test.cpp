@@ -4,10 +4,12 @@
 #include "model/policy/policyreader.h"
 #include "model/policy/policytextpatch.h"
 #include "model/policy/policywriter.h"
+#include "tests/unit/model/diagnosticsdump.h"
 
 #include <gtest/gtest.h>
 
 using namespace qs;
+using qs::test::dump;
 
 namespace {
 
@@ -27,14 +29,6 @@ routes:
     match: { path: /v1/upload }
     limit: { algorithm: leaky_bucket, rate: 5/s, queue: 10, mode: shape }
 )";
-
-std::string dump(const Diagnostics &diagnostics)
-{
-    std::string out;
-    for (const Diagnostic &d : diagnostics)
-        out += d.toString().toStdString() + "\n";
-    return out;
-}
 
 const Diagnostic *find(const Diagnostics &all, const QString &path)
 {

@@ -1,10 +1,12 @@
 // Every mistake is reported where it is (line, column, field path) with what to do, and all of
 // them at once.
 #include "model/policy/policyreader.h"
+#include "tests/unit/model/diagnosticsdump.h"
 
 #include <gtest/gtest.h>
 
 using namespace qs;
+using qs::test::dump;
 
 namespace {
 
@@ -22,14 +24,6 @@ struct Case {
 QByteArray policyWith(const char *routes)
 {
     return QByteArray("quota_studio: 1\nname: t\nroutes:\n") + routes;
-}
-
-std::string dump(const Diagnostics &diagnostics)
-{
-    std::string out;
-    for (const Diagnostic &d : diagnostics)
-        out += d.toString().toStdString() + "\n";
-    return out;
 }
 
 class Validation : public ::testing::TestWithParam<Case> { };
