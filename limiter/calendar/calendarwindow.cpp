@@ -156,10 +156,12 @@ std::optional<GivenWindows> parseGivenWindows(std::string_view text)
 
 WindowBounds CalendarWindows::at(Micros t) const
 {
+    // A sequence lock without fences (TSan does not model them): the bounds are stored with
+    // release after the counter turned odd, so a reader that loads a new bound with acquire
+    // also sees the odd (or a later) counter on its second look and retries by computing.
     const std::uint64_t before = m_sequence.load(std::memory_order_acquire);
-    const Micros start = m_start.load(std::memory_order_relaxed);
-    const Micros end = m_end.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
+    const Micros start = m_start.load(std::memory_order_acquire);
+    const Micros end = m_end.load(std::memory_order_acquire);
     if (before % 2 == 0 && before > 0 && m_sequence.load(std::memory_order_relaxed) == before
         && start <= t && t < end)
         return {start, end};
@@ -168,8 +170,8 @@ WindowBounds CalendarWindows::at(Micros t) const
     std::uint64_t expected = before;
     if (before % 2 == 0
         && m_sequence.compare_exchange_strong(expected, before + 1, std::memory_order_acquire)) {
-        m_start.store(w.start, std::memory_order_relaxed);
-        m_end.store(w.end, std::memory_order_relaxed);
+        m_start.store(w.start, std::memory_order_release);
+        m_end.store(w.end, std::memory_order_release);
         m_sequence.store(before + 2, std::memory_order_release);
     }
     return w;
