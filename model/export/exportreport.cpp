@@ -99,6 +99,8 @@ bool ExportReport::isNativeCalendar(const limiter::AlgorithmConfig &config) cons
     const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&config);
     const limiter::CalendarWindows *zoned
         = fixed && fixed->calendar ? fixed->calendar->zoned() : nullptr;
+    if (zoned && m_calendarEverywhere)
+        return true;
     return zoned && zoned->zone().name() == "UTC"
         && std::find(m_nativeCalendar.begin(), m_nativeCalendar.end(), zoned->unit())
         != m_nativeCalendar.end();

@@ -56,6 +56,8 @@ public:
     {
         m_nativeCalendar = units;
     }
+    // The target computes calendar windows itself, in any zone (the Redis bundle).
+    void setNativeCalendarEverywhere() { m_calendarEverywhere = true; }
     // Whether `config` is a calendar window the target counts natively (UTC, a native unit).
     bool isNativeCalendar(const limiter::AlgorithmConfig &config) const;
 
@@ -75,6 +77,7 @@ private:
     QString m_target, m_displayName = m_target;
     bool m_severalLimits = false;
     std::vector<limiter::CalendarUnit> m_nativeCalendar;
+    bool m_calendarEverywhere = false;
     Diagnostics m_diagnostics;
     QSet<QString> m_names;
 };

@@ -191,7 +191,11 @@ module may serve the same keys side by side, so gateways can move over one at a 
 
 class BundleWriter final : public GatewayWriter {
 public:
-    using GatewayWriter::GatewayWriter;
+    BundleWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
+    {
+        // quota_middleware.py computes calendar windows with zoneinfo, in any zone.
+        m_report.setNativeCalendarEverywhere();
+    }
 
 private:
     // The middleware matches the pattern in manifest.json: the same rule as every gateway, so
@@ -320,7 +324,24 @@ private:
             {QStringLiteral("quota"), quotaTree},
             {QStringLiteral("script"), Tree::text(entry.script)},
         };
+        addCalendar(m, config);
         return entry;
+    }
+
+    // A calendar fixed window's unit and zone, for the middleware to compute its windows.
+    static void addCalendar(Tree &manifest, const limiter::AlgorithmConfig &config)
+    {
+        const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&config);
+        const limiter::CalendarWindows *zoned
+            = fixed && fixed->calendar ? fixed->calendar->zoned() : nullptr;
+        if (!zoned)
+            return;
+        Tree calendar = Tree::map();
+        calendar.fields = {
+            {QStringLiteral("time_zone"), Tree::text(QString::fromStdString(zoned->zone().name()))},
+            {QStringLiteral("unit"),
+                Tree::text(QString::fromLatin1(limiter::calendarUnitName(zoned->unit()).data()))}};
+        manifest.fields.insert(0, {QStringLiteral("calendar"), calendar});
     }
 
     // A route with several limits: one call of several.lua for all of them (docs/redis-layout.md,
@@ -372,6 +393,7 @@ private:
                 {QStringLiteral("parameters"), parameters},
                 {QStringLiteral("quota"), quotaTree},
             };
+            addCalendar(item, config);
             limits.items.append(item);
         }
         for (const QString &m : r.methods)

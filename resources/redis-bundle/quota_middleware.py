@@ -19,6 +19,7 @@ Studio; keep it next to manifest.json and the scripts it describes.
 """
 
 import asyncio
+import datetime
 import json
 import logging
 import math
@@ -26,6 +27,7 @@ import os
 import struct
 import time
 from urllib.parse import unquote
+import zoneinfo
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -83,6 +85,11 @@ class PathPattern:
         return self.matches(path, at + 1, i + 1)
 
 
+def calendar_of(item):
+    calendar = item.get("calendar")
+    return CalendarWindows(calendar["unit"], calendar["time_zone"]) if calendar else None
+
+
 class Route:
     def __init__(self, entry):
         self.entry = entry
@@ -92,6 +99,9 @@ class Route:
         self.shadow = entry["mode"] == "shadow"
         self.quota = entry.get("quota", {})
         self.limits = entry.get("limits")  # several limits: one call of several.lua
+        self.calendar = calendar_of(entry)
+        self.calendars = {limit["name"]: calendar_of(limit) for limit in self.limits or []
+                          if limit.get("calendar")}
 
     def claims(self, method, path):
         return (not self.methods or method in self.methods) and self.pattern.matches(path)
@@ -123,6 +133,71 @@ def sf_string(text):
 
 def seconds_ceil(us):
     return 0 if us <= 0 else math.ceil(us / 1_000_000)
+
+
+class CalendarWindows:
+    """The windows of a calendar fixed window (`calendar` in the manifest: a day, ISO week,
+    month or year in an IANA zone), as Quota Studio computes them: a window starts at the first
+    instant whose local time reaches its midnight (where a clock skips midnight, at the jump;
+    where midnight occurs twice, at its first occurrence). Lua in Redis knows no zones, so each
+    call sends the window of now and the next one, "b0 b1 b2" in microseconds; Redis' clock
+    picks one (docs/redis-layout.md, "Calendar windows"). The current window is cached."""
+
+    SPAN = 26 * 3600  # UTC offsets lie within +-26 h
+
+    def __init__(self, unit, time_zone):
+        self.unit = unit
+        self.zone = zoneinfo.ZoneInfo(time_zone)
+        self.current = None  # (b0, b1, b2) in seconds
+
+    def _local(self, t):
+        return t + int(datetime.datetime.fromtimestamp(t, self.zone).utcoffset().total_seconds())
+
+    def _first_instant(self, day):
+        midnight = (day - datetime.date(1970, 1, 1)).days * 86400
+        guess = int(datetime.datetime(day.year, day.month, day.day, tzinfo=self.zone).timestamp())
+        offsets = {self._local(t) - t for t in range(guess - self.SPAN, guess + 1, 3600)}
+        if len(offsets) == 1 and self._local(guess) == midnight:
+            return guess
+        for t in range(guess - self.SPAN, guess + 1, 60):  # changes fall on whole minutes
+            if self._local(t) >= midnight:
+                return t
+        return guess
+
+    def _period(self, day):
+        if self.unit == "week":
+            return day - datetime.timedelta(days=day.weekday())
+        if self.unit == "month":
+            return day.replace(day=1)
+        if self.unit == "year":
+            return day.replace(month=1, day=1)
+        return day
+
+    def _next(self, start):
+        if self.unit == "day":
+            return start + datetime.timedelta(days=1)
+        if self.unit == "week":
+            return start + datetime.timedelta(days=7)
+        if self.unit == "month":
+            return datetime.date(start.year + start.month // 12, start.month % 12 + 1, 1)
+        return datetime.date(start.year + 1, 1, 1)
+
+    def _compute(self, t):
+        first = self._period(datetime.datetime.fromtimestamp(t, self.zone).date())
+        nxt = self._next(first)
+        while self._first_instant(nxt) <= t:  # a clock set back over midnight
+            first, nxt = nxt, self._next(nxt)
+        return (self._first_instant(first), self._first_instant(nxt),
+                self._first_instant(self._next(nxt)))
+
+    def argument(self, now_s):
+        if self.current is None or not self.current[0] <= now_s < self.current[1]:
+            self.current = self._compute(int(now_s))
+        return " ".join(str(b * 1_000_000) for b in self.current)
+
+    def window_s(self, now_s):
+        self.argument(now_s)
+        return self.current[1] - self.current[0]
 
 
 class RouteMetrics:
@@ -263,6 +338,8 @@ class QuotaMiddleware:
             return ("pass", []) if route.shadow else ("deny", [])
         entry = route.entry
         args = [entry["cost"], *entry["parameters"]]
+        if route.calendar:  # after now's place ('': Redis' clock)
+            args += ["", route.calendar.argument(time.time())]
         reply = await self.scripts[entry["script"]](keys=[entry["key_prefix"] + key], args=args)
         if not isinstance(reply, bytes) or len(reply) != 32:
             raise ValueError(f"route {route.id}: the script answered {reply!r}, not 32 bytes")
@@ -297,8 +374,10 @@ class QuotaMiddleware:
                 refused = refused or not shadow
                 continue
             keys.append(limit["key_prefix"] + key)
-            args += [limit["algorithm"], limit["cost"], "1" if shadow else "0",
-                     *limit["parameters"]]
+            parameters = list(limit["parameters"])
+            if limit.get("calendar"):  # the unused third parameter (several.lua)
+                parameters[2] = route.calendars[limit["name"]].argument(time.time())
+            args += [limit["algorithm"], limit["cost"], "1" if shadow else "0", *parameters]
             limits.append(limit)
         if refused:
             return "deny", []
@@ -327,7 +406,7 @@ class QuotaMiddleware:
         if route.entry.get("metrics_prefix"):
             self.metrics.count(route.entry["metrics_prefix"], admitted)
             await self.metrics.flush_due(self.redis)
-        headers = self.several_headers(limits, said, deciding)
+        headers = self.several_headers(route, limits, said, deciding)
         if not admitted:
             code, _, wait_us, _ = deciding[1]
             if code == CODE_LIMITED:
@@ -343,7 +422,7 @@ class QuotaMiddleware:
             headers.append(("X-QS-Shadow-Exceeded", f"{route.id}: {', '.join(exceeded)}"))
         return "pass", headers
 
-    def several_headers(self, limits, said, deciding):
+    def several_headers(self, route, limits, said, deciding):
         """RateLimit-Policy and RateLimit with one item per enforced limit; X-RateLimit-* of the
         deciding limit."""
         headers = []
@@ -353,7 +432,9 @@ class QuotaMiddleware:
             for limit, (code, remaining, wait_us, reset_us) in items:
                 name = sf_string(limit["name"])
                 q = limit.get("quota", {})
-                policy.append(f"{name};q={int(q.get('limit', 0))};w={int(q.get('window_s', 0))}")
+                calendar = route.calendars.get(limit["name"])
+                window_s = calendar.window_s(time.time()) if calendar else int(q.get("window_s", 0))
+                policy.append(f"{name};q={int(q.get('limit', 0))};w={window_s}")
                 reset = seconds_ceil(reset_us if code == CODE_ADMITTED else max(reset_us, wait_us))
                 now.append(f"{name};r={remaining};t={reset}")
             headers.append(("RateLimit-Policy", ", ".join(policy)))
@@ -368,7 +449,8 @@ class QuotaMiddleware:
 
     def rate_limit_headers(self, route, admitted, remaining, wait_us, reset_us):
         limit = int(route.quota.get("limit", 0))
-        window_s = int(route.quota.get("window_s", 0))
+        window_s = (route.calendar.window_s(time.time()) if route.calendar
+                    else int(route.quota.get("window_s", 0)))
         reset = seconds_ceil(reset_us if admitted else max(reset_us, wait_us))
         headers = []
         if self.header_style in ("draft", "both"):

@@ -2,6 +2,8 @@
 // app that adds quota_middleware.py with the exported bundle, against a redis-server of the
 // test's own. The probe must find it deciding as the design does (it runs the very scripts
 // the parity tests check), its Retry-After honest, and with Redis gone, on_store_error obeyed.
+#include "limiter/algorithms/clock.h"
+#include "limiter/calendar/calendarwindow.h"
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
 #include "model/probe/httpprobe.h"
@@ -233,4 +235,59 @@ routes:
     EXPECT_EQ(response.status, 200);
     EXPECT_EQ(response.header("RateLimit-Policy"), "\"burst\";q=2;w=120, \"quota\";q=3;w=180");
     EXPECT_EQ(response.header("RateLimit"), "\"burst\";r=1;t=60, \"quota\";r=2;t=60");
+}
+
+// Calendar quotas under uvicorn: the middleware computes the windows with zoneinfo and sends
+// them with the call (docs/redis-layout.md, "Calendar windows"). A day in Chatham (+12:45 or
+// +13:45) on a route of its own, and a month in Berlin beside a burst limit (several.lua):
+// the third request is denied and Retry-After, RateLimit's t and w count to the real local
+// boundary, as the engine's calendar computes it for the same moment.
+TEST(MiddlewareProbe, CalendarQuotasResetAtTheZonesMidnight)
+{
+    const PolicyReadResult read = readPolicy(R"(quota_studio: 1
+name: calendar
+defaults: { key: header:X-Api-Key, headers: both }
+routes:
+  - id: daily
+    match: { path: /daily }
+    limit: { algorithm: fixed_window, limit: 2, calendar: day, time_zone: Pacific/Chatham }
+  - id: monthly
+    match: { path: /monthly }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 10, refill: 1/s }
+      - { name: month, algorithm: fixed_window, limit: 2, calendar: month, time_zone: Europe/Berlin }
+)",
+        QStringLiteral("calendar.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    test::RedisProcess redis;
+    ASSERT_TRUE(redis.start());
+    const Service service = startUvicorn(read.policy, redis.port());
+    if (!service.port)
+        GTEST_SKIP() << "python3 missing";
+    std::string why;
+    const limiter::CalendarWindows chathamDays(
+        limiter::CalendarUnit::Day, limiter::calendar::TimeZone::load("Pacific/Chatham", why));
+    const limiter::CalendarWindows berlinMonths(
+        limiter::CalendarUnit::Month, limiter::calendar::TimeZone::load("Europe/Berlin", why));
+    const auto secondsTo = [](const limiter::CalendarWindows &windows) {
+        const limiter::Micros now = limiter::SystemClock().now();
+        return std::pair{(windows.at(now).end - now) / kMicrosPerSecond,
+            (windows.at(now).end - windows.at(now).start) / kMicrosPerSecond};
+    };
+    const test::HttpRequest::Headers key{{"X-Api-Key", "k1"}};
+    for (const char *path : {"/daily", "/monthly"}) {
+        const auto &windows = std::string(path) == "/daily" ? chathamDays : berlinMonths;
+        EXPECT_EQ(test::httpStatus(service.port, {"GET", path, key}), 200) << path;
+        EXPECT_EQ(test::httpStatus(service.port, {"GET", path, key}), 200) << path;
+        const auto [left, length] = secondsTo(windows);
+        const test::HttpResponse denied = test::httpExchange(service.port, {"GET", path, key});
+        EXPECT_EQ(denied.status, 429) << path;
+        const long retry = std::stol(denied.header("Retry-After"));
+        // Rounded up to whole seconds, and a second or two may pass between here and there.
+        EXPECT_GE(retry, left - 2) << path;
+        EXPECT_LE(retry, left + 2) << path;
+        const std::string policy = denied.header("RateLimit-Policy");
+        EXPECT_NE(policy.find("w=" + std::to_string(length)), std::string::npos)
+            << path << ": " << policy;
+    }
 }
