@@ -37,6 +37,7 @@ routes:
   - { id: own-tb, match: { path: /a }, limit: { algorithm: token_bucket, capacity: 10, refill: 2/s } }
   - { id: own-lb, match: { path: /b }, limit: { algorithm: leaky_bucket, rate: 5/s, queue: 20 } }
   - { id: own-fw, match: { path: /c }, limit: { algorithm: fixed_window, limit: 7, window: 10s } }
+  - { id: own-month, match: { path: /cm }, limit: { algorithm: fixed_window, limit: 7, calendar: month, time_zone: Europe/Berlin } }
   - { id: own-swl, match: { path: /d }, limit: { algorithm: sliding_window_log, limit: 4, window: 2s } }
   - { id: own-swc, match: { path: /e }, limit: { algorithm: sliding_window_counter, limit: 9, window: 1m } }
   - { id: own-gcra, match: { path: /f }, limit: { algorithm: gcra, rate: 10/s, burst: 20 } }
@@ -80,7 +81,8 @@ QByteArray packed(std::initializer_list<double> values)
 // as the scripts pack it must decode to the engine's peek at every algorithm.
 TEST(LayoutDecoder, OwnKeysReadAsTheEngineDecides)
 {
-    for (const QString id : {"own-tb", "own-lb", "own-fw", "own-swc", "own-gcra", "own-swl"}) {
+    for (const QString id :
+        {"own-tb", "own-lb", "own-fw", "own-month", "own-swc", "own-gcra", "own-swl"}) {
         SCOPED_TRACE(id.toStdString());
         const Route &route = *policy().route(id);
         const auto config = *toAlgorithmConfig(route.limit());
@@ -121,6 +123,9 @@ TEST(LayoutDecoder, OwnKeysReadAsTheEngineDecides)
         EXPECT_EQ(q.resetAfterMs, (expected.resetAfter + 999) / 1000);
         EXPECT_EQ(q.throttled, expected.remaining < 1);
         EXPECT_EQ(q.ttlMs, KeyQuota::kTtlNotRead) << "one command per key: no PTTL";
+        if (id == QLatin1String("own-month")) { // 2025-11-01 00:00 in Berlin: 10-31 23:00 UTC
+            EXPECT_EQ(q.resetAfterMs, (1'761'951'600'000'000 - kNow + 999) / 1000);
+        }
     }
 }
 
