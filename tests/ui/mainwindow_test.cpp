@@ -513,6 +513,32 @@ TEST(MainWindow, EveryTabShowsItsTextWholeAndNoEmptyChartAtBothSizes)
     }
 }
 
+// A calendar limit adds the Calendar, Time zone and Next resets rows and a long boundary
+// warning under Algorithm: the Design tab still shows every text whole at both sizes (the
+// editor scrolls rather than squeezing the warning).
+TEST(MainWindow, ACalendarLimitsRowsAndWarningShowWhole)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("calendar.yaml"));
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("quota_studio: 1\nname: calendar\nroutes:\n  - id: search\n    match: { path: "
+            "/v1/search }\n    limit: { algorithm: fixed_window, limit: 1000, calendar: month, "
+            "time_zone: Europe/Berlin }\n");
+    f.close();
+    MainWindow window;
+    ASSERT_TRUE(window.openFile(path, false));
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+        window.resize(size);
+        QTest::qWait(50);
+        const QStringList problems = layoutProblems(&window);
+        EXPECT_TRUE(problems.isEmpty()) << size.width() << "x" << size.height() << ":\n  "
+                                        << problems.join(QStringLiteral("\n  ")).toStdString();
+    }
+}
+
 // The checker above finds what it looks for: a label too narrow for its text, a button cut
 // short, two widgets of a layout placed on each other, a chart empty without a word.
 TEST(MainWindow, TheLayoutCheckerFindsClippedTextOverlapsAndSilentEmptyCharts)

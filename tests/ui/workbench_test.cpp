@@ -1641,6 +1641,13 @@ TEST(Workbench, ACalendarMonthInAZoneIsChosenWithKeysAndSaved)
     zone->lineEdit()->selectAll();
     QTest::keyClicks(zone->lineEdit(), QStringLiteral("Europe/Berlin"));
     QTest::keyClick(zone->lineEdit(), Qt::Key_Return);
+    // The next three resets, at midnight on the 1st in Berlin (CET or CEST).
+    auto *resets = editor->findChild<QLabel *>(QStringLiteral("nextResets"));
+    ASSERT_TRUE(resets);
+    EXPECT_TRUE(resets->isVisibleTo(&window));
+    EXPECT_EQ(resets->text().count(QStringLiteral(" 1 ")), 3) << resets->text().toStdString();
+    EXPECT_EQ(resets->text().count(QStringLiteral("00:00 CE")), 3) << resets->text().toStdString();
+    QTest::qWait(50); // the rows that appeared are laid out
     test::saveScreenshot(&window, QStringLiteral("design-calendar-month"));
 
     QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);

@@ -13,6 +13,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDateTime>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -20,6 +21,7 @@
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <QSpinBox>
+#include <QTimeZone>
 #include <QVBoxLayout>
 
 namespace qs {
@@ -185,7 +187,38 @@ void RouteEditor::buildLimitRows()
         const LimitFieldText &text = textOf(field);
         m_form->addRow(
             tr(text.label), withMessage(field.path(), makeLimitEditor(field), tr(text.tooltip)));
+        if (field.kind == LimitField::Kind::TimeZone) {
+            // Under the zone: when the quota next resets, so that the operator sees the zone's
+            // midnight, the month's length and a DST day for what they are.
+            m_nextResets = new QLabel;
+            m_nextResets->setObjectName(QStringLiteral("nextResets"));
+            m_nextResets->setWordWrap(true);
+            m_nextResets->setTextInteractionFlags(Qt::TextSelectableByMouse);
+            m_nextResets->setToolTip(tr("The next three times this quota starts again, in its "
+                                        "time zone, from this computer's clock."));
+            m_form->addRow(tr("Next resets:"), m_nextResets);
+        }
     }
+}
+
+// The next three window starts of a calendar limit, in its zone's local time.
+QString RouteEditor::nextResetsText(const LimitSpec &spec)
+{
+    if (!spec.calendar)
+        return {};
+    const auto config = toAlgorithmConfig(spec);
+    const auto *fixed = config ? std::get_if<limiter::FixedWindowConfig>(&*config) : nullptr;
+    if (!fixed || !fixed->calendar)
+        return {};
+    const QTimeZone zone(spec.timeZone.value_or(QStringLiteral("UTC")).toUtf8());
+    QStringList resets;
+    limiter::Micros t = QDateTime::currentMSecsSinceEpoch() * limiter::kMicrosPerMilli;
+    for (int i = 0; i < 3; ++i) {
+        t = fixed->windowAt(t).end;
+        resets << QDateTime::fromMSecsSinceEpoch(t / limiter::kMicrosPerMilli, zone)
+                      .toString(QStringLiteral("ddd d MMM yyyy HH:mm t"));
+    }
+    return resets.join(QStringLiteral(" · "));
 }
 
 void RouteEditor::build()
@@ -499,6 +532,7 @@ void RouteEditor::load()
         m_calendar->setCurrentIndex(l.calendar ? int(*l.calendar) + 1 : 0);
         m_timeZone->setEditText(
             l.timeZone.value_or(invalid.value(stored(QStringLiteral("limit.time_zone")))));
+        m_nextResets->setText(nextResetsText(l));
     }
     setSpin(m_cost,
         r->cost || !invalid.contains(QStringLiteral("cost")) ? std::optional(r->effectiveCost())
@@ -530,9 +564,10 @@ void RouteEditor::updateParameterRows()
     const bool calendar = m_calendar->currentData().toInt() >= 0;
     for (const LimitField &field : limitFieldTable()) {
         bool shown = field.appliesTo(algorithm);
-        if (field.kind == LimitField::Kind::TimeZone)
+        if (field.kind == LimitField::Kind::TimeZone) {
             shown = shown && calendar;
-        else if (field.kind == LimitField::Kind::Duration
+            m_form->setRowVisible(m_nextResets, shown);
+        } else if (field.kind == LimitField::Kind::Duration
             && algorithm == limiter::Algorithm::FixedWindow)
             shown = !calendar;
         m_form->setRowVisible(m_rows.value(field.path()), shown);

@@ -84,6 +84,7 @@ private:
     void onLimitEdited(const QString &field);
     void onCostEdited();
     static void setCalendar(LimitSpec &limit, int unit);
+    static QString nextResetsText(const LimitSpec &spec);
     void onModeChosen();
     void onMissingKeyChosen();
     void onLimitKeyEdited();
@@ -115,6 +116,7 @@ private:
     QComboBox *m_algorithm = nullptr, *m_leakMode = nullptr, *m_mode = nullptr,
               *m_missingKey = nullptr, *m_calendar = nullptr, *m_timeZone = nullptr;
     QSpinBox *m_cost = nullptr;
+    QLabel *m_nextResets = nullptr; // a calendar limit's next three resets
     // The chosen limit's own route fields, shown for a route whose limits are a list.
     QLineEdit *m_limitKey = nullptr;
     QComboBox *m_limitMissingKey = nullptr, *m_limitMode = nullptr;
