@@ -271,7 +271,15 @@ TEST(QuotaMonitor, AScanPassResumesAfterALostConnection)
     } while (cursor != "0");
     admin.run({"CONFIG", "RESETSTAT"});
 
-    QuotaMonitor monitor(policyOrFail(kPolicy));
+    // One key pattern (qs:*): with two, the pattern whose pass ends first may begin its next
+    // pass while the other still walks (a new pass every fifth refresh), which a busy machine
+    // made happen here (CI: 480 SCANs against a bound of 404), and its SCANs cannot be told
+    // from a restarted pass's.
+    QuotaMonitor monitor(policyOrFail(R"(quota_studio: 1
+name: one-pattern
+routes:
+  - { id: api, match: { path: /api }, limit: { algorithm: token_bucket, capacity: 10, refill: 1/min } }
+)"));
     Snapshots snapshots(monitor);
     int lost = 0;
     QObject::connect(&monitor.client(), &RespClient::stateChanged,
@@ -290,11 +298,10 @@ TEST(QuotaMonitor, AScanPassResumesAfterALostConnection)
     ASSERT_TRUE(done);
     EXPECT_EQ(lost, 1) << "lost the connection other than by the kill";
     const qint64 scans = admin.commandCalls()["scan"];
-    // One pass for each of the policy's two key patterns (qs:* and rate_limit:*) and the SCANs
-    // lost with the connection sent again (one per pattern; one more each should a refresh be
+    // One pass and the SCAN lost with the connection sent again (one more should a refresh be
     // given up as stuck on a busy machine); a restarted pass would have walked the first half
-    // again, about 200 SCANs more.
-    EXPECT_LE(scans, 2 * onePass + 4) << "one pass is " << onePass << " SCANs; lost " << lost;
+    // again, about 100 SCANs more.
+    EXPECT_LE(scans, onePass + 2) << "one pass is " << onePass << " SCANs; lost " << lost;
     EXPECT_EQ(monitor.trackedKeys(), 20'000);
 }
 
