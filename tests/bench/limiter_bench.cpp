@@ -76,6 +76,35 @@ FixedWindowConfig fixedWindow()
     c.window = kMicrosPerSecond;
     return c;
 }
+// The same limit counted in calendar months in Berlin (issue 43, point 7: the calendar adds no
+// system call per decision; its window is cached until it ends).
+FixedWindowConfig calendarMonth()
+{
+    FixedWindowConfig c = fixedWindow();
+    std::string why;
+    c.calendar = std::make_shared<const CalendarWindows>(
+        CalendarUnit::Month, calendar::TimeZone::load("Europe/Berlin", why));
+    c.window = nominalLength(CalendarUnit::Month);
+    c.limit = kMaxCount; // admits every call, as the rolling reference does: the same path
+    return c;
+}
+// Calendar days in Havana with the clock advancing an hour per call: a new window every 24
+// calls, so the boundaries are computed again and again (the uncached worst case).
+void BM_Decide_FixedWindowCalendarNewDays(benchmark::State &st)
+{
+    FixedWindowConfig c = fixedWindow();
+    std::string why;
+    c.calendar = std::make_shared<const CalendarWindows>(
+        CalendarUnit::Day, calendar::TimeZone::load("America/Havana", why));
+    FixedWindowState s{};
+    Micros now = kStart;
+    for (auto _ : st) {
+        benchmark::DoNotOptimize(decide(c, s, now, 1));
+        now += kMicrosPerHour;
+    }
+    st.SetItemsProcessed(st.iterations());
+}
+
 SlidingWindowCounterConfig slidingCounter()
 {
     SlidingWindowCounterConfig c;
@@ -123,6 +152,10 @@ void BM_Decide_FixedWindow(benchmark::State &st)
 {
     decideLoop(st, fixedWindow());
 }
+void BM_Decide_FixedWindowCalendar(benchmark::State &st)
+{
+    decideLoop(st, calendarMonth());
+}
 void BM_Decide_SlidingWindowCounter(benchmark::State &st)
 {
     decideLoop(st, slidingCounter());
@@ -135,6 +168,8 @@ BENCHMARK(BM_Decide_TokenBucket);
 BENCHMARK(BM_Decide_Gcra);
 BENCHMARK(BM_Decide_LeakyBucket);
 BENCHMARK(BM_Decide_FixedWindow);
+BENCHMARK(BM_Decide_FixedWindowCalendar);
+BENCHMARK(BM_Decide_FixedWindowCalendarNewDays);
 BENCHMARK(BM_Decide_SlidingWindowCounter);
 BENCHMARK(BM_Decide_SlidingWindowLog);
 
@@ -552,6 +587,17 @@ double bytesPerKeyNaive(const std::vector<std::string> &keys)
 void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
 {
     std::printf("\n== Ratios (same run) ==\n");
+    {
+        const double rolling = r.nsPerItem("BM_Decide_FixedWindow");
+        const double calendar = r.nsPerItem("BM_Decide_FixedWindowCalendar");
+        const double newDays = r.nsPerItem("BM_Decide_FixedWindowCalendarNewDays");
+        if (rolling > 0 && calendar > 0)
+            std::printf("fixed_window decide(): calendar month in Europe/Berlin %.1f ns = %.2fx "
+                        "rolling (%.1f ns, %+.1f ns); the clock an hour on per call (Havana days, "
+                        "a new window "
+                        "every 24 calls) %.1f ns\n",
+                calendar, calendar / rolling, rolling, calendar - rolling, newDays);
+    }
     for (const char *keys : {"1", "100000", "1000000"}) {
         const double ours = r.nsPerItem(std::string("BM_Engine/") + keys);
         const double naive = r.nsPerItem(std::string("BM_Naive/") + keys);
