@@ -25,7 +25,8 @@ namespace {
 constexpr Micros kSecond = kMicrosPerSecond;
 
 // Half-hour and 45-minute offsets, a half-hour DST shift (Lord Howe), midnights skipped
-// (Havana's spring change is at 00:00, Santiago's at 24:00) and repeated (Santiago's autumn),
+// (Havana's spring change is at 00:00, Santiago's at 24:00), the hour before midnight repeated
+// (Santiago's autumn: a 25-hour day),
 // negative DST in the files (Dublin), the southern hemisphere, and UTC.
 const char *const kZones[]
     = {"Europe/Berlin", "America/New_York", "America/Havana", "America/Santiago", "Asia/Kolkata",

@@ -221,3 +221,41 @@ routes:
         << "the daily quota kept nothing of the denied request";
     EXPECT_EQ(header(denied, "Retry-After"), "1");
 }
+
+// A calendar day in Santiago across the night its clocks go back: at 03:00 UTC on 2026-04-05
+// the clock goes from 23:59:59 (-03) back to 23:00 (-04) on the 4th, so the 4th lasts 25 hours
+// and the 5th starts at 04:00 UTC. The console's answer waits for that real local midnight, and
+// the headers announce the long day.
+TEST(ConsoleSession, ACalendarDayAnswersWithTheZonesRealMidnight)
+{
+    ConsoleSession session;
+    session.setPolicy(readPolicy(R"(quota_studio: 1
+name: calendar
+defaults: { headers: both }
+routes:
+  - id: daily
+    match: { path: /daily }
+    limit: { algorithm: fixed_window, limit: 2, calendar: day, time_zone: America/Santiago }
+)",
+        QStringLiteral("t.yaml"))
+                          .policy);
+    const ConsoleRequest req{
+        QStringLiteral("GET"), QStringLiteral("/daily"), QStringLiteral("203.0.113.7"), 0, {}};
+    constexpr limiter::Micros kHour = limiter::kMicrosPerHour;
+    const limiter::Micros fifth = 1'775'361'600 * limiter::kMicrosPerSecond; // 04:00 UTC
+    const limiter::Micros evening = fifth - 3 * kHour; // 22:00 on the 4th, -03
+    EXPECT_EQ(session.send(req, evening).status, 200);
+    EXPECT_EQ(session.send(req, evening).status, 200);
+    const ConsoleResponse denied = session.send(req, evening);
+    EXPECT_EQ(denied.status, 429);
+    EXPECT_EQ(denied.decision.retryAfter, 3 * kHour) << "two hours on the clock, three in time";
+    EXPECT_EQ(denied.decision.window, 25 * kHour);
+    EXPECT_EQ(header(denied, "Retry-After"), QStringLiteral("10800"));
+    EXPECT_TRUE(header(denied, "RateLimit-Policy").contains(QStringLiteral("w=90000")))
+        << header(denied, "RateLimit-Policy").toStdString();
+    // 23:30 on the 4th for the second time: still the 4th's window.
+    EXPECT_EQ(session.send(req, fifth - 30 * limiter::kMicrosPerMinute).status, 429);
+    const ConsoleResponse next = session.send(req, fifth);
+    EXPECT_EQ(next.status, 200) << "the 5th began";
+    EXPECT_EQ(next.decision.window, 24 * kHour);
+}
