@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Calendar window boundaries by Python's zoneinfo: the reference for Quota Studio's own
-time zone reader (tests/unit/limiter/calendarwindow_test.cpp).
+"""Calendar window boundaries by Python's zoneinfo, as the Redis bundle's middleware computes
+them: the reference for Quota Studio's own time zone reader
+(tests/unit/limiter/calendarwindow_test.cpp). Exits non-zero if the middleware's choice of
+window for a time disagrees with the starts it lists.
 
 Usage: zoneinfo_boundaries.py FIRST_YEAR LAST_YEAR ZONE...
 Prints "zone unit seconds" for every start of a day, ISO week, month and year from FIRST_YEAR
@@ -9,32 +11,16 @@ its local midnight or later: where the clock jumps over midnight that is the jum
 midnight occurs twice its first occurrence.
 """
 import datetime as dt
+import os
 import sys
 import zoneinfo
 
-HOUR = 3600
-SPAN = 26 * HOUR  # offsets lie within +-26 h of UTC
-
-
-def local_seconds(zone, t):
-    """Seconds since 1970-01-01 00:00 on the local clock at UTC instant t."""
-    utc = dt.datetime.fromtimestamp(t, dt.timezone.utc)
-    return t + int(utc.astimezone(zone).utcoffset().total_seconds())
-
-
-def first_instant(zone, day):
-    midnight = dt.datetime(day.year, day.month, day.day)
-    target = int((midnight - dt.datetime(1970, 1, 1)).total_seconds())
-    guess = int(midnight.replace(tzinfo=zone, fold=0).timestamp())
-    offsets = {local_seconds(zone, t) - t for t in range(guess - SPAN, guess + 1, HOUR)}
-    if len(offsets) == 1 and local_seconds(zone, guess) == target:
-        return guess  # no change of offset nearby: local midnight is guess
-    # Near a change: the first minute (changes and offsets fall on minutes in these years)
-    # whose local time reaches midnight.
-    for t in range(guess - SPAN, guess + 1, 60):
-        if local_seconds(zone, t) >= target:
-            return t
-    raise AssertionError(f"no start found for {day} in {zone}")
+# The Redis bundle's middleware computes the windows it sends to Redis with zoneinfo; this
+# reference uses its code, so that the C++ test holds the engine and the middleware to each
+# other (and both to zoneinfo's reading of the zone files).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "resources", "redis-bundle"))
+from quota_middleware import CalendarWindows  # noqa: E402
 
 
 def starts(unit, first_year, last_year):
@@ -60,10 +46,21 @@ def main():
     first_year, last_year = int(sys.argv[1]), int(sys.argv[2])
     out = []
     for name in sys.argv[3:]:
-        zone = zoneinfo.ZoneInfo(name)
+        zoneinfo.ZoneInfo(name)  # an unknown zone fails here, loudly
         for unit in ("day", "week", "month", "year"):
-            for day in starts(unit, first_year, last_year):
-                out.append(f"{name} {unit} {first_instant(zone, day)}")
+            windows = CalendarWindows(unit, name)
+            found = [windows._first_instant(day) for day in starts(unit, first_year, last_year)]
+            # The middleware's own choice of window for a time, on every window's first and
+            # last second (every seventh day's, to keep the run short).
+            step = 7 if unit == "day" else 1
+            for i in range(0, len(found) - 2, step):
+                expected = tuple(found[i:i + 3])
+                for t in (found[i], found[i + 1] - 1):
+                    got = windows._compute(t)
+                    if got != expected:
+                        raise SystemExit(f"{name} {unit}: the middleware's windows at {t} are "
+                                         f"{got}, the starts say {expected}")
+            out += [f"{name} {unit} {t}" for t in found]
     print("\n".join(out))
 
 
