@@ -1647,8 +1647,14 @@ TEST(Workbench, ACalendarMonthInAZoneIsChosenWithKeysAndSaved)
     EXPECT_TRUE(resets->isVisibleTo(&window));
     EXPECT_EQ(resets->text().count(QStringLiteral(" 1 ")), 3) << resets->text().toStdString();
     EXPECT_EQ(resets->text().count(QStringLiteral("00:00 CE")), 3) << resets->text().toStdString();
-    QTest::qWait(50); // the rows that appeared are laid out
-    test::saveScreenshot(&window, QStringLiteral("design-calendar-month"));
+    for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
+        window.resize(size);
+        QTest::qWait(50); // the rows that appeared are laid out
+        EXPECT_FALSE(test::saveScreenshot(&window,
+            QStringLiteral("design-calendar-month-%1x%2").arg(size.width()).arg(size.height()))
+                         .isEmpty());
+    }
+    window.resize(1280, 800);
 
     QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
     EXPECT_FALSE(window.isWindowModified());
