@@ -50,6 +50,14 @@ const RouteLimit *Route::findLimit(const QString &name) const
     return nullptr;
 }
 
+const PlanLimit *RouteLimit::planLimit(const QString &plan) const
+{
+    for (const PlanLimit &p : plans)
+        if (p.plan == plan)
+            return &p;
+    return nullptr;
+}
+
 quint64 nextRouteUid()
 {
     static std::atomic<quint64> next{1};
@@ -72,8 +80,9 @@ const Route *Policy::route(const QString &id) const
 bool operator==(const Policy &a, const Policy &b)
 {
     return a.formatVersion == b.formatVersion && a.name == b.name && a.description == b.description
-        && a.defaults == b.defaults && a.redis == b.redis && a.routes == b.routes
-        && a.fieldOrder == b.fieldOrder && a.defaultsPresent == b.defaultsPresent;
+        && a.defaults == b.defaults && a.redis == b.redis && a.plans == b.plans
+        && a.routes == b.routes && a.fieldOrder == b.fieldOrder
+        && a.defaultsPresent == b.defaultsPresent;
 }
 
 QString routeModeName(RouteMode mode)

@@ -14,9 +14,12 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 namespace qs {
+
+class PlanMap;
 
 // Who a limit counts: `ip`, `header:<Name>`, `query:<name>`, `global`.
 struct KeySelector {
@@ -61,6 +64,16 @@ struct LimitSpec {
 
 enum class RouteMode { Enforce, Shadow };
 
+// A limit's numbers for one plan (`plans: { pro: { capacity: 100 }, enterprise: unlimited }`):
+// the fields the plan sets; every other field is the limit's own (plans.h, specForPlan).
+struct PlanLimit {
+    QString plan;
+    bool unlimited = false; // the plan is not limited here: its requests are neither counted
+                            // nor denied by this limit
+    LimitSpec spec; // algorithm: the limit's; fieldOrder: the fields the plan sets, as written
+    friend bool operator==(const PlanLimit &, const PlanLimit &) = default;
+};
+
 // What a route does with a request that lacks a header or query part of its key (absent or
 // empty). `shared` is the default: all such requests count as one client, so leaving the key
 // out never escapes the limit, and nothing depends on trusting the client address.
@@ -93,7 +106,11 @@ struct RouteLimit {
     std::optional<MissingKeyMode> missingKey; // unset: the route's
     std::optional<qint64> cost; // unset: the route's
     std::optional<RouteMode> mode; // unset: the route's
+    QList<PlanLimit> plans; // the plans whose numbers differ, in file order
     friend bool operator==(const RouteLimit &, const RouteLimit &) = default;
+
+    const PlanLimit *planLimit(const QString &plan) const;
+    bool variesByPlan() const { return !plans.isEmpty(); }
 
     static QString defaultName() { return QStringLiteral("default"); }
     static constexpr int kMaxNameLength = 32;
@@ -181,12 +198,40 @@ struct RedisSettings {
     QString effectivePrefix() const { return prefix.value_or(defaultPrefix()); }
 };
 
+// `plans:`: the plans a policy knows and how a request's plan is found, either from a request
+// attribute that names it (`from: header:X-Plan`, set by the auth layer) or from a file that maps
+// a key's value to a plan (`from: { key: header:X-Api-Key, map: plans.map }`). A request whose
+// plan is missing or unknown gets `default` (unset: the first name, which the docs ask to be the
+// most restricted plan: guessing never grants more).
+struct PlanSettings {
+    QStringList names;
+    std::optional<KeySelector> from; // the attribute, or the map's key
+    std::optional<QString>
+        mapFile; // set: `from` is looked up in this file (relative to the policy)
+    std::optional<QString> defaultPlan;
+    QStringList fieldOrder, fromFieldOrder;
+    bool present = false; // the file has a `plans:` section
+    // The map file as read when the policy was (plans.h); derived, not content.
+    std::shared_ptr<const PlanMap> map;
+
+    static constexpr qsizetype kMaxPlans = 32;
+    QString effectiveDefault() const { return defaultPlan.value_or(names.value(0)); }
+    bool fromMap() const { return mapFile.has_value(); }
+    friend bool operator==(const PlanSettings &a, const PlanSettings &b)
+    {
+        return a.names == b.names && a.from == b.from && a.mapFile == b.mapFile
+            && a.defaultPlan == b.defaultPlan && a.fieldOrder == b.fieldOrder
+            && a.fromFieldOrder == b.fromFieldOrder && a.present == b.present;
+    }
+};
+
 struct Policy {
     int formatVersion = 1; // the file's `quota_studio:` field
     QString name;
     QString description;
     Defaults defaults;
     RedisSettings redis;
+    PlanSettings plans;
     QList<Route> routes;
     QStringList fieldOrder;
     bool defaultsPresent = false;

@@ -5,11 +5,13 @@
 #include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/limitfields.h"
+#include "model/policy/plans.h"
 #include "model/policy/policyvalidator.h"
 #include "model/policy/ratesyntax.h"
 #include "model/policy/yamldocument.h"
 
 #include <QFile>
+#include <QRegularExpression>
 
 #include <memory>
 #include <vector>
@@ -269,8 +271,28 @@ private:
         return selectors;
     }
 
+    // One key part (`header:X-Plan`), or nullopt after an error.
+    std::optional<KeySelector> keySelector(const YamlNode &node, const QString &path)
+    {
+        const auto value = text(node, path);
+        if (!value)
+            return std::nullopt;
+        const auto parsed = parseKeySelector(*value);
+        if (!parsed) {
+            error(node, path, parsed.error());
+            return std::nullopt;
+        }
+        return *parsed;
+    }
+
     void readDefaults(const YamlNode &node);
     void readRedis(const YamlNode &node);
+    void readPlans(const YamlNode &node);
+    void readPlanNames(const YamlNode &node, const QString &path);
+    void readPlanSource(const YamlNode &node, const QString &path);
+    void readLimitPlans(const YamlNode &node, const QString &path, RouteLimit &limit);
+    void readLimitValue(
+        const LimitField &field, const YamlNode &value, const QString &path, LimitSpec &limit);
     void readRoutes(const YamlNode &list, std::size_t count);
     void readRoute(const YamlNode &node, std::size_t index, Route &route);
     void readRoute(const YamlNode &node, const QString &path, Route &route);
@@ -302,7 +324,8 @@ void Reader::readRoot(const YamlNode &root)
     }
     const QStringList keys = keysOf(root, QString(),
         {QStringLiteral("quota_studio"), QStringLiteral("name"), QStringLiteral("description"),
-            QStringLiteral("defaults"), QStringLiteral("redis"), QStringLiteral("routes")},
+            QStringLiteral("defaults"), QStringLiteral("redis"), QStringLiteral("plans"),
+            QStringLiteral("routes")},
         QStringLiteral("the policy"));
     m_policy.fieldOrder = keys;
     requireField(root, keys, QString(), QStringLiteral("quota_studio"), QStringLiteral("1"));
@@ -329,6 +352,8 @@ void Reader::readRoot(const YamlNode &root)
             readDefaults(value);
         } else if (key == QLatin1String("redis")) {
             readRedis(value);
+        } else if (key == QLatin1String("plans")) {
+            readPlans(value);
         } else if (key == QLatin1String("routes")) {
             if (!value.isSequence()) {
                 error(value, key,
@@ -418,6 +443,124 @@ void Reader::readDefaults(const YamlNode &node)
                 QStringLiteral("x-ratelimit"), QStringLiteral("both")};
             if (auto v = choice(value, p, styles))
                 d.headers = limiter::HeaderStyle(*v);
+        }
+    }
+}
+
+void Reader::readPlans(const YamlNode &node)
+{
+    const QString path = QStringLiteral("plans");
+    PlanSettings &p = m_policy.plans;
+    p.present = true;
+    if (!expectMap(node, path, QStringLiteral("plans")))
+        return;
+    p.fieldOrder = keysOf(node, path,
+        {QStringLiteral("names"), QStringLiteral("from"), QStringLiteral("default")},
+        QStringLiteral("plans"));
+    requireField(node, p.fieldOrder, path, QStringLiteral("names"),
+        QStringLiteral("[free, pro, enterprise]"));
+    requireField(node, p.fieldOrder, path, QStringLiteral("from"), QStringLiteral("header:X-Plan"));
+    for (const QString &key : p.fieldOrder) {
+        const YamlNode value = node.find(key.toStdString());
+        const QString at = child(path, key);
+        if (key == QLatin1String("names"))
+            readPlanNames(value, at);
+        else if (key == QLatin1String("from"))
+            readPlanSource(value, at);
+        else if (key == QLatin1String("default"))
+            p.defaultPlan = text(value, at);
+    }
+}
+
+void Reader::readPlanNames(const YamlNode &node, const QString &path)
+{
+    PlanSettings &p = m_policy.plans;
+    if (!node.isSequence() || node.size() == 0) {
+        error(node, path,
+            QStringLiteral("`names` lists the plans, most restricted first: "
+                           "`names: [free, pro, enterprise]`"));
+        return;
+    }
+    if (node.size() > std::size_t(PlanSettings::kMaxPlans)) {
+        error(node, path,
+            QStringLiteral("%1 plans; at most %2 (each plan of a planned limit is a zone or a "
+                           "table in the gateway's config)")
+                .arg(node.size())
+                .arg(PlanSettings::kMaxPlans));
+        return;
+    }
+    static const QRegularExpression nameSyntax(
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,%1}$").arg(RouteLimit::kMaxNameLength - 1));
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        const QString at = QStringLiteral("%1[%2]").arg(path).arg(i);
+        const auto name = text(node[i], at);
+        if (!name)
+            continue;
+        if (!nameSyntax.match(*name).hasMatch()) {
+            error(node[i], at,
+                QStringLiteral("plan name '%1' must be 1-%2 letters, digits, '_', '.' or '-', "
+                               "starting with a letter or digit (plan names become key parts and "
+                               "zone names)")
+                    .arg(*name)
+                    .arg(RouteLimit::kMaxNameLength));
+            continue;
+        }
+        if (p.names.contains(*name)) {
+            error(node[i], at, QStringLiteral("plan '%1' is listed twice: keep one").arg(*name));
+            continue;
+        }
+        p.names.append(*name);
+    }
+}
+
+void Reader::readPlanSource(const YamlNode &node, const QString &path)
+{
+    PlanSettings &p = m_policy.plans;
+    if (node.isScalar()) {
+        const auto from = keySelector(node, path);
+        if (!from)
+            return;
+        if (from->kind != KeySelector::Kind::Header && from->kind != KeySelector::Kind::Query) {
+            error(node, path,
+                QStringLiteral("a plan's name comes from a header or a query parameter "
+                               "(`header:X-Plan`); to find it from %1, map the value to a plan: "
+                               "`from: { key: %1, map: plans.map }`")
+                    .arg(from->toString()));
+            return;
+        }
+        p.from = from;
+        return;
+    }
+    if (!node.isMap()) {
+        error(node, path,
+            QStringLiteral("`from` is `header:X-Plan` or `{ key: header:X-Api-Key, map: "
+                           "plans.map }`"));
+        return;
+    }
+    p.fromFieldOrder = keysOf(
+        node, path, {QStringLiteral("key"), QStringLiteral("map")}, QStringLiteral("plans.from"));
+    requireField(
+        node, p.fromFieldOrder, path, QStringLiteral("key"), QStringLiteral("header:X-Api-Key"));
+    requireField(node, p.fromFieldOrder, path, QStringLiteral("map"), QStringLiteral("plans.map"));
+    for (const QString &key : p.fromFieldOrder) {
+        const YamlNode value = node.find(key.toStdString());
+        const QString at = child(path, key);
+        if (key == QLatin1String("key")) {
+            const auto from = keySelector(value, at);
+            if (from && from->kind == KeySelector::Kind::Global)
+                error(value, at,
+                    QStringLiteral("`global` is the same for every request: the map's key is "
+                                   "a header, a query parameter or ip"));
+            else if (from)
+                p.from = from;
+        } else if (key == QLatin1String("map")) {
+            const auto file = text(value, at);
+            if (file && file->trimmed().isEmpty())
+                error(value, at,
+                    QStringLiteral("name the plan map file (relative to the policy), e.g. "
+                                   "`map: plans.map`"));
+            else if (file)
+                p.mapFile = file;
         }
     }
 }
@@ -659,7 +802,7 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
     if (!expectMap(node, path, what))
         return;
     static const QStringList single = [] {
-        QStringList fields = {QStringLiteral("algorithm")};
+        QStringList fields = {QStringLiteral("algorithm"), QStringLiteral("plans")};
         for (const LimitField &f : limitFieldTable())
             fields << f.name;
         return fields;
@@ -731,6 +874,10 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
         if (key == QLatin1String("algorithm"))
             continue;
         const YamlNode value = node.find(key.toStdString());
+        if (key == QLatin1String("plans")) {
+            readLimitPlans(value, child(path, key), item);
+            continue;
+        }
         const QString p = child(path, key);
         if (inList && isItemField(key)
             && (key != QLatin1String("mode") || readItemMode(value, p, item, limit.algorithm)))
@@ -741,29 +888,97 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
                     .arg(key, names[*algorithm], applicable.join(QStringLiteral(" and "))));
             continue;
         }
-        const LimitField &field = *limitField(key);
-        switch (field.kind) {
-        case LimitField::Kind::Count:
-            limit.*field.count = integer(value, p, field.min, field.max);
-            break;
-        case LimitField::Kind::Rate:
-            limit.*field.rate = rate(value, p);
-            break;
-        case LimitField::Kind::Duration:
-            limit.*field.duration = duration(value, p);
-            break;
-        case LimitField::Kind::LeakMode:
-            if (auto v = choice(value, p, {QStringLiteral("police"), QStringLiteral("shape")}))
-                limit.mode = *v == 0 ? limiter::LeakMode::Police : limiter::LeakMode::Shape;
-            break;
-        case LimitField::Kind::Calendar:
-            if (auto v = choice(value, p, calendarUnitNames()))
-                limit.calendar = limiter::CalendarUnit(*v);
-            break;
-        case LimitField::Kind::TimeZone:
-            limit.timeZone = timeZone(value, p);
-            break;
+        readLimitValue(*limitField(key), value, p, limit);
+    }
+}
+
+void Reader::readLimitValue(
+    const LimitField &field, const YamlNode &value, const QString &p, LimitSpec &limit)
+{
+    switch (field.kind) {
+    case LimitField::Kind::Count:
+        limit.*field.count = integer(value, p, field.min, field.max);
+        break;
+    case LimitField::Kind::Rate:
+        limit.*field.rate = rate(value, p);
+        break;
+    case LimitField::Kind::Duration:
+        limit.*field.duration = duration(value, p);
+        break;
+    case LimitField::Kind::LeakMode:
+        if (auto v = choice(value, p, {QStringLiteral("police"), QStringLiteral("shape")}))
+            limit.mode = *v == 0 ? limiter::LeakMode::Police : limiter::LeakMode::Shape;
+        break;
+    case LimitField::Kind::Calendar:
+        if (auto v = choice(value, p, calendarUnitNames()))
+            limit.calendar = limiter::CalendarUnit(*v);
+        break;
+    case LimitField::Kind::TimeZone:
+        limit.timeZone = timeZone(value, p);
+        break;
+    }
+}
+
+// `plans: { pro: { capacity: 100, refill: 10/s }, enterprise: unlimited }`: per plan, the
+// numbers that differ from the limit's own. Which plans exist is the validator's to check (the
+// `plans:` section may come after the routes).
+void Reader::readLimitPlans(const YamlNode &node, const QString &path, RouteLimit &item)
+{
+    const QString example = QStringLiteral(
+        "`plans: { pro: { capacity: 100, refill: 10/s }, enterprise: unlimited }`");
+    if (!node.isMap() || node.size() == 0) {
+        error(node, path,
+            QStringLiteral("`plans` gives a plan its own numbers for this limit: %1").arg(example));
+        return;
+    }
+    const limiter::Algorithm algorithm = item.spec.algorithm;
+    const bool calendar = item.spec.fieldOrder.contains(QStringLiteral("calendar"));
+    // What a plan may change: the algorithm's numbers. The algorithm, its calendar and time zone
+    // stay the limit's, so that every plan's window starts at the same instants.
+    QStringList numbers;
+    for (const QString &f : limitFields(algorithm)) {
+        const LimitField *field = limitField(f);
+        if (field->kind != LimitField::Kind::Calendar && field->kind != LimitField::Kind::TimeZone
+            && !(calendar && f == QLatin1String("window")))
+            numbers << f;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        const YamlNode nameNode = node.key(i);
+        const auto plan = text(nameNode, path);
+        if (!plan)
+            continue;
+        const QString at = child(path, *plan);
+        if (item.planLimit(*plan)) {
+            error(nameNode, at,
+                QStringLiteral("plan '%1' appears twice in this limit's plans: keep one")
+                    .arg(*plan));
+            continue;
         }
+        PlanLimit own;
+        own.plan = *plan;
+        own.spec.algorithm = algorithm;
+        const YamlNode value = node.value(i);
+        if (value.isScalar()) {
+            if (QString::fromStdString(value.scalar()) == QLatin1String("unlimited")) {
+                own.unlimited = true;
+                item.plans.append(own);
+            } else {
+                error(value, at,
+                    QStringLiteral("a plan's entry is its numbers (`{ %1: … }`) or `unlimited`, "
+                                   "not '%2'")
+                        .arg(numbers.value(0), QString::fromStdString(value.scalar())));
+            }
+            continue;
+        }
+        if (!expectMap(value, at, QStringLiteral("plan '%1' of this limit").arg(*plan)))
+            continue;
+        own.spec.fieldOrder = keysOf(value, at, numbers,
+            QStringLiteral("plan '%1' of this limit (a plan sets %2)")
+                .arg(*plan, numbers.join(QStringLiteral(", "))));
+        for (const QString &key : own.spec.fieldOrder)
+            readLimitValue(
+                *limitField(key), value.find(key.toStdString()), child(at, key), own.spec);
+        item.plans.append(own);
     }
 }
 
@@ -826,7 +1041,8 @@ QString syntaxMessage(const YamlSyntaxError &e)
 
 } // namespace
 
-PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
+PolicyReadResult readPolicy(
+    const QByteArray &text, const QString &fileName, const QString &policyPath)
 {
     if (text.size() > kMaxPolicyBytes)
         return failure(fileName, 0, 0, tooLarge());
@@ -842,6 +1058,8 @@ PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName)
             return failure(fileName, e.mark.line + 1, e.mark.column + 1, syntaxMessage(e));
         }
         Reader(fileName, result).readRoot(doc->root());
+        if (!policyPath.isEmpty())
+            result.diagnostics.append(loadPlanMap(result.policy, policyPath));
         result.policy.locations = SourceLocations(std::move(doc));
     } catch (const std::bad_alloc &) {
         return failure(
@@ -878,7 +1096,7 @@ PolicyReadResult readPolicyFile(const QString &path, QByteArray *bytes)
         return failure(path, 0, 0, tooLarge());
     if (bytes)
         *bytes = text;
-    return readPolicy(text, path);
+    return readPolicy(text, path, path);
 }
 
 } // namespace qs

@@ -21,9 +21,13 @@ inline constexpr qint64 kMaxPolicyBytes = 32 * 1024 * 1024;
 inline constexpr qsizetype kMaxRoutes = 100'000;
 
 // Reads a policy from YAML or JSON (JSON is read by the same YAML parser, so its errors carry
-// line and column too) and validates it. `fileName` labels the diagnostics.
-PolicyReadResult readPolicy(const QByteArray &text, const QString &fileName);
-// `text`, when given, receives the bytes that were read (what a lossless save edits).
+// line and column too) and validates it. `fileName` labels the diagnostics. A plan map file
+// (`plans: { from: { map: … } }`) is read only when `policyPath` says where the policy lives
+// (the map's path is relative to it); without, the policy's map stays unread.
+PolicyReadResult readPolicy(
+    const QByteArray &text, const QString &fileName, const QString &policyPath = QString());
+// Reads the file and its plan map. `text`, when given, receives the bytes that were read (what a
+// lossless save edits).
 PolicyReadResult readPolicyFile(const QString &path, QByteArray *text = nullptr);
 
 } // namespace qs

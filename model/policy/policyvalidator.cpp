@@ -5,6 +5,7 @@
 #include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/plans.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
@@ -48,6 +49,7 @@ public:
             warn(QStringLiteral("routes"),
                 QStringLiteral("the policy has no routes: nothing "
                                "is limited"));
+        checkPlans();
         QList<std::optional<PathPattern>> patterns;
         for (qsizetype i = 0; i < m_policy.routes.size(); ++i)
             patterns.append(checkRoute(i));
@@ -181,6 +183,8 @@ private:
         for (qsizetype l = 0; l < r.limits.size(); ++l) {
             configs.push_back(
                 hasErrorAt(routePath(i, r.limitPath(l))) ? std::nullopt : checkLimit(i, l));
+            if (configs.back())
+                checkLimitPlans(i, l);
             if (r.writtenAsList())
                 checkLimitName(i, l);
         }
@@ -274,6 +278,82 @@ private:
                                "are counted and reported, never rejected")
                     .arg(limit.name, r.id));
         return config;
+    }
+
+    // `plans:` names its plans once; the default is one of them.
+    void checkPlans()
+    {
+        const PlanSettings &p = m_policy.plans;
+        const QString at = QStringLiteral("plans.default");
+        if (!p.present || !p.defaultPlan || hasErrorAt(at) || p.names.isEmpty())
+            return;
+        if (!p.names.contains(*p.defaultPlan))
+            error(at,
+                QStringLiteral("the default plan '%1' is not one of plans.names (%2): name one of "
+                               "them, usually the most restricted")
+                    .arg(*p.defaultPlan, p.names.join(QStringLiteral(", "))));
+    }
+
+    // A limit's per-plan numbers: for declared plans, each plan's limit valid on its own.
+    void checkLimitPlans(qsizetype i, qsizetype l)
+    {
+        const Route &r = m_policy.routes[i];
+        const RouteLimit &limit = r.limits[l];
+        const PlanSettings &plans = m_policy.plans;
+        const QString limitAt = r.limitPath(l);
+        const QString which = r.writtenAsList() ? QStringLiteral("limit '%1'").arg(limit.name)
+                                                : QStringLiteral("the limit");
+        for (const PlanLimit &own : limit.plans) {
+            const QString at = limitAt + QStringLiteral(".plans.") + own.plan;
+            if (hasErrorAt(routePath(i, at)))
+                continue;
+            if (!plans.present) {
+                error(i, at,
+                    QStringLiteral("%1 has numbers for plan '%2', but the policy declares no "
+                                   "plans: add `plans: { names: [free, %2], from: header:X-Plan }`")
+                        .arg(which, own.plan));
+                return;
+            }
+            if (!plans.names.contains(own.plan)) {
+                error(i, at,
+                    QStringLiteral("'%1' is not a plan of this policy (plans.names: %2): use one "
+                                   "of them, or declare it")
+                        .arg(own.plan, plans.names.join(QStringLiteral(", "))));
+                continue;
+            }
+            if (own.unlimited)
+                continue;
+            if (own.spec.fieldOrder.isEmpty()) {
+                warn(i, at,
+                    QStringLiteral("plan '%1' gives %2 no numbers of its own, so it has the "
+                                   "limit's: set the numbers that differ, or remove the entry")
+                        .arg(own.plan, which));
+                continue;
+            }
+            const auto converted = toAlgorithmConfig(*specForPlan(limit, own.plan));
+            if (!converted) {
+                // A plan's own field when it set the faulty one, else the plan's entry.
+                const QString field = converted.error().field;
+                error(i, own.spec.fieldOrder.contains(field) ? at + QLatin1Char('.') + field : at,
+                    QStringLiteral("on plan '%1': %2").arg(own.plan, converted.error().message));
+                continue;
+            }
+            const qint64 maxCost = maxAdmissibleCost(*converted);
+            if (r.costOf(limit) > maxCost)
+                error(i, at,
+                    QStringLiteral("cost %1 is more than %2 admits on plan '%3' (%4): every "
+                                   "request on that plan would be denied")
+                        .arg(r.costOf(limit))
+                        .arg(which, own.plan)
+                        .arg(maxCost));
+        }
+        const PlanLimit *fallback = limit.planLimit(plans.effectiveDefault());
+        if (plans.present && fallback && fallback->unlimited)
+            warn(i, limitAt + QStringLiteral(".plans.") + fallback->plan,
+                QStringLiteral("'%1' is the default plan, and it is unlimited here: a request "
+                               "with a missing or unknown plan skips %2; make the default the "
+                               "most restricted plan")
+                    .arg(fallback->plan, which));
     }
 
     // A window quota `a` can never deny when limit `b`, on the same key and cost, never lets a

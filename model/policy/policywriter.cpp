@@ -80,6 +80,23 @@ Tree limitTree(const LimitSpec &l, Fields f = {})
     return f.build(l.fieldOrder, true);
 }
 
+// `plans: { pro: { capacity: 100 }, enterprise: unlimited }`, in the file's order.
+Tree limitPlansTree(const RouteLimit &l)
+{
+    Tree t = Tree::map(true);
+    for (const PlanLimit &p : l.plans) {
+        if (p.unlimited) {
+            t.fields.append({p.plan, Tree::text(QStringLiteral("unlimited"))});
+            continue;
+        }
+        Tree numbers = limitTree(p.spec);
+        numbers.fields.removeIf(
+            [](const auto &f) { return f.first == QLatin1String("algorithm"); });
+        t.fields.append({p.plan, numbers});
+    }
+    return t;
+}
+
 // An item of `limits:`: the name and the limit's own route fields beside its algorithm's, in
 // one map. A shadow leaky bucket polices: its `mode` says shadow (policyreader.cpp).
 Tree limitItemTree(const RouteLimit &l)
@@ -92,6 +109,8 @@ Tree limitItemTree(const RouteLimit &l)
         f.add(QStringLiteral("missing_key"), Tree::text(missingKeyModeName(*l.missingKey)));
     if (l.cost)
         f.add(QStringLiteral("cost"), Tree::number(*l.cost));
+    if (l.variesByPlan())
+        f.add(QStringLiteral("plans"), limitPlansTree(l));
     LimitSpec spec = l.spec;
     if (l.mode && (*l.mode == RouteMode::Shadow || !spec.mode)) {
         spec.mode.reset();
@@ -101,6 +120,15 @@ Tree limitItemTree(const RouteLimit &l)
     if (!spec.fieldOrder.contains(QStringLiteral("name")))
         spec.fieldOrder.prepend(QStringLiteral("name"));
     return limitTree(spec, std::move(f));
+}
+
+// A route's only limit, written as `limit:`.
+Tree limitOfRouteTree(const RouteLimit &l)
+{
+    Fields f;
+    if (l.variesByPlan())
+        f.add(QStringLiteral("plans"), limitPlansTree(l));
+    return limitTree(l.spec, std::move(f));
 }
 
 Tree limitsTree(const Route &r)
@@ -147,7 +175,7 @@ Tree routeTree(const Route &r)
     if (r.writtenAsList())
         f.add(QStringLiteral("limits"), limitsTree(r));
     else
-        f.add(QStringLiteral("limit"), limitTree(r.limit()));
+        f.add(QStringLiteral("limit"), limitOfRouteTree(r.limits.first()));
     if (r.cost)
         f.add(QStringLiteral("cost"), Tree::number(*r.cost));
     if (r.mode)
@@ -204,6 +232,26 @@ Tree redisTree(const RedisSettings &r)
     return f.build(r.fieldOrder, r.layouts.isEmpty());
 }
 
+Tree plansTree(const PlanSettings &p)
+{
+    Fields f;
+    Tree names = Tree::seq(true);
+    for (const QString &n : p.names)
+        names.items.append(Tree::text(n));
+    f.add(QStringLiteral("names"), names);
+    if (p.from && p.mapFile) {
+        Fields from;
+        from.add(QStringLiteral("key"), Tree::text(p.from->toString()));
+        from.add(QStringLiteral("map"), Tree::text(*p.mapFile));
+        f.add(QStringLiteral("from"), from.build(p.fromFieldOrder, true));
+    } else if (p.from) {
+        f.add(QStringLiteral("from"), Tree::text(p.from->toString()));
+    }
+    if (p.defaultPlan)
+        f.add(QStringLiteral("default"), Tree::text(*p.defaultPlan));
+    return f.build(p.fieldOrder);
+}
+
 Tree policyTree(const Policy &p)
 {
     Fields f;
@@ -215,6 +263,8 @@ Tree policyTree(const Policy &p)
         f.add(QStringLiteral("defaults"), defaultsTree(p.defaults));
     if (p.redis.present)
         f.add(QStringLiteral("redis"), redisTree(p.redis));
+    if (p.plans.present)
+        f.add(QStringLiteral("plans"), plansTree(p.plans));
     Tree routes = Tree::seq();
     for (const Route &r : p.routes)
         routes.items.append(routeTree(r));

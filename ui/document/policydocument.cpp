@@ -1,5 +1,6 @@
 #include "ui/document/policydocument.h"
 
+#include "model/policy/plans.h"
 #include "model/policy/policytextpatch.h"
 
 #include "model/policy/policyreader.h"
@@ -17,13 +18,17 @@ namespace qs {
 namespace {
 
 // The findings of the text a save would write: the patcher's own check reading when it made
-// one (the text is read once per edit, not twice), else a reading of the text.
-Diagnostics readingOf(const TextPatch &patch, const QString &fileName)
+// one (the text is read once per edit, not twice), else a reading of the text; and those of the
+// plan map file the policy names, beside the policy's file.
+Diagnostics readingOf(
+    const TextPatch &patch, const QString &fileName, Policy policy, const QString &filePath)
 {
     Diagnostics found
         = patch.diagnostics ? *patch.diagnostics : readPolicy(patch.text, fileName).diagnostics;
     for (Diagnostic &d : found)
         d.file = fileName;
+    if (!filePath.isEmpty())
+        found.append(loadPlanMap(policy, filePath));
     return found;
 }
 
@@ -40,13 +45,13 @@ PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
             = m_filePath.isEmpty() ? PolicyFormat::Yaml : formatForPath(m_filePath);
         const int generation = m_validationGeneration;
         m_validation.setProperty("generation", generation);
-        m_validation.setFuture(
-            QtConcurrent::run([savedText = m_savedText, saved = m_savedPolicy, policy = m_policy,
-                                  savedFormat = m_savedFormat, format, name = displayName()] {
+        m_validation.setFuture(QtConcurrent::run(
+            [savedText = m_savedText, saved = m_savedPolicy, policy = m_policy,
+                savedFormat = m_savedFormat, format, name = displayName(), path = m_filePath] {
                 return readingOf(!savedText.isEmpty() && format == savedFormat
                         ? patchPolicyText(savedText, saved, policy, format)
                         : TextPatch{writePolicy(policy, format), QString(), std::nullopt},
-                    name);
+                    name, policy, path);
             }));
     });
     connect(&m_validation, &QFutureWatcher<Diagnostics>::finished, this, [this] {

@@ -1,0 +1,233 @@
+#include "model/policy/plans.h"
+
+#include "model/policy/limitfields.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+namespace qs {
+
+namespace {
+
+Diagnostic mapError(const QString &path, int line, int column, const QString &message)
+{
+    return Diagnostic{Diagnostic::Severity::Error, path, line, column,
+        QStringLiteral("plans.from.map"), message, -1, {}, {}};
+}
+
+bool isValueByte(char c)
+{
+    return c > ' ' && c < 0x7f;
+}
+
+} // namespace
+
+PlanMapReadResult readPlanMapText(
+    const QByteArray &text, const QString &path, const QStringList &names)
+{
+    PlanMapReadResult out;
+    auto map = std::make_shared<PlanMap>();
+    map->path = path;
+    int line = 0;
+    const auto fail = [&](int column, const QString &message) {
+        out.diagnostics.append(mapError(path, line, column, message));
+    };
+    for (qsizetype start = 0; start < text.size();) {
+        qsizetype end = text.indexOf('\n', start);
+        if (end < 0)
+            end = text.size();
+        ++line;
+        QByteArrayView raw(text.constData() + start, end - start);
+        start = end + 1;
+        if (raw.endsWith('\r'))
+            raw.chop(1);
+        // Split on blanks into the words of the line, keeping where each starts.
+        QList<QPair<qsizetype, QByteArrayView>> words;
+        qsizetype badAt = -1;
+        for (qsizetype i = 0; i < raw.size();) {
+            if (raw[i] == ' ' || raw[i] == '\t') {
+                ++i;
+                continue;
+            }
+            const qsizetype from = i;
+            while (i < raw.size() && raw[i] != ' ' && raw[i] != '\t') {
+                if (!isValueByte(raw[i]) && badAt < 0)
+                    badAt = i;
+                ++i;
+            }
+            words.append({from, raw.sliced(from, i - from)});
+        }
+        if (words.isEmpty() || words.first().second.startsWith('#'))
+            continue;
+        if (out.diagnostics.size() >= 20) // the first twenty say what is wrong with the file
+            break;
+        if (badAt >= 0) {
+            fail(int(badAt) + 1,
+                QStringLiteral("byte 0x%1 is not allowed in a plan map: values are printable "
+                               "ASCII without spaces (an API key, a client id)")
+                    .arg(uchar(raw[badAt]), 2, 16, QLatin1Char('0')));
+            continue;
+        }
+        if (words.size() != 2) {
+            fail(int(words.first().first) + 1,
+                QStringLiteral("a plan map line is `value plan` (e.g. `k-93f2 pro`), found %1 "
+                               "word%2")
+                    .arg(words.size())
+                    .arg(words.size() == 1 ? QString() : QStringLiteral("s")));
+            continue;
+        }
+        const QString value = QString::fromLatin1(words[0].second);
+        const QString plan = QString::fromLatin1(words[1].second);
+        if (value.size() > PlanMap::kMaxValueLength) {
+            fail(int(words[0].first) + 1,
+                QStringLiteral("a value of %1 characters; at most %2")
+                    .arg(value.size())
+                    .arg(PlanMap::kMaxValueLength));
+            continue;
+        }
+        const qsizetype planIndex = names.indexOf(plan);
+        if (planIndex < 0) {
+            fail(int(words[1].first) + 1,
+                QStringLiteral("'%1' is not a plan of this policy (plans.names: %2)")
+                    .arg(plan, names.join(QStringLiteral(", "))));
+            continue;
+        }
+        if (map->entries.size() >= PlanMap::kMaxEntries) {
+            fail(1,
+                QStringLiteral("more than %1 entries: keep a plan map to what the gateway "
+                               "loads at once")
+                    .arg(PlanMap::kMaxEntries));
+            break;
+        }
+        if (!map->table.insert(value.toStdString(), limiter::PlanTable::Plan(planIndex))) {
+            const auto first = std::find_if(map->entries.cbegin(), map->entries.cend(),
+                [&](const PlanMapEntry &e) { return e.value == value; });
+            fail(int(words[0].first) + 1,
+                QStringLiteral("'%1' is mapped twice (first at line %2, to '%3'): keep one line "
+                               "per value")
+                    .arg(value)
+                    .arg(first == map->entries.cend() ? 0 : first->line)
+                    .arg(first == map->entries.cend() ? QString() : first->plan));
+            continue;
+        }
+        map->entries.append({value, plan, line});
+    }
+    if (!hasErrors(out.diagnostics))
+        out.map = std::move(map);
+    return out;
+}
+
+PlanMapReadResult readPlanMapFile(const QString &path, const QStringList &names)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        PlanMapReadResult out;
+        out.diagnostics.append(mapError(path, 0, 0,
+            QStringLiteral("cannot open the plan map: %1 (the path is relative to the policy "
+                           "file)")
+                .arg(file.errorString())));
+        return out;
+    }
+    const QByteArray text = file.read(PlanMap::kMaxBytes + 1);
+    if (text.size() > PlanMap::kMaxBytes) {
+        PlanMapReadResult out;
+        out.diagnostics.append(mapError(path, 0, 0,
+            QStringLiteral("larger than %1 MiB: is this a plan map?")
+                .arg(PlanMap::kMaxBytes / (1024 * 1024))));
+        return out;
+    }
+    return readPlanMapText(text, path, names);
+}
+
+QString planMapPath(const QString &policyFile, const QString &mapFile)
+{
+    if (QDir::isAbsolutePath(mapFile))
+        return mapFile;
+    return QFileInfo(policyFile).dir().filePath(mapFile);
+}
+
+Diagnostics loadPlanMap(Policy &policy, const QString &policyFile)
+{
+    policy.plans.map.reset();
+    if (!policy.plans.mapFile || policy.plans.mapFile->isEmpty() || policy.plans.names.isEmpty())
+        return {};
+    PlanMapReadResult read
+        = readPlanMapFile(planMapPath(policyFile, *policy.plans.mapFile), policy.plans.names);
+    policy.plans.map = std::move(read.map);
+    return read.diagnostics;
+}
+
+std::optional<LimitSpec> specForPlan(const RouteLimit &limit, const QString &plan)
+{
+    const PlanLimit *own = limit.planLimit(plan);
+    if (!own)
+        return limit.spec;
+    if (own->unlimited)
+        return std::nullopt;
+    LimitSpec spec = limit.spec;
+    for (const LimitField &field : limitFieldTable()) {
+        if (!hasLimitValue(own->spec, field))
+            continue;
+        switch (field.kind) {
+        case LimitField::Kind::Count:
+            spec.*field.count = own->spec.*field.count;
+            break;
+        case LimitField::Kind::Rate:
+            spec.*field.rate = own->spec.*field.rate;
+            break;
+        case LimitField::Kind::Duration:
+            spec.*field.duration = own->spec.*field.duration;
+            break;
+        case LimitField::Kind::LeakMode:
+            spec.mode = own->spec.mode;
+            break;
+        case LimitField::Kind::Calendar:
+        case LimitField::Kind::TimeZone:
+            break; // the limit's own: a plan changes numbers, not the calendar (reader refuses)
+        }
+    }
+    return spec;
+}
+
+bool routeVariesByPlan(const Route &route)
+{
+    return std::any_of(route.limits.cbegin(), route.limits.cend(),
+        [](const RouteLimit &l) { return l.variesByPlan(); });
+}
+
+int requestPlan(const Policy &policy, const RequestFacts &request)
+{
+    const PlanSettings &plans = policy.plans;
+    if (plans.names.isEmpty())
+        return -1;
+    const int fallback = std::max(0, int(plans.names.indexOf(plans.effectiveDefault())));
+    if (!plans.from)
+        return fallback;
+    QString value;
+    switch (plans.from->kind) {
+    case KeySelector::Kind::Header:
+        value = headerValue(request.headers, plans.from->name);
+        break;
+    case KeySelector::Kind::Query:
+        value = queryValue(request.target, plans.from->name);
+        break;
+    case KeySelector::Kind::Ip:
+        value = request.clientAddress;
+        break;
+    case KeySelector::Kind::Global:
+        return fallback;
+    }
+    if (value.isEmpty())
+        return fallback;
+    if (plans.fromMap()) {
+        if (!plans.map)
+            return fallback;
+        const auto plan = plans.map->table.find(value.toStdString());
+        return plan == limiter::PlanTable::kNoPlan ? fallback : int(plan);
+    }
+    const qsizetype named = plans.names.indexOf(value);
+    return named < 0 ? fallback : int(named);
+}
+
+} // namespace qs
