@@ -3,6 +3,7 @@
 #include "limiter/algorithms/headers.h"
 #include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/plans.h"
 
 #include <array>
 
@@ -29,18 +30,45 @@ void ConsoleSession::setPolicy(const Policy &policy)
             continue;
         }
         for (const RouteLimit &l : r.limits) {
-            const auto converted = toAlgorithmConfig(l.spec);
-            if (!converted) {
+            LimitRun limit;
+            const QString problem = limitRun(policy, r, l, limit);
+            if (!problem.isEmpty()) {
                 run.limits.clear();
-                run.problem = r.hasSeveralLimits()
-                    ? QStringLiteral("limit '%1': %2").arg(l.name, converted.error().message)
-                    : converted.error().message;
+                run.problem = problem;
                 break;
             }
-            run.limits.push_back({*converted, {}});
+            run.limits.push_back(std::move(limit));
         }
         m_routes.push_back(std::move(run));
     }
+}
+
+// The limit's config, or one per plan when its numbers differ by plan; why not, if it cannot.
+QString ConsoleSession::limitRun(
+    const Policy &policy, const Route &route, const RouteLimit &limit, LimitRun &run)
+{
+    const QString which
+        = route.hasSeveralLimits() ? QStringLiteral("limit '%1'").arg(limit.name) : QString();
+    run.byPlan = limit.variesByPlan() && !policy.plans.names.isEmpty();
+    const QStringList plans = run.byPlan ? policy.plans.names : QStringList{QString()};
+    for (const QString &plan : plans) {
+        const auto spec = run.byPlan ? specForPlan(limit, plan) : limit.spec;
+        if (!spec) {
+            run.configs.push_back(std::nullopt);
+            continue;
+        }
+        const auto converted = toAlgorithmConfig(*spec);
+        if (!converted) {
+            QString where = which;
+            if (run.byPlan)
+                where += (where.isEmpty() ? QString() : QStringLiteral(" "))
+                    + QStringLiteral("on plan '%1'").arg(plan);
+            return where.isEmpty() ? converted.error().message
+                                   : QStringLiteral("%1: %2").arg(where, converted.error().message);
+        }
+        run.configs.push_back(*converted);
+    }
+    return {};
 }
 
 // The response headers: a route's only limit under the route's name; several limits as one
@@ -83,6 +111,12 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
     }
     const int denyStatus = m_policy.defaults.effectiveStatus();
     out.missingKey = m_policy.missingKeyOf(route);
+    const RequestFacts facts{request.client, request.headers, request.target};
+    int plan = request.plan ? int(m_policy.plans.names.indexOf(*request.plan))
+                            : requestPlan(m_policy, facts);
+    if (plan < 0 && !m_policy.plans.names.isEmpty()) // a picked plan the policy lacks
+        plan = requestPlan(m_policy, {});
+    out.plan = m_policy.plans.names.value(plan);
 
     // Each limit's key; a limit whose key part is missing passes (allow) or refuses (deny) the
     // request on its own, counted nowhere.
@@ -93,19 +127,27 @@ ConsoleResponse ConsoleSession::send(const ConsoleRequest &request, limiter::Mic
     for (qsizetype l = 0; l < route.limits.size(); ++l) {
         const RouteLimit &limit = route.limits[l];
         const bool shadow = route.modeOf(limit) == RouteMode::Shadow;
-        const RequestKey key = requestKey(m_policy.keyOf(route, limit),
-            m_policy.missingKeyOf(route, limit), {request.client, request.headers, request.target});
-        ConsoleLimitResult result{limit.name, key.key, key.missing, false, shadow, {}, {}};
+        LimitRun &lr = run.limits[std::size_t(l)];
+        const std::optional<limiter::AlgorithmConfig> &config
+            = lr.configs[lr.byPlan ? std::size_t(plan) : 0];
+        const RequestKey key
+            = requestKey(m_policy.keyOf(route, limit), m_policy.missingKeyOf(route, limit), facts);
+        ConsoleLimitResult result{limit.name,
+            lr.byPlan ? out.plan + QLatin1Char(':') + key.key : key.key, key.missing, false, shadow,
+            !config, {}, {}};
+        if (!config) { // unlimited on this plan: neither counted nor denied here
+            out.limits.append(result);
+            continue;
+        }
         if (key.outcome == RequestKey::Outcome::Denied)
             (shadow ? refusedByShadow : refused) = true;
         if (key.outcome == RequestKey::Outcome::Counted) {
             result.counted = true;
-            LimitRun &lr = run.limits[std::size_t(l)];
-            auto [state, fresh] = lr.states.try_emplace(key.key.toStdString());
+            auto [state, fresh] = lr.states.try_emplace(result.key.toStdString());
             if (fresh)
-                state->second = limiter::freshState(lr.config);
+                state->second = limiter::freshState(*config);
             const std::int64_t cost = request.cost > 0 ? request.cost : route.costOf(limit);
-            refs[counted] = {&lr.config, &state->second, cost, shadow};
+            refs[counted] = {&*config, &state->second, cost, shadow};
             refLimit[counted++] = l;
         }
         out.limits.append(result);

@@ -27,6 +27,9 @@ struct ConsoleRequest {
     QString client = QStringLiteral("203.0.113.7"); // the client address (`ip` key parts)
     std::int64_t cost = 0; // 0: the route's own cost
     QList<QPair<QString, QString>> headers; // `header:` key parts; `query:` come from target
+    // The plan to decide on, as if the request had named it; unset: the request's own
+    // (plans.from), or the default.
+    std::optional<QString> plan;
 };
 
 // One limit's part in the answer (a route with several limits has one per limit).
@@ -37,6 +40,7 @@ struct ConsoleLimitResult {
     bool counted = false; // false: the request lacked the key and this limit's missing_key
                           // passed it (allow) or refused it (deny)
     bool shadow = false; // a shadow limit: reported, never denies
+    bool unlimited = false; // the request's plan is unlimited on this limit: not counted
     limiter::Decision decision; // this limit's own (before a give-back)
     std::optional<limiter::Quota> quotaAfter;
 };
@@ -44,6 +48,7 @@ struct ConsoleLimitResult {
 struct ConsoleResponse {
     std::optional<qsizetype> route; // unset: no route limits this request
     QString routeId;
+    QString plan; // the plan the request was decided on; empty: the policy has no plans
     // The deciding limit's figures (the denying one, else the one nearest to denying); a
     // route's only limit is always the deciding one.
     QString key; // the engine key the request was counted under
@@ -70,9 +75,12 @@ public:
     ConsoleResponse send(const ConsoleRequest &request, limiter::Micros now);
 
 private:
-    // A limit of a route as the console runs it: its config and its keys' states.
+    // A limit of a route as the console runs it: its config (one per plan, by the index of
+    // plans.names, when its numbers differ by plan; unset: unlimited on that plan) and its keys'
+    // states (a planned limit's keys start with the plan: "pro:<client key>").
     struct LimitRun {
-        limiter::AlgorithmConfig config;
+        std::vector<std::optional<limiter::AlgorithmConfig>> configs;
+        bool byPlan = false;
         std::unordered_map<std::string, limiter::AlgorithmState> states;
     };
     struct RouteRun {
@@ -81,6 +89,8 @@ private:
     };
 
     std::vector<limiter::Header> headersOf(const Route &route, const ConsoleResponse &out) const;
+    static QString limitRun(
+        const Policy &policy, const Route &route, const RouteLimit &limit, LimitRun &run);
 
     Policy m_policy;
     std::unique_ptr<RouteResolver> m_resolver;

@@ -12,6 +12,7 @@
 #include "cpupin.h"
 #include "keyset.h"
 #include "limiter/engine/engine.h"
+#include "limiter/engine/plantable.h"
 #include "memoryprobe.h"
 #include "pointerchase.h"
 #include "ratioreporter.h"
@@ -290,6 +291,63 @@ void pickLoop(benchmark::State &st, const qs::bench::PackedKeys &keys, Slice sli
     }
     st.SetItemsProcessed(st.iterations());
 }
+
+// Plans (issue 43, point 7): a route whose limit differs by plan, the plan found from the API
+// key in a map of 10 000 keys (PlanTable), then that plan's rule decides on the key. The
+// reference is the same decision on the same keys without the lookup.
+struct PlannedFixture {
+    static constexpr std::size_t kKeys = 10'000;
+    qs::bench::PackedKeys keys{qs::bench::makeKeys(kKeys, 43)};
+    Engine engine;
+    PlanTable plans;
+    std::array<RuleId, 3> rules{}; // one per plan: each holds its plan's clients
+    RuleId unplanned = 0; // the reference: one rule holds every client
+
+    PlannedFixture()
+    {
+        for (std::size_t p = 0; p < rules.size(); ++p)
+            rules[p] = *engine
+                            .addRule(TokenBucketConfig{
+                                1000 * std::int64_t(p + 1), Rate{1'000'000, kMicrosPerSecond}})
+                            .id;
+        unplanned = *engine.addRule(tokenBucket()).id;
+        for (std::size_t i = 0; i < kKeys; ++i) {
+            plans.insert(keys[i], PlanTable::Plan(i % rules.size()));
+            engine.acquire(rules[i % rules.size()], keys[i], kStart);
+            engine.acquire(unplanned, keys[i], kStart);
+        }
+    }
+};
+
+PlannedFixture &plannedFixture()
+{
+    static PlannedFixture f;
+    return f;
+}
+
+void BM_EngineWithoutPlans(benchmark::State &st)
+{
+    PlannedFixture &f = plannedFixture();
+    pickLoop(st, f.keys, Slice{0, PlannedFixture::kKeys},
+        [&](std::string_view key, Micros now) { return f.engine.acquire(f.unplanned, key, now); });
+}
+void BM_EngineWithPlans(benchmark::State &st)
+{
+    PlannedFixture &f = plannedFixture();
+    pickLoop(st, f.keys, Slice{0, PlannedFixture::kKeys}, [&](std::string_view key, Micros now) {
+        const PlanTable::Plan plan = f.plans.find(key);
+        return f.engine.acquire(f.rules[plan == PlanTable::kNoPlan ? 0 : plan], key, now);
+    });
+}
+void BM_PlanLookup(benchmark::State &st)
+{
+    PlannedFixture &f = plannedFixture();
+    pickLoop(st, f.keys, Slice{0, PlannedFixture::kKeys},
+        [&](std::string_view key, Micros) { return f.plans.find(key); });
+}
+BENCHMARK(BM_EngineWithoutPlans);
+BENCHMARK(BM_EngineWithPlans);
+BENCHMARK(BM_PlanLookup);
 
 // `shared`: every thread draws from all the keys, which both threads inserted alternately (a
 // gateway whose requests reach any worker); otherwise each thread draws from its own slice.
@@ -597,6 +655,16 @@ void printSummary(const qs::bench::RatioReporter &r, double transferBefore)
                         "a new window "
                         "every 24 calls) %.1f ns\n",
                 calendar, calendar / rolling, rolling, calendar - rolling, newDays);
+    }
+    {
+        const double without = r.nsPerItem("BM_EngineWithoutPlans");
+        const double with = r.nsPerItem("BM_EngineWithPlans");
+        const double lookup = r.nsPerItem("BM_PlanLookup");
+        if (without > 0 && with > 0)
+            std::printf("acquire with the plan looked up in a map of 10000 API keys: %.1f ns = "
+                        "%.2fx without plans (%.1f ns): %+.1f ns per decision (target <= 15 ns); "
+                        "the lookup alone %.1f ns\n",
+                with, with / without, without, with - without, lookup);
     }
     for (const char *keys : {"1", "100000", "1000000"}) {
         const double ours = r.nsPerItem(std::string("BM_Engine/") + keys);

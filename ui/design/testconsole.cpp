@@ -344,7 +344,7 @@ void TestConsole::updateClockLabel()
 ConsoleResponse TestConsole::sendOnce()
 {
     const ConsoleRequest request{m_method->currentText().trimmed().toUpper(), m_path->text(),
-        m_client->text(), m_cost->value(), requestHeaders()};
+        m_client->text(), m_cost->value(), requestHeaders(), {}};
     const ConsoleResponse r = m_session.send(request, now());
     showResponse(request, r);
     return r;

@@ -1,6 +1,5 @@
 #include "ui/document/policydocument.h"
 
-#include "model/policy/plans.h"
 #include "model/policy/policytextpatch.h"
 
 #include "model/policy/policyreader.h"
@@ -19,17 +18,14 @@ namespace {
 
 // The findings of the text a save would write: the patcher's own check reading when it made
 // one (the text is read once per edit, not twice), else a reading of the text; and those of the
-// plan map file the policy names, beside the policy's file.
-Diagnostics readingOf(
-    const TextPatch &patch, const QString &fileName, Policy policy, const QString &filePath)
+// plan map file as it was read when the policy was opened (edits never read files).
+Diagnostics readingOf(const TextPatch &patch, const QString &fileName, const Diagnostics &planMap)
 {
     Diagnostics found
         = patch.diagnostics ? *patch.diagnostics : readPolicy(patch.text, fileName).diagnostics;
     for (Diagnostic &d : found)
         d.file = fileName;
-    if (!filePath.isEmpty())
-        found.append(loadPlanMap(policy, filePath));
-    return found;
+    return found + planMap;
 }
 
 } // namespace
@@ -45,13 +41,14 @@ PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
             = m_filePath.isEmpty() ? PolicyFormat::Yaml : formatForPath(m_filePath);
         const int generation = m_validationGeneration;
         m_validation.setProperty("generation", generation);
-        m_validation.setFuture(QtConcurrent::run(
-            [savedText = m_savedText, saved = m_savedPolicy, policy = m_policy,
-                savedFormat = m_savedFormat, format, name = displayName(), path = m_filePath] {
+        m_validation.setFuture(
+            QtConcurrent::run([savedText = m_savedText, saved = m_savedPolicy, policy = m_policy,
+                                  savedFormat = m_savedFormat, format, name = displayName(),
+                                  planMap = m_planMapDiagnostics] {
                 return readingOf(!savedText.isEmpty() && format == savedFormat
                         ? patchPolicyText(savedText, saved, policy, format)
                         : TextPatch{writePolicy(policy, format), QString(), std::nullopt},
-                    name, policy, path);
+                    name, planMap);
             }));
     });
     connect(&m_validation, &QFutureWatcher<Diagnostics>::finished, this, [this] {
@@ -97,6 +94,7 @@ void PolicyDocument::newPolicy()
     p.routes.append(makeNewRoute(p));
     m_policy = p;
     m_savedText.clear(); // nothing on disk yet: the first save writes the whole file
+    m_planMapDiagnostics.clear();
     m_undo.clear();
     setFilePath(QString());
     revalidate();
@@ -115,6 +113,10 @@ Expected<void> PolicyDocument::load(const QString &path)
         return r.diagnostics.isEmpty() ? tr("cannot read %1").arg(path)
                                        : r.diagnostics.first().toString();
     m_policy = r.policy;
+    m_planMapDiagnostics.clear();
+    for (const Diagnostic &d : r.diagnostics)
+        if (d.path == QLatin1String("plans.from.map") && d.file != path)
+            m_planMapDiagnostics.append(d); // found in the map file, not in the policy's text
     m_savedText = text;
     m_savedPolicy = r.policy;
     m_savedFormat = formatForPath(path);
@@ -276,7 +278,7 @@ void PolicyDocument::revalidate()
     ++m_validationGeneration;
     if (m_policy.routes.size() <= kValidateNowRoutes) {
         m_validateLater.stop();
-        applyDiagnostics(readingOf(textToSave(format), displayName()));
+        applyDiagnostics(readingOf(textToSave(format), displayName(), m_planMapDiagnostics));
         return;
     }
     m_validateLater.start();

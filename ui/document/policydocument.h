@@ -87,6 +87,7 @@ private:
     int m_validationGeneration = 0;
     void applyDiagnostics(Diagnostics diagnostics);
     Diagnostics m_diagnostics;
+    Diagnostics m_planMapDiagnostics; // of the plan map file, read when the policy was opened
     QUndoStack m_undo;
 };
 

@@ -1,6 +1,10 @@
 // The test console answers as a gateway would: matched route, decision, status, headers.
 #include "model/policy/policyreader.h"
 #include "model/simulation/consolesession.h"
+#include "tests/unit/model/diagnosticsdump.h"
+
+#include <QFile>
+#include <QTemporaryDir>
 
 #include <gtest/gtest.h>
 
@@ -41,8 +45,8 @@ TEST(ConsoleSession, AnswersLikeAGatewayForTheMatchedRoute)
 {
     ConsoleSession session;
     session.setPolicy(loginPolicy("enforce"));
-    ConsoleRequest req{
-        QStringLiteral("POST"), QStringLiteral("/v1/login"), QStringLiteral("203.0.113.7"), 0, {}};
+    ConsoleRequest req{QStringLiteral("POST"), QStringLiteral("/v1/login"),
+        QStringLiteral("203.0.113.7"), 0, {}, {}};
     for (int i = 0; i < 10; ++i) {
         const ConsoleResponse ok = session.send(req, kT0);
         ASSERT_EQ(ok.status, 200) << i;
@@ -67,8 +71,8 @@ TEST(ConsoleSession, ShadowRoutesCountButNeverReject)
 {
     ConsoleSession session;
     session.setPolicy(loginPolicy("shadow"));
-    const ConsoleRequest req{
-        QStringLiteral("POST"), QStringLiteral("/v1/login"), QStringLiteral("203.0.113.7"), 10, {}};
+    const ConsoleRequest req{QStringLiteral("POST"), QStringLiteral("/v1/login"),
+        QStringLiteral("203.0.113.7"), 10, {}, {}};
     EXPECT_EQ(session.send(req, kT0).status, 200);
     const ConsoleResponse r = session.send(req, kT0);
     EXPECT_FALSE(r.decision.allowed);
@@ -95,7 +99,7 @@ routes:
             .policy;
     };
     const auto send = [](ConsoleSession &s, const QString &client) {
-        return s.send({QStringLiteral("GET"), QStringLiteral("/v1/items"), client, 0, {}}, kT0);
+        return s.send({QStringLiteral("GET"), QStringLiteral("/v1/items"), client, 0, {}, {}}, kT0);
     };
     ConsoleSession session;
 
@@ -117,7 +121,7 @@ routes:
     EXPECT_EQ(denied.status, 429);
     EXPECT_FALSE(denied.counted);
     ConsoleRequest keyed{QStringLiteral("GET"), QStringLiteral("/v1/items"),
-        QStringLiteral("192.0.2.1"), 0, {{QStringLiteral("X-Api-Key"), QStringLiteral("k1")}}};
+        QStringLiteral("192.0.2.1"), 0, {{QStringLiteral("X-Api-Key"), QStringLiteral("k1")}}, {}};
     EXPECT_EQ(session.send(keyed, kT0).status, 200);
     EXPECT_EQ(session.send(keyed, kT0).key, QStringLiteral("k1"));
 
@@ -240,7 +244,7 @@ routes:
         QStringLiteral("t.yaml"))
                           .policy);
     const ConsoleRequest req{
-        QStringLiteral("GET"), QStringLiteral("/daily"), QStringLiteral("203.0.113.7"), 0, {}};
+        QStringLiteral("GET"), QStringLiteral("/daily"), QStringLiteral("203.0.113.7"), 0, {}, {}};
     constexpr limiter::Micros kHour = limiter::kMicrosPerHour;
     const limiter::Micros fifth = 1'775'361'600 * limiter::kMicrosPerSecond; // 04:00 UTC
     const limiter::Micros evening = fifth - 3 * kHour; // 22:00 on the 4th, -03
@@ -258,4 +262,98 @@ routes:
     const ConsoleResponse next = session.send(req, fifth);
     EXPECT_EQ(next.status, 200) << "the 5th began";
     EXPECT_EQ(next.decision.window, 24 * kHour);
+}
+
+namespace {
+
+// Three plans found by the API key's entry in a map; a burst limit whose numbers differ by plan
+// and a calendar month that enterprise is exempt from.
+Policy plannedPolicy(QTemporaryDir &dir)
+{
+    QFile map(dir.filePath(QStringLiteral("plans.map")));
+    EXPECT_TRUE(map.open(QIODevice::WriteOnly));
+    map.write("k-free free\nk-pro pro\nk-ent enterprise\n");
+    map.close();
+    QFile policy(dir.filePath(QStringLiteral("policy.yaml")));
+    EXPECT_TRUE(policy.open(QIODevice::WriteOnly));
+    policy.write(R"(quota_studio: 1
+name: saas
+plans:
+  names: [free, pro, enterprise]
+  from: { key: "header:X-Api-Key", map: plans.map }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    key: header:X-Api-Key
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 2, refill: 1/s, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
+      - { name: monthly, algorithm: fixed_window, limit: 3, calendar: month, time_zone: Europe/Berlin, plans: { pro: { limit: 100 }, enterprise: unlimited } }
+)");
+    policy.close();
+    const PolicyReadResult r = readPolicyFile(policy.fileName());
+    EXPECT_FALSE(hasErrors(r.diagnostics)) << qs::test::dump(r.diagnostics);
+    return r.policy;
+}
+
+ConsoleRequest search(const QString &apiKey)
+{
+    return {QStringLiteral("GET"), QStringLiteral("/v1/search"), QStringLiteral("192.0.2.1"), 0,
+        {{QStringLiteral("X-Api-Key"), apiKey}}, {}};
+}
+
+int admitted(ConsoleSession &s, const ConsoleRequest &r, int sent)
+{
+    int n = 0;
+    for (int i = 0; i < sent; ++i)
+        n += s.send(r, kT0).status == 200;
+    return n;
+}
+
+} // namespace
+
+TEST(ConsoleSession, EachPlanGetsItsNumbersAndItsOwnCounters)
+{
+    QTemporaryDir dir;
+    ConsoleSession session;
+    session.setPolicy(plannedPolicy(dir));
+
+    const ConsoleResponse first = session.send(search(QStringLiteral("k-pro")), kT0);
+    EXPECT_EQ(first.plan, QStringLiteral("pro"));
+    ASSERT_EQ(first.limits.size(), 2);
+    EXPECT_EQ(first.limits[0].key, QStringLiteral("pro:k-pro")) << "the plan is part of the key";
+    EXPECT_EQ(first.limits[0].quotaAfter->limit, 5);
+    EXPECT_EQ(first.limits[1].quotaAfter->limit, 100);
+    EXPECT_EQ(admitted(session, search(QStringLiteral("k-pro")), 10), 4) << "pro's burst of 5";
+
+    EXPECT_EQ(admitted(session, search(QStringLiteral("k-free")), 10), 2) << "free's burst of 2";
+    // Free's month: 3, of which 2 are taken; the burst refills in a second.
+    EXPECT_EQ(session.send(search(QStringLiteral("k-free")), kT0 + 1'000'000).status, 200);
+    const ConsoleResponse monthOut
+        = session.send(search(QStringLiteral("k-free")), kT0 + 3'000'000);
+    EXPECT_EQ(monthOut.status, 429);
+    EXPECT_EQ(monthOut.decidingLimit, QStringLiteral("monthly"));
+
+    const ConsoleResponse ent = session.send(search(QStringLiteral("k-ent")), kT0);
+    EXPECT_EQ(ent.plan, QStringLiteral("enterprise"));
+    EXPECT_EQ(admitted(session, search(QStringLiteral("k-ent")), 50), 50);
+    EXPECT_TRUE(ent.limits[0].unlimited);
+    EXPECT_FALSE(ent.limits[0].counted);
+
+    // An unknown key is on the default plan (free), counted under its own key.
+    const ConsoleResponse stranger = session.send(search(QStringLiteral("k-who")), kT0);
+    EXPECT_EQ(stranger.plan, QStringLiteral("free"));
+    EXPECT_EQ(stranger.limits[0].key, QStringLiteral("free:k-who"));
+}
+
+TEST(ConsoleSession, APickedPlanDecidesInsteadOfTheRequests)
+{
+    QTemporaryDir dir;
+    ConsoleSession session;
+    session.setPolicy(plannedPolicy(dir));
+    ConsoleRequest asPro = search(QStringLiteral("k-free"));
+    asPro.plan = QStringLiteral("pro");
+    const ConsoleResponse r = session.send(asPro, kT0);
+    EXPECT_EQ(r.plan, QStringLiteral("pro"));
+    EXPECT_EQ(r.limits[0].quotaAfter->limit, 5);
+    EXPECT_EQ(r.limits[0].key, QStringLiteral("pro:k-free"));
 }
