@@ -1,5 +1,7 @@
 #include "model/export/exportreport.h"
 
+#include "model/policy/plans.h"
+
 #include "limiter/algorithms/admissionbound.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/ratesyntax.h"
@@ -90,6 +92,46 @@ std::optional<limiter::AlgorithmConfig> ExportReport::algorithmConfig(
     }
     if (const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&*converted);
         fixed && fixed->calendar && !isNativeCalendar(*converted))
+        noteCalendar(route, limit, *fixed);
+    const RouteLimit &l = r.limits[limit];
+    if (!m_plans && l.variesByPlan() && !m_policy.plans.names.isEmpty()) {
+        QStringList plans;
+        for (const PlanLimit &p : l.plans)
+            plans << commentSafe(p.plan);
+        note(Diagnostic::Severity::Warning, route,
+            QLatin1Char('.') + r.limitPath(limit) + QStringLiteral(".plans"),
+            QStringLiteral("%1 has numbers of its own for plans %2; the %3 export does not tell "
+                           "plans apart yet: every client gets the limit's own numbers (%4)")
+                .arg(r.hasSeveralLimits() ? QStringLiteral("limit '%1'").arg(commentSafe(l.name))
+                                          : QStringLiteral("the limit"),
+                    plans.join(QStringLiteral(", ")), m_displayName,
+                    commentSafe(describeLimit(l.spec))));
+    }
+    return *converted;
+}
+
+std::optional<limiter::AlgorithmConfig> ExportReport::planConfig(
+    qsizetype route, qsizetype limit, const QString &plan)
+{
+    const Route &r = m_policy.routes[route];
+    const auto spec = specForPlan(r.limits[limit], plan);
+    const QString at = QLatin1Char('.') + r.limitPath(limit) + QStringLiteral(".plans.") + plan;
+    if (!spec) {
+        note(Diagnostic::Severity::Error, route, at, QStringLiteral("unlimited on this plan"));
+        return std::nullopt;
+    }
+    const auto converted = toAlgorithmConfig(*spec);
+    if (!converted) {
+        note(Diagnostic::Severity::Error, route, at, converted.error().message);
+        return std::nullopt;
+    }
+    // A calendar the target lacks is said once, with the first limited plan's numbers.
+    const QStringList &names = m_policy.plans.names;
+    const auto firstLimited = std::find_if(names.begin(), names.end(),
+        [&](const QString &p) { return specForPlan(r.limits[limit], p).has_value(); });
+    if (const auto *fixed = std::get_if<limiter::FixedWindowConfig>(&*converted); fixed
+        && fixed->calendar && !isNativeCalendar(*converted) && firstLimited != names.end()
+        && *firstLimited == plan)
         noteCalendar(route, limit, *fixed);
     return *converted;
 }

@@ -41,8 +41,15 @@ public:
     // The route's limit as the limiter's config, or nullopt after noting why at .limit (or
     // at .limits, when the route has several and the target writes one).
     std::optional<limiter::AlgorithmConfig> algorithmConfig(qsizetype route);
-    // Limit `limit` of the route, for targets that write several.
+    // Limit `limit` of the route, for targets that write several. For a target that does not
+    // tell plans apart, a limit with per-plan numbers is noted: every client gets its own.
     std::optional<limiter::AlgorithmConfig> algorithmConfig(qsizetype route, qsizetype limit);
+    // The limit's config on `plan` (its numbers with the plan's in their place); nullopt after
+    // noting why at the plan's entry. Not for a plan that is unlimited there.
+    std::optional<limiter::AlgorithmConfig> planConfig(
+        qsizetype route, qsizetype limit, const QString &plan);
+    // The target exports each plan's numbers (planConfig()).
+    void setPlans() { m_plans = true; }
 
     // prefix + the id with every character outside `allowed` replaced by `filler`, made unique
     // among the names this report handed out by appending `filler`.
@@ -78,6 +85,7 @@ private:
     bool m_severalLimits = false;
     std::vector<limiter::CalendarUnit> m_nativeCalendar;
     bool m_calendarEverywhere = false;
+    bool m_plans = false;
     Diagnostics m_diagnostics;
     QSet<QString> m_names;
 };

@@ -5,11 +5,13 @@
 
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/plans.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace qs {
@@ -26,6 +28,7 @@ struct LimitExport {
     qsizetype limitIndex = 0;
     QString zone; // safe characters only
     QString claim; // the route's name in the claim maps ($qs_route)
+    QString plan; // the plan whose numbers this zone enforces; empty: every plan's
     QString keyExpr; // e.g. $binary_remote_addr, or $remote_addr\n$http_x_api_key
     // Header and query variables of the key; their presence gates the key under
     // missing_key deny and allow.
@@ -180,7 +183,10 @@ constexpr int kShadowRedirect = 599;
 
 class NginxWriter final : public GatewayWriter {
 public:
-    using GatewayWriter::GatewayWriter;
+    NginxWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
+    {
+        m_report.setPlans(); // a zone per plan (planZones)
+    }
 
 private:
     // The key's parts joined by a newline, which no header, query value or textual address
@@ -357,15 +363,121 @@ private:
             if (!key)
                 return;
             x.keyExpr = *key;
+            noteCostNotExported(i, l);
+            if (limit.variesByPlan() && !m_policy.plans.names.isEmpty()) {
+                if (!planZones(e, x))
+                    return;
+                continue;
+            }
             const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
                                                      : m_report.algorithmConfig(i);
             if (!config)
                 return;
             mapLimit(x, *config);
-            noteCostNotExported(i, l);
             e.limits.push_back(x);
         }
         m_routes.push_back(e);
+    }
+
+    // A limit whose numbers differ by plan: a zone per limited plan, each keyed only for
+    // requests on its plan ($qs_plan), so that NGINX counts a request in its plan's zone alone
+    // (an empty key is not counted). An unlimited plan has no zone.
+    bool planZones(RouteExport &e, const LimitExport &limit)
+    {
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_]"));
+        for (const QString &plan : m_policy.plans.names) {
+            if (!specForPlan(*limit.limit, plan))
+                continue;
+            const auto config = m_report.planConfig(e.index, limit.limitIndex, plan);
+            if (!config)
+                return false;
+            LimitExport x = limit;
+            x.plan = plan;
+            x.zone = m_report.uniqueName(
+                limit.zone + QLatin1Char('_'), plan, unsafe, QLatin1Char('_'));
+            mapLimit(x, *config);
+            e.limits.push_back(x);
+            m_planned = true;
+        }
+        return true;
+    }
+
+    // $qs_plan, the request's plan as the policy finds it. Map strings match ignoring case and
+    // a plan's name or an API key must match exactly, so names are matched by case-sensitive
+    // regexes, and a key's entry (found ignoring case) carries its own spelling, which a regex
+    // with a back-reference compares with the request's value.
+    QString planMaps()
+    {
+        const PlanSettings &plans = m_policy.plans;
+        const QString fallback = plans.effectiveDefault();
+        if (!plans.from)
+            return {};
+        QString source;
+        switch (plans.from->kind) {
+        case KeySelector::Kind::Header:
+            source = QStringLiteral("$http_")
+                + plans.from->name.toLower().replace(QLatin1Char('-'), QLatin1Char('_'));
+            break;
+        case KeySelector::Kind::Query:
+            m_queryNames.insert(plans.from->name);
+            source = QStringLiteral("$qs_query_") + plans.from->name;
+            break;
+        case KeySelector::Kind::Ip:
+            source = QStringLiteral("$remote_addr");
+            break;
+        case KeySelector::Kind::Global:
+            return {};
+        }
+        QString out
+            = QStringLiteral("\n# The request's plan (policy `plans:`); `%1` when it has none.\n")
+                  .arg(fallback);
+        if (!plans.fromMap()) {
+            out += QStringLiteral("map %1 $qs_plan {\n    default %2;\n").arg(source, fallback);
+            for (const QString &name : plans.names)
+                out += QStringLiteral("    \"~^%1\\z\" %2;\n")
+                           .arg(QRegularExpression::escape(name), name);
+            return out + QStringLiteral("}\n");
+        }
+        if (!plans.map) {
+            m_report.notePolicy(Diagnostic::Severity::Error, QStringLiteral("plans.from.map"),
+                QStringLiteral("the plan map was not read: export from the policy's file, beside "
+                               "its map"));
+            return {};
+        }
+        out += QStringLiteral("map %1 $qs_plan_entry {\n    default \"\";\n").arg(source);
+        // Strings match ignoring case, and two values one case apart would be one string
+        // (NGINX refuses the duplicate): such values are matched by case-sensitive regexes.
+        std::map<QString, int> spellings;
+        for (const PlanMapEntry &entry : plans.map->entries)
+            ++spellings[entry.value.toLower()];
+        for (const PlanMapEntry &entry : plans.map->entries) {
+            // A result value interpolates '$', and quoting '"' and '\\' would change what a
+            // regex reads: NGINX cannot hold such a value exactly.
+            static const QRegularExpression unsafe(QStringLiteral("[$\"\\\\]"));
+            if (entry.value.contains(unsafe)) {
+                m_report.notePolicy(Diagnostic::Severity::Error, QStringLiteral("plans.from.map"),
+                    QStringLiteral("map line %1: NGINX cannot hold a value with '$', '\"' or '\\' "
+                                   "exactly; this key is left out of NGINX's plan map (its "
+                                   "client gets '%2')")
+                        .arg(entry.line)
+                        .arg(fallback));
+                continue;
+            }
+            // A value read as a regex (`~…`) or a map parameter is matched as a regex too.
+            static const QStringList parameters = {QStringLiteral("default"),
+                QStringLiteral("hostnames"), QStringLiteral("include"), QStringLiteral("volatile")};
+            const bool asRegex = spellings[entry.value.toLower()] > 1
+                || entry.value.startsWith(QLatin1Char('~'))
+                || parameters.contains(entry.value.toLower());
+            const QString match = asRegex
+                ? QStringLiteral("~^%1\\z").arg(QRegularExpression::escape(entry.value))
+                : entry.value;
+            out += QStringLiteral("    \"%1\" \"%2 %3\";\n").arg(match, entry.plan, entry.value);
+        }
+        out += QStringLiteral("}\nmap \"$qs_plan_entry %1\" $qs_plan {\n"
+                              "    \"~^(\\S+) (\\S+) \\2\\z\" $1;\n    default %2;\n}\n")
+                   .arg(source, fallback);
+        return out;
     }
 
     // "METHOD path" regexes of the claim maps: over $uri, which NGINX has decoded and
@@ -498,7 +610,7 @@ private:
             .arg(name, rows, fallback);
     }
 
-    QString httpSnippet() const
+    QString httpSnippet()
     {
         QString out = QStringLiteral(
             "# Generated by Quota Studio from policy '%1'. Include inside http {}.\n"
@@ -506,6 +618,8 @@ private:
             "# is empty, and NGINX does not count empty keys.\n")
                           .arg(ExportReport::commentSafe(m_policy.name));
         out += claimMaps();
+        if (m_planned)
+            out += planMaps();
         out += queryMaps();
         out += missingKeyMaps();
         for (const RouteExport &route : m_routes)
@@ -544,12 +658,22 @@ private:
     static QString zoneOf(const LimitExport &e)
     {
         QString out = QStringLiteral("\n# route %1%2\n")
-                          .arg(ExportReport::commentSafe(e.route->id),
-                              e.route->hasSeveralLimits() ? QStringLiteral(", limit ")
-                                      + ExportReport::commentSafe(e.limit->name)
-                                                          : QString());
+                          .arg(ExportReport::commentSafe(e.route->id), whichLimit(e));
         const QString ones(e.keyVariables.size(), QLatin1Char('1'));
-        if (e.gated()) {
+        if (!e.plan.isEmpty()) {
+            // Keyed only on its plan; missing_key deny and allow as below, per plan.
+            const QString source = QStringLiteral("$qs_route:$qs_plan:")
+                + (e.gated() ? presenceSource(e).mid(QStringLiteral("$qs_route:").size())
+                             : QString());
+            const QString claim = e.claim + QLatin1Char(':') + e.plan + QLatin1Char(':');
+            out += QStringLiteral("map \"%1\" $%2_key {\n    \"%3%4\" \"%5\";\n    "
+                                  "default \"\";\n}\n")
+                       .arg(source, e.zone, claim, e.gated() ? ones : QString(), e.keyExpr);
+            if (e.gated() && e.missing == MissingKeyMode::Deny)
+                out += QStringLiteral("map \"%1\" $%2_deny {\n    \"%3%4\" 0;\n    "
+                                      "\"~^%3\" 1;\n    default 0;\n}\n")
+                           .arg(source, e.zone, claim, ones);
+        } else if (e.gated()) {
             // missing_key deny/allow: no key (not counted) unless every part is present.
             out += QStringLiteral("map \"%1\" $%2_key {\n    \"%5:%3\" \"%4\";\n    "
                                   "default \"\";\n}\n")
@@ -563,6 +687,17 @@ private:
                        .arg(e.zone, e.claim, e.keyExpr);
         }
         out += QStringLiteral("limit_req_zone $%1_key zone=%1:10m rate=%2;\n").arg(e.zone, e.rate);
+        return out;
+    }
+
+    // ", limit burst", ", plan pro": which limit of the route a zone is, in comments.
+    static QString whichLimit(const LimitExport &e)
+    {
+        QString out;
+        if (e.route->hasSeveralLimits())
+            out += QStringLiteral(", limit ") + ExportReport::commentSafe(e.limit->name);
+        if (!e.plan.isEmpty())
+            out += QStringLiteral(", plan ") + ExportReport::commentSafe(e.plan);
         return out;
     }
 
@@ -666,10 +801,7 @@ private:
                 out += QStringLiteral("%1# route %2%6\n%1limit_req zone=%3%4%5;\n")
                            .arg(pad, ExportReport::commentSafe(e.route->id), e.zone,
                                e.burst > 0 ? QStringLiteral(" burst=%1").arg(e.burst) : QString(),
-                               e.nodelay ? QStringLiteral(" nodelay") : QString(),
-                               e.route->hasSeveralLimits() ? QStringLiteral(", limit ")
-                                       + ExportReport::commentSafe(e.limit->name)
-                                                           : QString());
+                               e.nodelay ? QStringLiteral(" nodelay") : QString(), whichLimit(e));
             }
         }
         return out;
@@ -715,6 +847,7 @@ private:
     std::set<std::pair<QString, MissingKeyMode>> m_substitutes; // variable, fallback
     std::set<QString> m_presenceFlags;
     std::set<QString> m_queryNames;
+    bool m_planned = false; // a zone is per plan: $qs_plan is needed
 };
 
 } // namespace

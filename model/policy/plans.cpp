@@ -1,5 +1,6 @@
 #include "model/policy/plans.h"
 
+#include "model/policy/limitconversion.h"
 #include "model/policy/limitfields.h"
 
 #include <QDir>
@@ -188,6 +189,72 @@ std::optional<LimitSpec> specForPlan(const RouteLimit &limit, const QString &pla
         }
     }
     return spec;
+}
+
+namespace {
+
+bool sameValue(const LimitSpec &a, const LimitSpec &b, const LimitField &field)
+{
+    switch (field.kind) {
+    case LimitField::Kind::Count:
+        return a.*field.count == b.*field.count;
+    case LimitField::Kind::Rate:
+        return a.*field.rate == b.*field.rate;
+    case LimitField::Kind::Duration:
+        return a.*field.duration == b.*field.duration;
+    case LimitField::Kind::LeakMode:
+        return a.mode == b.mode;
+    case LimitField::Kind::Calendar:
+    case LimitField::Kind::TimeZone:
+        return true; // the limit's own, never a plan's
+    }
+    return true;
+}
+
+} // namespace
+
+void setLimitSpec(RouteLimit &limit, LimitSpec spec)
+{
+    const bool switched = spec.algorithm != limit.spec.algorithm;
+    if (switched) {
+        for (PlanLimit &own : limit.plans) {
+            if (own.unlimited) {
+                own.spec.algorithm = spec.algorithm;
+                continue;
+            }
+            const LimitSpec was = *specForPlan(limit, own.plan);
+            const LimitSpec now = switchAlgorithm(was, spec.algorithm);
+            LimitSpec differs;
+            differs.algorithm = spec.algorithm;
+            for (const LimitField &field : limitFieldTable()) {
+                if (!field.appliesTo(spec.algorithm) || !hasLimitValue(now, field)
+                    || sameValue(now, spec, field) || field.kind == LimitField::Kind::Calendar
+                    || field.kind == LimitField::Kind::TimeZone)
+                    continue;
+                switch (field.kind) {
+                case LimitField::Kind::Count:
+                    differs.*field.count = now.*field.count;
+                    break;
+                case LimitField::Kind::Rate:
+                    differs.*field.rate = now.*field.rate;
+                    break;
+                case LimitField::Kind::Duration:
+                    differs.*field.duration = now.*field.duration;
+                    break;
+                case LimitField::Kind::LeakMode:
+                    differs.mode = now.mode;
+                    break;
+                default:
+                    break;
+                }
+                differs.fieldOrder << field.name;
+            }
+            own.spec = differs;
+        }
+    }
+    if (limit.spec.fieldOrder.contains(QStringLiteral("plans")))
+        rememberField(spec.fieldOrder, QStringLiteral("plans"));
+    limit.spec = std::move(spec);
 }
 
 bool routeVariesByPlan(const Route &route)

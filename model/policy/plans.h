@@ -58,6 +58,11 @@ Diagnostics loadPlanMap(Policy &policy, const QString &policyFile);
 // nullopt when the plan is unlimited here.
 std::optional<LimitSpec> specForPlan(const RouteLimit &limit, const QString &plan);
 
+// Gives the limit new algorithm fields (another algorithm, say) and its plans numbers that
+// follow: a plan's numbers, which were for the old algorithm, become the new algorithm's
+// equivalent (switchAlgorithm), kept where they differ from the limit's own. Unlimited stays.
+void setLimitSpec(RouteLimit &limit, LimitSpec spec);
+
 // Whether any limit of the route has numbers of its own for some plan (its keys then carry the
 // plan).
 bool routeVariesByPlan(const Route &route);

@@ -6,6 +6,7 @@
 #include "model/policy/limitconversion.h"
 #include "model/policy/limitfields.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/plans.h"
 #include "model/policy/ratesyntax.h"
 #include "model/policy/routeresolver.h"
 #include "ui/design/limitvalueedit.h"
@@ -752,10 +753,11 @@ void RouteEditor::onAlgorithmChosen()
         return; // the file's unknown algorithm, chosen again: nothing to do
     const auto algorithm = limiter::Algorithm(m_algorithm->currentData().toInt());
     edit(tr("Switch to %1").arg(algorithmDisplayName(algorithm)), QString(), [&](Route &r) {
-        LimitSpec &spec = r.limits[limitIndex(r)].spec;
-        spec = switchAlgorithm(spec, algorithm);
+        RouteLimit &limit = r.limits[limitIndex(r)];
+        LimitSpec spec = switchAlgorithm(limit.spec, algorithm);
         if (r.writtenAsList())
             rememberField(spec.fieldOrder, QStringLiteral("name"), 0);
+        setLimitSpec(limit, spec); // its plans' numbers follow
         r.origin.invalidText.remove(limitKey(r, QStringLiteral("algorithm")));
     });
     emit algorithmChanged(algorithm);

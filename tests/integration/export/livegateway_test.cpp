@@ -9,6 +9,9 @@
 #include "tests/support/livegateway.h"
 #include "tests/support/testsupport.h"
 
+#include <QFile>
+#include <QTemporaryDir>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -406,3 +409,98 @@ routes:
 
 INSTANTIATE_TEST_SUITE_P(Targets, LiveGateway, ::testing::Values("nginx", "haproxy"),
     [](const auto &info) { return std::string(info.param); });
+
+namespace {
+
+// Three plans found by the API key in a map file beside the policy: free 2 at once, pro 5,
+// enterprise unlimited; then one a minute.
+Policy readPlanned(const QTemporaryDir &dir, const QByteArray &from)
+{
+    QFile map(dir.filePath(QStringLiteral("plans.map")));
+    EXPECT_TRUE(map.open(QIODevice::WriteOnly));
+    // K-ENT and k-ent one case apart, `default` a word NGINX's map reserves: each a key.
+    map.write("k-free free\nk-pro pro\nk-ent enterprise\nK-ENT enterprise\ndefault pro\n");
+    map.close();
+    QFile file(dir.filePath(QStringLiteral("policy.yaml")));
+    EXPECT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("quota_studio: 1\nname: plans\nplans:\n  names: [free, pro, enterprise]\n  from: "
+        + from + R"(
+routes:
+  - id: search
+    match: { path: /search }
+    key: header:X-Api-Key
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
+)");
+    file.close();
+    const PolicyReadResult read = readPolicyFile(file.fileName());
+    EXPECT_FALSE(hasErrors(read.diagnostics));
+    return read.policy;
+}
+
+// How many of `n` requests with these headers the design admits.
+int designAdmits(ConsoleSession &design, const HttpRequest::Headers &headers, int n)
+{
+    ConsoleRequest request;
+    request.target = QStringLiteral("/search");
+    for (const auto &[name, value] : headers)
+        request.headers.append({QString::fromStdString(name), QString::fromStdString(value)});
+    int ok = 0;
+    for (int i = 0; i < n; ++i)
+        ok += design.send(request, 0).status == 200;
+    return ok;
+}
+
+} // namespace
+
+TEST(LiveNginx, EachPlanCountsInItsOwnZoneAndAKeyMapsToItsPlanExactly)
+{
+    QTemporaryDir dir;
+    const Policy policy = readPlanned(dir, "{ key: \"header:X-Api-Key\", map: plans.map }");
+    const Gateway g = qs::test::startExportedGateway("nginx", policy);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    ConsoleSession design;
+    design.setPolicy(policy);
+    struct Case {
+        const char *key;
+        int admitted;
+        const char *why;
+    };
+    const Case cases[] = {
+        {"k-pro", 5, "pro's capacity"},
+        {"k-free", 2, "free's capacity"},
+        {"k-ent", 8, "enterprise is unlimited"},
+        {"K-PRO", 2, "a key in another case is not pro's key: the default plan"},
+        {"k-pro ", 5, "the same key with a trailing blank (both trim it): pro, already spent"},
+        {"k-unknown", 2, "a key not in the map: the default plan"},
+        {"K-ENT", 8, "a key one case apart from another, each in the map"},
+        {"K-Ent", 2, "neither of them"},
+        {"default", 5, "a key spelled like a word of NGINX's map"},
+    };
+    for (const Case &c : cases) {
+        const HttpRequest::Headers headers{{"X-Api-Key", c.key}};
+        const int expected = std::string(c.key) == "k-pro " ? 0 : c.admitted;
+        EXPECT_EQ(admitted(g.port, {"GET", "/search", headers}, 8), expected) << c.why;
+        EXPECT_EQ(designAdmits(design, headers, 8), expected) << "the design: " << c.why;
+    }
+}
+
+TEST(LiveNginx, APlanNamedInAHeaderMustBeSpelledExactly)
+{
+    QTemporaryDir dir;
+    const Policy policy = readPlanned(dir, "header:X-Plan");
+    const Gateway g = qs::test::startExportedGateway("nginx", policy);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    ConsoleSession design;
+    design.setPolicy(policy);
+    const HttpRequest::Headers pro{{"X-Api-Key", "a"}, {"X-Plan", "pro"}};
+    const HttpRequest::Headers shouting{{"X-Api-Key", "b"}, {"X-Plan", "PRO"}};
+    const HttpRequest::Headers none{{"X-Api-Key", "c"}};
+    EXPECT_EQ(admitted(g.port, {"GET", "/search", pro}, 8), 5);
+    EXPECT_EQ(designAdmits(design, pro, 8), 5);
+    EXPECT_EQ(admitted(g.port, {"GET", "/search", shouting}, 8), 2) << "not a plan: the default";
+    EXPECT_EQ(designAdmits(design, shouting, 8), 2);
+    EXPECT_EQ(admitted(g.port, {"GET", "/search", none}, 8), 2);
+    EXPECT_EQ(designAdmits(design, none, 8), 2);
+}

@@ -1,6 +1,7 @@
 // Lossless save: for every example and the edits an operator makes (one value, add, duplicate,
 // delete, reorder routes, policy settings, an algorithm switch), the saved text differs from the
 // file only in the edited lines; comments, blank lines, quoting and layout stay. JSON likewise.
+#include "model/policy/plans.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/policytextpatch.h"
 #include "model/policy/policywriter.h"
@@ -128,8 +129,9 @@ const std::vector<Scenario> &scenarios()
                 p.routes.insert(1, copy);
                 return true;
             },
-            // JSON spends a line a field: a copy of a route of three limits is 27 lines.
-            10, 30},
+            // JSON spends a line a field: a copy of a route of three limits is 27 lines, of
+            // two limits with plans 35.
+            10, 36},
         {"delete_route",
             [](Policy &p) {
                 p.routes.removeAt(p.routes.size() - 1);
@@ -165,10 +167,11 @@ const std::vector<Scenario> &scenarios()
                 // An item of `limits:` keeps its name first, as the editor's switch does.
                 if (p.routes[0].writtenAsList())
                     l.fieldOrder.prepend(QStringLiteral("name"));
-                p.routes[0].limit() = l;
+                setLimitSpec(p.routes[0].limits.first(), l); // as the editor's switch does
                 return true;
             },
-            2, 8},
+            // JSON spends a line a field, and a plan's numbers follow the switch: 10 lines.
+            2, 10},
     };
     return all;
 }
