@@ -1,5 +1,7 @@
 #include "model/policy/policy.h"
 
+#include <QRegularExpression>
+
 #include <algorithm>
 #include <atomic>
 
@@ -145,6 +147,13 @@ const QStringList &calendarUnitNames()
         return out;
     }();
     return names;
+}
+
+bool isValidLimitName(const QString &name)
+{
+    static const QRegularExpression syntax(
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,%1}$").arg(RouteLimit::kMaxNameLength - 1));
+    return syntax.match(name).hasMatch();
 }
 
 QString algorithmDisplayName(limiter::Algorithm algorithm)

@@ -264,6 +264,9 @@ bool keyCanBeMissing(const QList<KeySelector> &key);
 QString headerStyleName(limiter::HeaderStyle style);
 QString leakModeName(limiter::LeakMode mode);
 const QStringList &calendarUnitNames(); // day, week, month, year: in CalendarUnit's order
+// A limit's or a plan's name: 1-32 letters, digits, '_', '.' or '-', starting with a letter or
+// digit (names become zone, table, key and header item names).
+bool isValidLimitName(const QString &name);
 QString algorithmDisplayName(limiter::Algorithm algorithm);
 
 } // namespace qs

@@ -489,14 +489,12 @@ void Reader::readPlanNames(const YamlNode &node, const QString &path)
                 .arg(PlanSettings::kMaxPlans));
         return;
     }
-    static const QRegularExpression nameSyntax(
-        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,%1}$").arg(RouteLimit::kMaxNameLength - 1));
     for (std::size_t i = 0; i < node.size(); ++i) {
         const QString at = QStringLiteral("%1[%2]").arg(path).arg(i);
         const auto name = text(node[i], at);
         if (!name)
             continue;
-        if (!nameSyntax.match(*name).hasMatch()) {
+        if (!isValidLimitName(*name)) {
             error(node[i], at,
                 QStringLiteral("plan name '%1' must be 1-%2 letters, digits, '_', '.' or '-', "
                                "starting with a letter or digit (plan names become key parts and "

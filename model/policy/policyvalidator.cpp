@@ -201,11 +201,8 @@ private:
         if (hasErrorAt(routePath(i, field))
             || !r.limits[l].spec.fieldOrder.contains(QStringLiteral("name")))
             return;
-        static const QRegularExpression nameSyntax(
-            QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,%1}$")
-                .arg(RouteLimit::kMaxNameLength - 1));
         const QString &name = r.limits[l].name;
-        if (!nameSyntax.match(name).hasMatch()) {
+        if (!isValidLimitName(name)) {
             error(i, field,
                 QStringLiteral("limit name '%1' must be 1-%2 letters, digits, '_', '.' or '-', "
                                "starting with a letter or digit (names become zone, table and "

@@ -6,6 +6,7 @@
 #include "limiter/algorithms/algorithm.h"
 #include "limiter/algorithms/limitset.h"
 #include "limiter/redis/packeddoubles.h"
+#include "limiter/redis/redisscripts.h"
 #include "model/export/exporter.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/policyreader.h"
@@ -76,7 +77,8 @@ void checkSeveral(redisContext *c, const std::string &sha, const QJsonObject &ro
     std::exponential_distribution<double> gap(1.0 / 5'000.0); // ~70/s a client: denials
     std::uniform_int_distribution<int> client(0, 2);
     limiter::Micros now = 1'700'000'000'000'000;
-    const std::string run = "bundle-test:" + std::to_string(::getpid()) + ":";
+    // Examples share route and limit names (two have search/burst): each counts its own clients.
+    const std::string run = "bundle-test:" + std::to_string(::getpid()) + ":" + example + ":";
     int denied = 0;
     for (int n = 0; n < 200; ++n) {
         now += limiter::Micros(gap(rng));
@@ -85,15 +87,25 @@ void checkSeveral(redisContext *c, const std::string &sha, const QJsonObject &ro
         for (const QJsonValue l : limits)
             args.push_back(l[QStringLiteral("key_prefix")].toString().toStdString() + who);
         args.push_back(std::to_string(now));
-        for (const QJsonValue v : limits) {
-            const QJsonObject l = v.toObject();
+        for (qsizetype i = 0; i < limits.size(); ++i) {
+            const QJsonObject l = limits[i].toObject();
             args.push_back(l[QStringLiteral("algorithm")].toString().toStdString());
             args.push_back(std::to_string(l[QStringLiteral("cost")].toInteger()));
             args.push_back(
                 l[QStringLiteral("mode")].toString() == QLatin1String("shadow") ? "1" : "0");
-            for (const QJsonValue p : l[QStringLiteral("parameters")].toArray())
+            for (const QJsonValue p : l[QStringLiteral("parameters")].toArray()) {
+                // A calendar limit's windows are the caller's to send (the manifest's
+                // `calendar`), as the bundle's middleware does.
+                if (p.isString() && l.contains(QStringLiteral("calendar"))) {
+                    char windows[64];
+                    const std::size_t n
+                        = limiter::redisCalendarArgument(configs[std::size_t(i)], now, windows);
+                    args.emplace_back(windows, n);
+                    continue;
+                }
                 args.push_back(
                     p.isString() ? p.toString().toStdString() : std::to_string(p.toInteger()));
+            }
         }
         const Reply reply = command(c, args);
         std::vector<double> fields(4 * std::size_t(limits.size()));
