@@ -5,6 +5,7 @@
 
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/plans.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
@@ -43,6 +44,7 @@ HaproxyRateLimit haproxyRateFor(const limiter::AlgorithmConfig &config)
 // One limit of a route: its own table, tracked in its own stick counter.
 struct LimitRule {
     qsizetype limitIndex = 0;
+    QString plan; // the plan whose numbers this table enforces; empty: every plan's
     QString name; // table st_<name>; safe: [A-Za-z0-9_]
     int slot = 0; // sc<slot>: HAProxy 2.6 tracks three per request
     QString fetch; // sample fetch for the key's value
@@ -69,7 +71,10 @@ constexpr int kHaproxyStickCounters = 3;
 
 class HaproxyWriter final : public GatewayWriter {
 public:
-    using GatewayWriter::GatewayWriter;
+    HaproxyWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
+    {
+        m_report.setPlans(); // a table per plan, in the limit's stick counter
+    }
 
 private:
     void order() override { sortMostSpecificFirst(m_rules); }
@@ -103,9 +108,23 @@ private:
             limit.name = r.hasSeveralLimits() ? m_report.uniqueName(rule.name + QLatin1Char('_'),
                              r.limits[l].name, unsafe, QLatin1Char('_'))
                                               : rule.name;
-            if (!prepareLimit(i, l, limit))
-                return;
-            rule.limits.push_back(limit);
+            // A limit whose numbers differ by plan: a table per limited plan, all in the
+            // limit's stick counter, each tracked only for requests on its plan (at most one
+            // tracks: the conditions exclude each other). An unlimited plan tracks nothing.
+            const bool byPlan = r.limits[l].variesByPlan() && !m_policy.plans.names.isEmpty();
+            for (const QString &plan : byPlan ? m_policy.plans.names : QStringList{QString()}) {
+                if (byPlan && !specForPlan(r.limits[l], plan))
+                    continue;
+                LimitRule one = limit;
+                one.plan = plan;
+                if (byPlan)
+                    one.name = m_report.uniqueName(
+                        limit.name + QLatin1Char('_'), plan, unsafe, QLatin1Char('_'));
+                if (!prepareLimit(i, l, one))
+                    return;
+                rule.limits.push_back(one);
+                m_planned = m_planned || byPlan;
+            }
         }
         if (r.hasSeveralLimits())
             noteDeniedCountEverywhere(i);
@@ -171,8 +190,9 @@ private:
         rule.missing = m_policy.missingKeyOf(r, own);
         rule.enforced = r.modeOf(own) == RouteMode::Enforce;
 
-        const auto config
-            = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l) : m_report.algorithmConfig(i);
+        const auto config = !rule.plan.isEmpty() ? m_report.planConfig(i, l, rule.plan)
+            : r.hasSeveralLimits()               ? m_report.algorithmConfig(i, l)
+                                                 : m_report.algorithmConfig(i);
         if (!config)
             return false;
         const HaproxyRateLimit rate = haproxyRateFor(*config);
@@ -232,7 +252,7 @@ private:
                 .arg(figures.join(QStringLiteral(", "))));
     }
 
-    QString config() const
+    QString config()
     {
         const int status = m_policy.defaults.effectiveStatus();
         QString out = QStringLiteral(
@@ -272,12 +292,21 @@ private:
                                   "var(txn.qs_route) -m found }\n")
                        .arg(r.name, cond);
         }
+        if (m_planned)
+            out += planRules();
         for (const RouteRule &r : m_rules) {
-            const QString mine = QStringLiteral("{ var(txn.qs_route) -m str %1 }").arg(r.name);
+            const QString route = QStringLiteral("{ var(txn.qs_route) -m str %1 }").arg(r.name);
+            // A plan's table and threshold apply to requests on that plan only.
+            const auto mineFor = [&](const LimitRule &l) {
+                return l.plan.isEmpty()
+                    ? route
+                    : route + QStringLiteral(" { var(txn.qs_plan) -m str %1 }").arg(l.plan);
+            };
             out += QStringLiteral("\n");
             for (const LimitRule &l : r.limits)
-                out += tracking(l, mine, status);
+                out += tracking(l, mineFor(l), status);
             for (const LimitRule &l : r.limits) {
+                const QString mine = mineFor(l);
                 // The rate is read from whichever table sc<slot> tracks: the key's own, or
                 // the one missing_key chose.
                 const QString over
@@ -311,6 +340,73 @@ private:
                                .arg(l.name, tableExpiry(l), formatDuration(l.period));
         out += QStringLiteral("\nbackend qs_backend\n    http-request return status 200 "
                               "content-type text/plain string ok\n");
+        return out;
+    }
+
+    // txn.qs_plan, the request's plan: the default, replaced by the plan the header names
+    // (`-m str` compares exactly, case included) or whose list of keys holds the key's value
+    // (the map file's entries, one ACL per plan: HAProxy keeps a `-m str` list in a tree).
+    QString planRules()
+    {
+        const PlanSettings &plans = m_policy.plans;
+        if (!plans.from)
+            return {};
+        QString fetch, match = QStringLiteral("-m str");
+        switch (plans.from->kind) {
+        case KeySelector::Kind::Header:
+            fetch = QStringLiteral("req.fhdr(%1,1)").arg(plans.from->name);
+            break;
+        case KeySelector::Kind::Query:
+            fetch = QStringLiteral("url_param(%1),url_dec").arg(plans.from->name);
+            break;
+        case KeySelector::Kind::Ip:
+            fetch = QStringLiteral("src");
+            match = QStringLiteral("-m ip");
+            break;
+        case KeySelector::Kind::Global:
+            return {};
+        }
+        QString out = QStringLiteral("\n    # The request's plan (policy `plans:`); %1 when it "
+                                     "has none.\n    http-request set-var(txn.qs_plan) str(%1)\n")
+                          .arg(plans.effectiveDefault());
+        for (const QString &plan : plans.names) {
+            QStringList values;
+            if (!plans.fromMap()) {
+                values << plan;
+            } else if (plans.map) {
+                for (const PlanMapEntry &e : plans.map->entries) {
+                    if (e.plan != plan)
+                        continue;
+                    // Single quotes hold anything but themselves (no escapes inside).
+                    if (e.value.contains(QLatin1Char('\''))) {
+                        m_report.notePolicy(Diagnostic::Severity::Error,
+                            QStringLiteral("plans.from.map"),
+                            QStringLiteral("map line %1: HAProxy's configuration cannot quote a "
+                                           "value holding a single quote; this key is left out "
+                                           "(its client gets '%2')")
+                                .arg(e.line)
+                                .arg(plans.effectiveDefault()));
+                        continue;
+                    }
+                    values << QLatin1Char('\'') + e.value + QLatin1Char('\'');
+                }
+            } else {
+                m_report.notePolicy(Diagnostic::Severity::Error, QStringLiteral("plans.from.map"),
+                    QStringLiteral("the plan map was not read: export from the policy's file, "
+                                   "beside its map"));
+                return {};
+            }
+            if (values.isEmpty())
+                continue;
+            // By index: names that differ only in '.' and '-' would share a sanitised name.
+            const QString acl = QStringLiteral("qs_plan_%1").arg(plans.names.indexOf(plan));
+            // A line per 100 values: one ACL name on several lines matches any of them.
+            for (qsizetype at = 0; at < values.size(); at += 100)
+                out += QStringLiteral("    acl %1 %2 %3 %4\n")
+                           .arg(acl, fetch, match, values.mid(at, 100).join(QLatin1Char(' ')));
+            out += QStringLiteral("    http-request set-var(txn.qs_plan) str(%1) if %2\n")
+                       .arg(plan, acl);
+        }
         return out;
     }
 
@@ -374,6 +470,7 @@ private:
     }
 
     std::vector<RouteRule> m_rules;
+    bool m_planned = false; // a table is per plan: txn.qs_plan is needed
 };
 
 } // namespace
