@@ -1,4 +1,5 @@
 #include "model/export/redisbundleexporter.h"
+#include "model/policy/plans.h"
 
 #include "limiter/redis/keylayout.h"
 
@@ -195,6 +196,7 @@ public:
     {
         // quota_middleware.py computes calendar windows with zoneinfo, in any zone.
         m_report.setNativeCalendarEverywhere();
+        m_report.setPlans(); // per-plan parameters and keys in each limit's `plans`
     }
 
 private:
@@ -207,7 +209,9 @@ private:
         if (!pattern)
             return;
         std::optional<RouteEntry> described;
-        if (r.hasSeveralLimits()) {
+        // A route whose numbers differ by plan goes through several.lua even with one limit:
+        // each limit's `plans` tell the middleware the plan's parameters and keys.
+        if (r.hasSeveralLimits() || (routeVariesByPlan(r) && !m_policy.plans.names.isEmpty())) {
             std::vector<limiter::AlgorithmConfig> configs;
             for (qsizetype l = 0; l < r.limits.size(); ++l)
                 if (const auto config = m_report.algorithmConfig(i, l))
@@ -394,6 +398,12 @@ private:
                 {QStringLiteral("quota"), quotaTree},
             };
             addCalendar(item, config);
+            if (limit.variesByPlan() && !m_policy.plans.names.isEmpty()) {
+                const auto plans = planEntries(r, l, keyPrefix);
+                if (!plans)
+                    return entry;
+                item.fields.append({QStringLiteral("plans"), *plans});
+            }
             limits.items.append(item);
         }
         for (const QString &m : r.methods)
@@ -416,6 +426,64 @@ private:
         return entry;
     }
 
+    // A planned limit's `plans`: for every plan, its parameters, quota and keys
+    // (`<limit's prefix><plan>:<client key>`), or `unlimited`. nullopt after an error.
+    std::optional<Tree> planEntries(const Route &r, qsizetype l, const QString &keyPrefix)
+    {
+        const qsizetype route = qsizetype(&r - m_policy.routes.constData());
+        Tree plans = Tree::map();
+        for (const QString &plan : m_policy.plans.names) {
+            if (!specForPlan(r.limits[l], plan)) {
+                plans.fields.append({plan, Tree::text(QStringLiteral("unlimited"))});
+                continue;
+            }
+            const auto config = m_report.planConfig(route, l, plan);
+            if (!config)
+                return std::nullopt;
+            Tree parameters = Tree::seq();
+            const limiter::ScriptParameters values = limiter::redisScriptParameterValues(*config);
+            for (int p = 0; p < 3; ++p)
+                parameters.items.append(
+                    p < values.count ? Tree::number(values.values[p]) : Tree::text(QString()));
+            const limiter::Quota quota = limiter::peek(*config, limiter::freshState(*config), 0);
+            Tree quotaTree = Tree::map();
+            quotaTree.fields = {{QStringLiteral("limit"), Tree::number(quota.limit)},
+                {QStringLiteral("window_s"), Tree::number(limiter::secondsCeil(quota.window))}};
+            Tree one = Tree::map();
+            one.fields = {
+                {QStringLiteral("key_prefix"), Tree::text(keyPrefix + plan + QLatin1Char(':'))},
+                {QStringLiteral("parameters"), parameters},
+                {QStringLiteral("quota"), quotaTree},
+            };
+            plans.fields.append({plan, one});
+        }
+        return plans;
+    }
+
+    // The policy's `plans:` as the middleware finds a request's plan: the attribute, the
+    // default, and for a map, its keys.
+    Tree plansTree() const
+    {
+        const PlanSettings &p = m_policy.plans;
+        Tree names = Tree::seq();
+        for (const QString &n : p.names)
+            names.items.append(Tree::text(n));
+        Tree keys = Tree::null();
+        if (p.fromMap() && p.map) {
+            keys = Tree::map();
+            for (const PlanMapEntry &e : p.map->entries)
+                keys.fields.append({e.value, Tree::text(e.plan)});
+        }
+        Tree t = Tree::map();
+        t.fields = {
+            {QStringLiteral("default"), Tree::text(p.effectiveDefault())},
+            {QStringLiteral("from"), p.from ? Tree::text(p.from->toString()) : Tree::null()},
+            {QStringLiteral("keys"), keys},
+            {QStringLiteral("names"), names},
+        };
+        return t;
+    }
+
     // A route's manifest entry as text, now: a hundred thousand routes kept as trees until the
     // end cost 600 MB for an 84 MB manifest. Indented as an item of the root's `routes`.
     void appendManifestRoute(const Tree &route)
@@ -425,7 +493,7 @@ private:
         m_routesJson += (m_routeCount++ == 0 ? "\n" : ",\n") + QByteArray(8, ' ') + text.toUtf8();
     }
 
-    QByteArray manifest() const
+    QByteArray manifest()
     {
         Tree scripts = Tree::map();
         for (const auto &[name, text] : m_scripts) {
@@ -450,10 +518,13 @@ private:
                 Tree::text(QStringLiteral("EVALSHA <sha1> 1 <key_prefix><client key> <cost> "
                                           "<parameters...> [<now_us or ''>]"))},
             // 4: routes with several limits (`limits`, several.lua); a bundle without any stays
-            // 3, which middlewares of before read as they did.
+            // 3, which middlewares of before read as they did. 5: plans, which a middleware of
+            // 4 would ignore (every client on the limits' own numbers): it refuses 5.
             {QStringLiteral("format"),
-                Tree::text(m_severalLimits ? QStringLiteral("quota-studio-redis-bundle/4")
-                                           : QStringLiteral("quota-studio-redis-bundle/3"))},
+                Tree::text(!m_policy.plans.names.isEmpty()
+                        ? QStringLiteral("quota-studio-redis-bundle/5")
+                        : m_severalLimits ? QStringLiteral("quota-studio-redis-bundle/4")
+                                          : QStringLiteral("quota-studio-redis-bundle/3"))},
             {QStringLiteral("headers"),
                 Tree::text(headerStyleName(
                     m_policy.defaults.headers.value_or(limiter::HeaderStyle::Draft)))},
@@ -467,6 +538,13 @@ private:
             {QStringLiteral("scripts"), scripts},
             {QStringLiteral("status"), Tree::number(m_policy.defaults.effectiveStatus())},
         };
+        if (!m_policy.plans.names.isEmpty()) {
+            if (m_policy.plans.fromMap() && !m_policy.plans.map)
+                m_report.notePolicy(Diagnostic::Severity::Error, QStringLiteral("plans.from.map"),
+                    QStringLiteral("the plan map was not read: export from the policy's file, "
+                                   "beside its map"));
+            root.fields.insert(6, {QStringLiteral("plans"), plansTree()}); // alphabetical
+        }
         QString out;
         emitTreeJson(out, root, 0, JsonLayout::qtIndented());
         QByteArray json = out.toUtf8() + '\n';

@@ -34,8 +34,10 @@ from redis.exceptions import RedisError
 
 log = logging.getLogger("quota_middleware")
 
-# 4 adds routes with several limits (`limits`, one call of several.lua); 3 has none.
-BUNDLE_FORMATS = ("quota-studio-redis-bundle/3", "quota-studio-redis-bundle/4")
+# 4 adds routes with several limits (`limits`, one call of several.lua); 3 has none; 5 adds
+# plans (the root's `plans`, a limit's per-plan `plans`), which a middleware of 4 would ignore.
+BUNDLE_FORMATS = ("quota-studio-redis-bundle/3", "quota-studio-redis-bundle/4",
+                  "quota-studio-redis-bundle/5")
 CODE_ADMITTED, CODE_LIMITED, CODE_TOO_COSTLY = 0, 1, 2
 
 
@@ -261,6 +263,7 @@ class QuotaMiddleware:
         self.fail_open = self.manifest.get("on_store_error", "allow") == "allow"
         self.header_style = self.manifest.get("headers", "draft")
         self.policy_name = sf_string(self.manifest.get("policy", ""))
+        self.plans = self.manifest.get("plans")
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -325,6 +328,39 @@ class QuotaMiddleware:
             parts.append(escape_part(client[0]) if missing == "ip" else "")
         return "|".join(parts), None
 
+    def plan_of(self, scope):
+        """The request's plan: the plan its attribute names exactly, or the plan of the key's
+        value in the map; otherwise (missing, unknown) the default."""
+        plans = self.plans
+        if not plans or not plans.get("from"):
+            return None
+        kind, _, name = plans["from"].partition(":")
+        if kind == "header":
+            value = next((v.decode("latin-1") for n, v in scope.get("headers", [])
+                          if n.decode("latin-1").lower() == name.lower()), None)
+        elif kind == "query":
+            query = first_query_values(scope.get("query_string", b"").decode("latin-1"))
+            value = query.get(name)
+        else:  # ip
+            value = (scope.get("client") or ("", 0))[0]
+        keys = plans.get("keys")
+        if keys is not None:
+            plan = keys.get(value) if value else None
+        else:
+            plan = value if value in plans["names"] else None
+        return plan or plans["default"]
+
+    @staticmethod
+    def on_plan(limit, plan):
+        """The limit as it applies on `plan`: its plan's parameters, quota and keys; None when
+        the plan is unlimited there."""
+        own = (limit.get("plans") or {}).get(plan) if plan else None
+        if own is None:
+            return limit
+        if own == "unlimited":
+            return None
+        return {**limit, **own}
+
     async def decide(self, scope):
         route = self.resolve(scope)
         if route is None:
@@ -365,7 +401,11 @@ class QuotaMiddleware:
         whose key part is missing passes (allow) or refuses (deny) the request on its own."""
         keys, args, limits = [], [""], []
         refused = False
+        plan = self.plan_of(scope)
         for limit in route.limits:
+            limit = self.on_plan(limit, plan)
+            if limit is None:  # unlimited on this plan: neither counted nor denied
+                continue
             shadow = limit["mode"] == "shadow"
             key, missing = self.client_key(limit, scope)
             if missing == "allow":

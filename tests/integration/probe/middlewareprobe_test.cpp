@@ -12,6 +12,10 @@
 #include "tests/support/testsupport.h"
 
 #include <QEventLoop>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <hiredis/hiredis.h>
 
 #include <gtest/gtest.h>
 
@@ -290,4 +294,64 @@ routes:
         EXPECT_NE(policy.find("w=" + std::to_string(length)), std::string::npos)
             << path << ": " << policy;
     }
+}
+
+// Plans under uvicorn: the middleware finds the plan from the key's entry in the manifest's map
+// and decides each limit on that plan's parameters and keys, in one call of several.lua; an
+// unlimited plan is neither counted nor denied. The same counts as the live NGINX and HAProxy
+// (livegateway_test.cpp, LivePlans) and the test console.
+TEST(MiddlewareProbe, EachPlanDecidesOnItsOwnNumbersAndKeys)
+{
+    QTemporaryDir dir;
+    QFile map(dir.filePath(QStringLiteral("plans.map")));
+    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
+    map.write("k-free free\nk-pro pro\nk-ent enterprise\n");
+    map.close();
+    QFile file(dir.filePath(QStringLiteral("policy.yaml")));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"(quota_studio: 1
+name: plans
+plans:
+  names: [free, pro, enterprise]
+  from: { key: "header:X-Api-Key", map: plans.map }
+routes:
+  - id: search
+    match: { path: /search }
+    key: header:X-Api-Key
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
+)");
+    file.close();
+    const PolicyReadResult read = readPolicyFile(file.fileName());
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    test::RedisProcess redis;
+    ASSERT_TRUE(redis.start());
+    const Service service = startUvicorn(read.policy, redis.port());
+    if (!service.port)
+        GTEST_SKIP() << "python3 missing";
+    const auto admitted = [&](const char *key) {
+        int ok = 0;
+        for (int i = 0; i < 8; ++i)
+            ok += test::httpStatus(service.port, {"GET", "/search", {{"X-Api-Key", key}}}) == 200;
+        return ok;
+    };
+    EXPECT_EQ(admitted("k-pro"), 5);
+    EXPECT_EQ(admitted("k-free"), 2);
+    EXPECT_EQ(admitted("k-ent"), 8);
+    EXPECT_EQ(admitted("K-PRO"), 2) << "not pro's key: the default plan";
+    const test::HttpResponse response
+        = test::httpExchange(service.port, {"GET", "/search", {{"X-Api-Key", "k-pro-2"}}});
+    EXPECT_EQ(response.header("RateLimit-Policy"), "\"default\";q=2;w=120") << "free's numbers";
+    // The keys carry the plan: <prefix>:<route>:<limit>:<plan>:<client key>.
+    redisContext *c = redisConnect("127.0.0.1", redis.port());
+    ASSERT_TRUE(c && !c->err);
+    const auto exists = [&](const char *key) {
+        auto *reply = static_cast<redisReply *>(redisCommand(c, "EXISTS %s", key));
+        const long long n = reply && reply->type == REDIS_REPLY_INTEGER ? reply->integer : -1;
+        freeReplyObject(reply);
+        return n;
+    };
+    EXPECT_EQ(exists("qs:search:default:pro:k-pro"), 1);
+    EXPECT_EQ(exists("qs:search:default:free:k-free"), 1);
+    EXPECT_EQ(exists("qs:search:default:enterprise:k-ent"), 0) << "unlimited: nothing counted";
+    redisFree(c);
 }

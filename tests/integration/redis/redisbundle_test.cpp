@@ -9,6 +9,7 @@
 #include "limiter/redis/redisscripts.h"
 #include "model/export/exporter.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/plans.h"
 #include "model/policy/policyreader.h"
 #include "tests/support/redisprocess.h"
 
@@ -62,45 +63,73 @@ const ExportedFile *file(const ExportResult &r, const QString &name)
 namespace {
 
 // A route with several limits, driven by its manifest entry alone (each limit's key prefix,
-// algorithm, cost, mode and parameters) through one EVALSHA of several.lua per request, against
-// limitset's decideAll on the policy's own limits.
+// algorithm, cost, mode and parameters, and with plans the plan's own: client i is on plan
+// i mod the plans' count) through one EVALSHA of several.lua per request, against limitset's
+// decideAll on the policy's own limits (with the plan's numbers, specForPlan).
 void checkSeveral(redisContext *c, const std::string &sha, const QJsonObject &route,
-    const Route &designed, const std::string &example)
+    const Route &designed, const QStringList &plans, const std::string &example)
 {
     const QJsonArray limits = route[QStringLiteral("limits")].toArray();
     ASSERT_EQ(limits.size(), designed.limits.size()) << example;
-    std::vector<limiter::AlgorithmConfig> configs;
-    for (const RouteLimit &l : designed.limits)
-        configs.push_back(*toAlgorithmConfig(l.spec));
+    constexpr int kClients = 3;
+    // Per client: each limit's manifest entry on its plan (null when unlimited) and config.
+    std::vector<std::vector<std::optional<QJsonObject>>> entries(kClients);
+    std::vector<std::vector<std::optional<limiter::AlgorithmConfig>>> configs(kClients);
+    for (int who = 0; who < kClients; ++who) {
+        const QString plan = plans.isEmpty() ? QString() : plans[who % plans.size()];
+        for (qsizetype l = 0; l < limits.size(); ++l) {
+            QJsonObject item = limits[l].toObject();
+            const QJsonValue own = item[QStringLiteral("plans")][plan];
+            if (own.isString()) { // unlimited on this plan
+                entries[who].push_back(std::nullopt);
+                configs[who].push_back(std::nullopt);
+                continue;
+            }
+            for (const QString &field : own.toObject().keys())
+                item[field] = own[field];
+            entries[who].push_back(item);
+            const auto spec
+                = plan.isEmpty() ? designed.limits[l].spec : *specForPlan(designed.limits[l], plan);
+            configs[who].push_back(*toAlgorithmConfig(spec));
+        }
+    }
     std::map<std::string, std::vector<limiter::AlgorithmState>> local;
     std::mt19937_64 rng(99);
     std::exponential_distribution<double> gap(1.0 / 5'000.0); // ~70/s a client: denials
-    std::uniform_int_distribution<int> client(0, 2);
+    std::uniform_int_distribution<int> client(0, kClients - 1);
     limiter::Micros now = 1'700'000'000'000'000;
     // Examples share route and limit names (two have search/burst): each counts its own clients.
     const std::string run = "bundle-test:" + std::to_string(::getpid()) + ":" + example + ":";
     int denied = 0;
     for (int n = 0; n < 200; ++n) {
         now += limiter::Micros(gap(rng));
-        const std::string who = run + "client-" + std::to_string(client(rng));
-        std::vector<std::string> args{"EVALSHA", sha, std::to_string(limits.size())};
-        for (const QJsonValue l : limits)
-            args.push_back(l[QStringLiteral("key_prefix")].toString().toStdString() + who);
-        args.push_back(std::to_string(now));
-        for (qsizetype i = 0; i < limits.size(); ++i) {
-            const QJsonObject l = limits[i].toObject();
-            args.push_back(l[QStringLiteral("algorithm")].toString().toStdString());
-            args.push_back(std::to_string(l[QStringLiteral("cost")].toInteger()));
+        const int index = client(rng);
+        const std::string who = run + "client-" + std::to_string(index);
+        std::vector<std::size_t> decided; // the limits counted on this client's plan
+        for (std::size_t l = 0; l < entries[index].size(); ++l)
+            if (entries[index][l])
+                decided.push_back(l);
+        if (decided.empty())
+            continue;
+        std::vector<std::string> args{"EVALSHA", sha, std::to_string(decided.size())};
+        for (const std::size_t l : decided)
             args.push_back(
-                l[QStringLiteral("mode")].toString() == QLatin1String("shadow") ? "1" : "0");
-            for (const QJsonValue p : l[QStringLiteral("parameters")].toArray()) {
+                (*entries[index][l])[QStringLiteral("key_prefix")].toString().toStdString() + who);
+        args.push_back(std::to_string(now));
+        for (const std::size_t l : decided) {
+            const QJsonObject &item = *entries[index][l];
+            args.push_back(item[QStringLiteral("algorithm")].toString().toStdString());
+            args.push_back(std::to_string(item[QStringLiteral("cost")].toInteger()));
+            args.push_back(
+                item[QStringLiteral("mode")].toString() == QLatin1String("shadow") ? "1" : "0");
+            for (const QJsonValue p : item[QStringLiteral("parameters")].toArray()) {
                 // A calendar limit's windows are the caller's to send (the manifest's
                 // `calendar`), as the bundle's middleware does.
-                if (p.isString() && l.contains(QStringLiteral("calendar"))) {
+                if (p.isString() && item.contains(QStringLiteral("calendar"))) {
                     char windows[64];
-                    const std::size_t n
-                        = limiter::redisCalendarArgument(configs[std::size_t(i)], now, windows);
-                    args.emplace_back(windows, n);
+                    const std::size_t size
+                        = limiter::redisCalendarArgument(*configs[index][l], now, windows);
+                    args.emplace_back(windows, size);
                     continue;
                 }
                 args.push_back(
@@ -108,26 +137,27 @@ void checkSeveral(redisContext *c, const std::string &sha, const QJsonObject &ro
             }
         }
         const Reply reply = command(c, args);
-        std::vector<double> fields(4 * std::size_t(limits.size()));
+        std::vector<double> fields(4 * decided.size());
         ASSERT_TRUE(reply && reply->type == REDIS_REPLY_STRING
             && limiter::unpackDoubles(std::string_view(reply->str, reply->len), fields))
             << example << ": "
             << (reply && reply->type == REDIS_REPLY_ERROR ? reply->str : "bad reply");
         auto [it, fresh] = local.try_emplace(who);
         if (fresh)
-            for (const auto &config : configs)
-                it->second.push_back(limiter::freshState(config));
+            for (const std::size_t l : decided)
+                it->second.push_back(limiter::freshState(*configs[index][l]));
         std::vector<limiter::LimitRef> refs;
-        for (qsizetype l = 0; l < designed.limits.size(); ++l)
-            refs.push_back({&configs[std::size_t(l)], &it->second[std::size_t(l)],
-                designed.costOf(designed.limits[l]),
-                designed.modeOf(designed.limits[l]) == RouteMode::Shadow});
+        for (std::size_t k = 0; k < decided.size(); ++k) {
+            const RouteLimit &limit = designed.limits[qsizetype(decided[k])];
+            refs.push_back({&*configs[index][decided[k]], &it->second[k], designed.costOf(limit),
+                designed.modeOf(limit) == RouteMode::Shadow});
+        }
         std::vector<limiter::Decision> expected(refs.size());
         const limiter::SetDecision set = limiter::decideAll(refs, now, expected);
         denied += !set.allowed;
         for (std::size_t l = 0; l < refs.size(); ++l) {
             ASSERT_EQ(fields[4 * l] == 0, expected[l].allowed)
-                << example << " request " << n << " limit " << l;
+                << example << " request " << n << " limit " << decided[l];
             ASSERT_EQ(std::int64_t(fields[4 * l + 1]), expected[l].remaining)
                 << example << " request " << n;
         }
@@ -177,7 +207,7 @@ TEST(RedisBundle, ScriptsAndManifestDecideAsTheEngineForEveryExample)
             const QJsonObject route = routes[i].toObject();
             if (route.contains(QStringLiteral("limits"))) {
                 checkSeveral(c.get(), shaByScript[route[QStringLiteral("script")].toString()],
-                    route, policy.routes[i], name.toStdString());
+                    route, policy.routes[i], policy.plans.names, name.toStdString());
                 ++routesChecked;
                 continue;
             }
