@@ -3,9 +3,12 @@
 #include "model/policy/limitconversion.h"
 #include "model/policy/limitfields.h"
 
+#include "model/policy/ratesyntax.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 namespace qs {
 
@@ -255,6 +258,122 @@ void setLimitSpec(RouteLimit &limit, LimitSpec spec)
     if (limit.spec.fieldOrder.contains(QStringLiteral("plans")))
         rememberField(spec.fieldOrder, QStringLiteral("plans"));
     limit.spec = std::move(spec);
+}
+
+QStringList planFields(const LimitSpec &spec)
+{
+    const bool calendar = spec.calendar.has_value();
+    QStringList numbers;
+    for (const QString &f : limitFields(spec.algorithm)) {
+        const LimitField *field = limitField(f);
+        if (field->kind != LimitField::Kind::Calendar && field->kind != LimitField::Kind::TimeZone
+            && !(calendar && f == QLatin1String("window")))
+            numbers << f;
+    }
+    return numbers;
+}
+
+QString formatPlanCell(const PlanLimit &own)
+{
+    if (own.unlimited)
+        return QStringLiteral("unlimited");
+    QStringList parts;
+    for (const QString &name : own.spec.fieldOrder) {
+        const LimitField *field = limitField(name);
+        if (!field || !hasLimitValue(own.spec, *field))
+            continue;
+        switch (field->kind) {
+        case LimitField::Kind::Count:
+            parts << QStringLiteral("%1 %2").arg(name).arg(*(own.spec.*field->count));
+            break;
+        case LimitField::Kind::Rate:
+            parts << QStringLiteral("%1 %2").arg(name, (own.spec.*field->rate)->text);
+            break;
+        case LimitField::Kind::Duration:
+            parts << QStringLiteral("%1 %2").arg(name, (own.spec.*field->duration)->text);
+            break;
+        case LimitField::Kind::LeakMode:
+            parts << QStringLiteral("%1 %2").arg(name, leakModeName(*own.spec.mode));
+            break;
+        case LimitField::Kind::Calendar:
+        case LimitField::Kind::TimeZone:
+            break;
+        }
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+Expected<std::optional<PlanLimit>> parsePlanCell(
+    const QString &text, const RouteLimit &limit, const QString &plan)
+{
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty() || trimmed == QLatin1String("inherit"))
+        return std::optional<PlanLimit>{};
+    PlanLimit own;
+    own.plan = plan;
+    own.spec.algorithm = limit.spec.algorithm;
+    if (trimmed == QLatin1String("unlimited")) {
+        own.unlimited = true;
+        return std::optional<PlanLimit>{own};
+    }
+    const QStringList numbers = planFields(limit.spec);
+    const QString example = QStringLiteral("e.g. `%1 …`, `unlimited`, or empty for the limit's own")
+                                .arg(numbers.value(0));
+    for (const QString &part : trimmed.split(QLatin1Char(','))) {
+        // `name value`, `name: value` or `name=value`.
+        static const QRegularExpression pair(
+            QStringLiteral("^\\s*([a-z_]+)\\s*[:= ]\\s*(\\S.*?)\\s*$"));
+        const QRegularExpressionMatch m = pair.match(part);
+        if (!m.hasMatch())
+            return QStringLiteral("'%1' is not `field value` (%2)").arg(part.trimmed(), example);
+        const QString name = m.captured(1), value = m.captured(2);
+        if (!numbers.contains(name))
+            return QStringLiteral("a plan of this %1 sets %2, not `%3`")
+                .arg(algorithmDisplayName(limit.spec.algorithm), numbers.join(QStringLiteral(", ")),
+                    name);
+        if (own.spec.fieldOrder.contains(name))
+            return QStringLiteral("`%1` is given twice").arg(name);
+        const LimitField &field = *limitField(name);
+        switch (field.kind) {
+        case LimitField::Kind::Count: {
+            bool ok = false;
+            const qint64 n = value.toLongLong(&ok);
+            if (!ok || n < field.min || n > field.max)
+                return QStringLiteral("%1 takes a whole number from %2 to %3, not '%4'")
+                    .arg(name)
+                    .arg(field.min)
+                    .arg(field.max)
+                    .arg(value);
+            own.spec.*field.count = n;
+            break;
+        }
+        case LimitField::Kind::Rate: {
+            const auto rate = parseRate(value);
+            if (!rate)
+                return QStringLiteral("%1: %2").arg(name, rate.error());
+            own.spec.*field.rate = RateValue{value, *rate};
+            break;
+        }
+        case LimitField::Kind::Duration: {
+            const auto duration = parseDuration(value);
+            if (!duration)
+                return QStringLiteral("%1: %2").arg(name, duration.error());
+            own.spec.*field.duration = DurationValue{value, *duration};
+            break;
+        }
+        case LimitField::Kind::LeakMode:
+            if (value != QLatin1String("police") && value != QLatin1String("shape"))
+                return QStringLiteral("mode is police or shape, not '%1'").arg(value);
+            own.spec.mode = value == QLatin1String("shape") ? limiter::LeakMode::Shape
+                                                            : limiter::LeakMode::Police;
+            break;
+        case LimitField::Kind::Calendar:
+        case LimitField::Kind::TimeZone:
+            break; // not among a plan's numbers
+        }
+        own.spec.fieldOrder << name;
+    }
+    return std::optional<PlanLimit>{own};
 }
 
 bool routeVariesByPlan(const Route &route)

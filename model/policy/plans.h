@@ -7,6 +7,7 @@
 // afresh on the new plan's numbers). The map file (`from: { key: …, map: plans.map }`) is read
 // with the policy and held as a PlanTable, whose lookup is what a decision pays for plans.
 #include "limiter/engine/plantable.h"
+#include "model/base/expected.h"
 #include "model/policy/diagnostic.h"
 #include "model/policy/policy.h"
 #include "model/policy/requestkey.h"
@@ -62,6 +63,19 @@ std::optional<LimitSpec> specForPlan(const RouteLimit &limit, const QString &pla
 // follow: a plan's numbers, which were for the old algorithm, become the new algorithm's
 // equivalent (switchAlgorithm), kept where they differ from the limit's own. Unlimited stays.
 void setLimitSpec(RouteLimit &limit, LimitSpec spec);
+
+// The fields a plan may set on this limit: its algorithm's numbers; never the algorithm, the
+// calendar or the time zone (every plan's window starts at the same instants).
+QStringList planFields(const LimitSpec &spec);
+
+// A plan's entry of a limit as one line the workbench's plan table shows and takes:
+// `capacity 100, refill 10/s`, `unlimited`; empty (or `inherit`): the limit's own numbers.
+QString formatPlanCell(const PlanLimit &own);
+// The entry the text stands for; nullopt when it asks for the limit's own numbers. The fields
+// are the ones a plan may set for the limit's algorithm (as in a file), with the same bounds; an
+// error says which part is wrong and what would do.
+Expected<std::optional<PlanLimit>> parsePlanCell(
+    const QString &text, const RouteLimit &limit, const QString &plan);
 
 // Whether any limit of the route has numbers of its own for some plan (its keys then carry the
 // plan).

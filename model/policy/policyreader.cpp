@@ -872,10 +872,8 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
         if (key == QLatin1String("algorithm"))
             continue;
         const YamlNode value = node.find(key.toStdString());
-        if (key == QLatin1String("plans")) {
-            readLimitPlans(value, child(path, key), item);
-            continue;
-        }
+        if (key == QLatin1String("plans"))
+            continue; // after the limit's own fields: which numbers a plan may set follows them
         const QString p = child(path, key);
         if (inList && isItemField(key)
             && (key != QLatin1String("mode") || readItemMode(value, p, item, limit.algorithm)))
@@ -888,6 +886,8 @@ void Reader::readLimit(const YamlNode &node, const QString &path, RouteLimit &it
         }
         readLimitValue(*limitField(key), value, p, limit);
     }
+    if (limit.fieldOrder.contains(QStringLiteral("plans")))
+        readLimitPlans(node.find("plans"), child(path, QStringLiteral("plans")), item);
 }
 
 void Reader::readLimitValue(
@@ -930,16 +930,7 @@ void Reader::readLimitPlans(const YamlNode &node, const QString &path, RouteLimi
         return;
     }
     const limiter::Algorithm algorithm = item.spec.algorithm;
-    const bool calendar = item.spec.fieldOrder.contains(QStringLiteral("calendar"));
-    // What a plan may change: the algorithm's numbers. The algorithm, its calendar and time zone
-    // stay the limit's, so that every plan's window starts at the same instants.
-    QStringList numbers;
-    for (const QString &f : limitFields(algorithm)) {
-        const LimitField *field = limitField(f);
-        if (field->kind != LimitField::Kind::Calendar && field->kind != LimitField::Kind::TimeZone
-            && !(calendar && f == QLatin1String("window")))
-            numbers << f;
-    }
+    const QStringList numbers = planFields(item.spec);
     for (std::size_t i = 0; i < node.size(); ++i) {
         const YamlNode nameNode = node.key(i);
         const auto plan = text(nameNode, path);

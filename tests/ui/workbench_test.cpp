@@ -12,6 +12,7 @@
 #include "ui/design/designpage.h"
 #include "ui/design/diagnosticsview.h"
 #include "ui/design/limitvalueedit.h"
+#include "ui/design/plantableview.h"
 #include "ui/design/policysettingsdialog.h"
 #include "ui/design/quantityedit.h"
 #include "ui/design/routeeditor.h"
@@ -1676,4 +1677,105 @@ TEST(Workbench, ACalendarMonthInAZoneIsChosenWithKeysAndSaved)
     EXPECT_FALSE(undone.timeZone);
     ASSERT_TRUE(undone.window);
     EXPECT_EQ(undone.window->text, QStringLiteral("1d"));
+}
+
+// The plan table: plans × limits, typed into with the keyboard, one undo step per cell, and the
+// file saved with only the edited entry changed. The map file is beside the policy.
+TEST(Workbench, APlanTableCellIsTypedSavedAndUndone)
+{
+    QTemporaryDir dir;
+    QFile map(dir.filePath(QStringLiteral("plans.map")));
+    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
+    map.write("k-1 pro\n");
+    map.close();
+    MainWindow window;
+    window.resize(1280, 800);
+    const QByteArray original
+        = "quota_studio: 1\nname: plans\nplans:\n  names: [free, pro, enterprise]\n"
+          "  from: { key: \"header:X-Api-Key\", map: plans.map }\nroutes:\n  - id: search\n"
+          "    match: { path: /v1/search }\n    key: header:X-Api-Key\n    limits:\n"
+          "      - { name: burst, algorithm: token_bucket, capacity: 10, refill: 1/s, plans: { "
+          "pro: "
+          "{ capacity: 100 } } }   # per second\n"
+          "      - { name: monthly, algorithm: fixed_window, limit: 1000, calendar: month }\n";
+    const QString path = openShown(window, dir, "plans.yaml", original);
+    ASSERT_FALSE(path.isEmpty());
+    RouteEditor *editor = window.designPage()->editor();
+    PlanTableView *table = editor->planTable();
+    ASSERT_TRUE(table);
+    ASSERT_TRUE(table->isVisibleTo(&window)) << "the policy has plans";
+    ASSERT_EQ(table->rowCount(), 3);
+    ASSERT_EQ(table->columnCount(), 2);
+    EXPECT_EQ(table->item(1, 0)->text(), QStringLiteral("capacity 100"));
+    EXPECT_EQ(table->item(0, 0)->text(), QStringLiteral("(limit's own)"));
+
+    // Alt+B goes to the table; enterprise × monthly: two down, one right; type, Enter.
+    QTest::keyClick(&window, Qt::Key_B, Qt::AltModifier);
+    ASSERT_EQ(QApplication::focusWidget(), table);
+    table->setCurrentCell(0, 0);
+    QTest::keyClick(table, Qt::Key_Down);
+    QTest::keyClick(table, Qt::Key_Down);
+    QTest::keyClick(table, Qt::Key_Right);
+    QTest::keyClick(table, Qt::Key_F2);
+    auto *cell = qobject_cast<QLineEdit *>(QApplication::focusWidget());
+    ASSERT_TRUE(cell) << "F2 opens the cell's editor";
+    cell->selectAll();
+    QTest::keyClicks(cell, QStringLiteral("unlimited"));
+    QTest::keyClick(cell, Qt::Key_Return);
+    QTest::qWait(20); // the delegate commits the editor's text in a queued call
+    EXPECT_TRUE(
+        window.document()->policy().routes[0].limits[1].planLimit(QStringLiteral("enterprise")))
+        << "enterprise is unlimited on monthly";
+
+    // pro × burst: a number out of range is refused, said, and not committed.
+    table->setCurrentCell(1, 0);
+    QTest::keyClick(table, Qt::Key_F2);
+    cell = qobject_cast<QLineEdit *>(QApplication::focusWidget());
+    ASSERT_TRUE(cell);
+    cell->selectAll();
+    QTest::keyClicks(cell, QStringLiteral("capacity 0"));
+    QTest::keyClick(cell, Qt::Key_Return);
+    QTest::qWait(20); // the delegate commits the editor's text in a queued call
+    EXPECT_EQ(window.document()->policy().routes[0].limits[0].plans[0].spec.capacity, 100);
+    QLabel *message = editor->messageLabel(QStringLiteral("limit.plans"));
+    ASSERT_TRUE(message);
+    EXPECT_TRUE(message->isVisibleTo(&window));
+    EXPECT_TRUE(message->text().contains(QStringLiteral("capacity takes a whole number")))
+        << message->text().toStdString();
+    // Then a good value: capacity and refill, one undo step.
+    table->setCurrentCell(1, 0);
+    QTest::keyClick(table, Qt::Key_F2);
+    cell = qobject_cast<QLineEdit *>(QApplication::focusWidget());
+    ASSERT_TRUE(cell);
+    cell->selectAll();
+    QTest::keyClicks(cell, QStringLiteral("capacity 250, refill 20/s"));
+    QTest::keyClick(cell, Qt::Key_Return);
+    QTest::qWait(20); // the delegate commits the editor's text in a queued call
+    EXPECT_FALSE(message->isVisibleTo(&window));
+    for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
+        window.resize(size);
+        QTest::qWait(50);
+        EXPECT_FALSE(test::saveScreenshot(
+            &window, QStringLiteral("design-plan-table-%1x%2").arg(size.width()).arg(size.height()))
+                         .isEmpty());
+    }
+    window.resize(1280, 800);
+
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+    EXPECT_FALSE(window.isWindowModified());
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    QByteArray expected = original;
+    expected.replace("plans: { pro: { capacity: 100 } } }   # per second",
+        "plans: { pro: { capacity: 250, refill: 20/s } } }   # per second");
+    expected.replace("limit: 1000, calendar: month }",
+        "limit: 1000, calendar: month, plans: { enterprise: unlimited } }");
+    EXPECT_EQ(saved.readAll().toStdString(), expected.toStdString());
+
+    // Two undo steps: pro's capacity 100 again, then enterprise on monthly's own numbers.
+    QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_EQ(window.document()->policy().routes[0].limits[0].plans[0].spec.capacity, 100);
+    QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_FALSE(window.document()->policy().routes[0].limits[1].variesByPlan());
+    EXPECT_EQ(table->item(2, 1)->text(), QStringLiteral("(limit's own)"));
 }

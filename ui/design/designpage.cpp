@@ -11,6 +11,7 @@
 #include "ui/document/policydocument.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -88,6 +89,12 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     scroll->setWidget(m_editor);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    // A field reached by its mnemonic (Alt+B to the plan table) or by Tab comes into view: the
+    // scroll area itself follows Tab only.
+    connect(qApp, &QApplication::focusChanged, scroll, [scroll, this](QWidget *, QWidget *now) {
+        if (now && m_editor->isAncestorOf(now))
+            scroll->ensureWidgetVisible(now, 20, 20);
+    });
 
     m_panel = new AlgorithmPanel;
     auto *panelScroll = new QScrollArea;

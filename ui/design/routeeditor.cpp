@@ -10,6 +10,7 @@
 #include "model/policy/ratesyntax.h"
 #include "model/policy/routeresolver.h"
 #include "ui/design/limitvalueedit.h"
+#include "ui/design/plantableview.h"
 #include "ui/document/policydocument.h"
 
 #include <QCheckBox>
@@ -367,6 +368,7 @@ void RouteEditor::addLimitRows()
 
     buildLimitRows();
     addOwnLimitRows();
+    addPlanRows();
 
     m_cost = makeSpin(1, int(Route::kMaxCost));
     m_form->addRow(tr("&Cost:"),
@@ -495,6 +497,14 @@ void RouteEditor::load()
                     r->limits[limitIndex(*r)].name.toHtmlEscaped()));
     m_limitsNotice->setVisible(r->hasSeveralLimits());
     loadOwnLimitRows(*r);
+    {
+        const PlanSettings &plans = m_doc->policy().plans;
+        m_rows.value(QStringLiteral("limit.plans"))->setVisible(!plans.names.isEmpty());
+        m_form->labelForField(m_rows.value(QStringLiteral("limit.plans")))
+            ->setVisible(!plans.names.isEmpty());
+        if (!plans.names.isEmpty())
+            m_planTable->show(*r, plans);
+    }
     const LimitSpec &l = r->limits[limitIndex(*r)].spec;
     // Where the file's unreadable text of an editor's field is kept: "limit.capacity" is the
     // chosen limit's ("limits[1].capacity" in a list).
@@ -617,6 +627,8 @@ void RouteEditor::showMessages()
         errors[QStringLiteral("key")].prepend(m_keyProblem);
     if (!m_limitKeyProblem.isEmpty())
         errors[QStringLiteral("limit.key")].prepend(m_limitKeyProblem);
+    if (!m_planProblem.isEmpty())
+        errors[QStringLiteral("limit.plans")].prepend(m_planProblem);
     const QColor errorColor = palette().color(QPalette::Active, QPalette::Text).lightness() > 128
         ? QColor(0xff, 0x80, 0x80)
         : QColor(0xb0, 0x20, 0x20);
@@ -860,6 +872,49 @@ void RouteEditor::onMissingKeyChosen()
         const qsizetype key = r.fieldOrder.indexOf(QStringLiteral("key"));
         rememberField(r.fieldOrder, QStringLiteral("missing_key"),
             key >= 0 ? key + 1 : r.fieldOrder.indexOf(QStringLiteral("limit")));
+    });
+}
+
+void RouteEditor::addPlanRows()
+{
+    m_planTable = new PlanTableView;
+    m_form->addRow(tr("Plan num&bers:"),
+        withMessage(QStringLiteral("limit.plans"), m_planTable, m_planTable->toolTip()));
+    connect(m_planTable, &PlanTableView::cellEdited, this, &RouteEditor::onPlanCellEdited);
+}
+
+// A cell of the plan table: the plan's numbers for that limit, `unlimited`, or empty for the
+// limit's own. Text that does not parse is not committed: the cell goes back and says why.
+void RouteEditor::onPlanCellEdited(const QString &plan, int limit, const QString &text)
+{
+    const Route *r = route();
+    if (!r || limit < 0 || limit >= r->limits.size())
+        return;
+    const auto parsed = parsePlanCell(text, r->limits[limit], plan);
+    if (!parsed) {
+        m_planProblem = tr("plan %1 of %2: %3").arg(plan, r->limits[limit].name, parsed.error());
+        load();
+        return;
+    }
+    m_planProblem.clear();
+    const QString name = r->limits[limit].name;
+    edit(tr("Edit plan %1 of %2").arg(plan, name), QString(), [&](Route &after) {
+        RouteLimit &l = after.limits[limit];
+        const auto at = std::find_if(
+            l.plans.begin(), l.plans.end(), [&](const PlanLimit &p) { return p.plan == plan; });
+        if (!*parsed) {
+            if (at != l.plans.end())
+                l.plans.erase(at);
+        } else if (at != l.plans.end()) {
+            *at = **parsed;
+        } else {
+            l.plans.append(**parsed);
+        }
+        // The limit's map gains or loses its `plans` field (written last when new).
+        if (l.plans.isEmpty())
+            l.spec.fieldOrder.removeAll(QStringLiteral("plans"));
+        else
+            rememberField(l.spec.fieldOrder, QStringLiteral("plans"));
     });
 }
 

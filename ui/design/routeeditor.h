@@ -17,6 +17,7 @@ class QSpinBox;
 namespace qs {
 
 class LimitListBar;
+class PlanTableView;
 
 struct LimitField;
 
@@ -35,6 +36,7 @@ public:
 
     // For tests and the explanation panel.
     QWidget *fieldWidget(const QString &field) const { return m_fields.value(field); }
+    PlanTableView *planTable() const { return m_planTable; }
     QLabel *messageLabel(const QString &field) const { return m_messages.value(field); }
 
     // The limit of the route the fields edit (0 for a route with one).
@@ -92,6 +94,8 @@ private:
     void onLimitCostEdited();
     void onLimitModeChosen();
     void loadOwnLimitRows(const Route &r);
+    void addPlanRows();
+    void onPlanCellEdited(const QString &plan, int limit, const QString &text);
     // The limits of a route (LimitListBar): which one the fields edit, and the list's edits.
     int limitIndex(const Route &r) const;
     QString limitKey(const Route &r, const QString &field) const; // "limits[1].capacity"
@@ -107,6 +111,7 @@ private:
     QFormLayout *m_form = nullptr;
     QLabel *m_limitsNotice = nullptr;
     LimitListBar *m_limitBar = nullptr;
+    PlanTableView *m_planTable = nullptr; // plans × limits, when the policy has plans
     int m_limit = 0; // the limit of the route the fields edit
     QLineEdit *m_id = nullptr, *m_description = nullptr, *m_path = nullptr, *m_key = nullptr;
     QList<QCheckBox *> m_methods;
@@ -126,6 +131,7 @@ private:
     QHash<QString, QLabel *> m_messages;
     QString m_keyProblem; // a key text that does not parse is never committed
     QString m_limitKeyProblem; // the same for the chosen limit's own key
+    QString m_planProblem; // a plan table cell that did not parse
 };
 
 } // namespace qs

@@ -369,3 +369,45 @@ TEST(Plans, ABadMapFileMakesThePolicyFailToLint)
     EXPECT_EQ(d->column, 5);
     EXPECT_FALSE(r.policy.plans.map);
 }
+
+TEST(Plans, APlanTableCellReadsWhatItShowsAndRefusesWhatAFileWould)
+{
+    Folder folder;
+    const PolicyReadResult r = folder.read(kPlans);
+    ASSERT_FALSE(hasErrors(r.diagnostics)) << dump(r.diagnostics);
+    const RouteLimit &burst = r.policy.routes[0].limits[0];
+    const PlanLimit &pro = *burst.planLimit(QStringLiteral("pro"));
+    EXPECT_EQ(formatPlanCell(pro), QStringLiteral("capacity 100, refill 10/s"));
+    const auto again = parsePlanCell(formatPlanCell(pro), burst, QStringLiteral("pro"));
+    ASSERT_TRUE(again && *again) << again.error().toStdString();
+    EXPECT_EQ(**again, pro);
+    const auto unlimited
+        = parsePlanCell(QStringLiteral(" unlimited "), burst, QStringLiteral("pro"));
+    ASSERT_TRUE(unlimited && *unlimited);
+    EXPECT_TRUE((*unlimited)->unlimited);
+    EXPECT_EQ(formatPlanCell(**unlimited), QStringLiteral("unlimited"));
+    const auto own = parsePlanCell(QString(), burst, QStringLiteral("pro"));
+    ASSERT_TRUE(own);
+    EXPECT_FALSE(*own) << "empty: the limit's own numbers";
+    EXPECT_TRUE(
+        parsePlanCell(QStringLiteral("capacity: 5, refill=2/s"), burst, QStringLiteral("pro")))
+        << "`name: value` and `name=value` too";
+
+    const auto refused = [&](const QString &text) {
+        const auto parsed = parsePlanCell(text, burst, QStringLiteral("pro"));
+        return parsed ? QString() : parsed.error();
+    };
+    EXPECT_EQ(refused(QStringLiteral("limit 5")),
+        QStringLiteral("a plan of this token bucket sets capacity, refill, not `limit`"));
+    EXPECT_EQ(refused(QStringLiteral("capacity 0")),
+        QStringLiteral("capacity takes a whole number from 1 to 1000000000, not '0'"));
+    EXPECT_EQ(refused(QStringLiteral("capacity 5, capacity 6")),
+        QStringLiteral("`capacity` is given twice"));
+    EXPECT_TRUE(refused(QStringLiteral("refill fast")).startsWith(QStringLiteral("refill: ")));
+    EXPECT_TRUE(
+        refused(QStringLiteral("capacity")).contains(QStringLiteral("is not `field value`")));
+    const RouteLimit &monthly = r.policy.routes[0].limits[1];
+    EXPECT_EQ(parsePlanCell(QStringLiteral("window 30d"), monthly, QStringLiteral("pro")).error(),
+        QStringLiteral("a plan of this fixed window sets limit, not `window`"))
+        << "a calendar limit's window is its calendar";
+}
