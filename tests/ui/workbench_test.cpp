@@ -1779,3 +1779,43 @@ TEST(Workbench, APlanTableCellIsTypedSavedAndUndone)
     EXPECT_FALSE(window.document()->policy().routes[0].limits[1].variesByPlan());
     EXPECT_EQ(table->item(2, 1)->text(), QStringLiteral("(limit's own)"));
 }
+
+// The test console on a policy with plans: the request's own plan (its key in the map), then a
+// plan picked in the console, each shown with the plan and counted under the plan's key.
+TEST(Workbench, TheTestConsoleDecidesOnTheRequestsPlanOrOnePicked)
+{
+    QTemporaryDir dir;
+    QFile map(dir.filePath(QStringLiteral("plans.map")));
+    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
+    map.write("k-pro pro\n");
+    map.close();
+    MainWindow window;
+    window.resize(1280, 800);
+    const QString path = openShown(window, dir, "plans.yaml",
+        "quota_studio: 1\nname: plans\nplans:\n  names: [free, pro]\n"
+        "  from: { key: \"header:X-Api-Key\", map: plans.map }\nroutes:\n  - id: search\n"
+        "    match: { path: /v1/search }\n    key: header:X-Api-Key\n"
+        "    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { "
+        "capacity: 5 } } }\n");
+    ASSERT_FALSE(path.isEmpty());
+    TestConsole *console = window.designPage()->findChild<TestConsole *>();
+    ASSERT_TRUE(console);
+    QComboBox *plan = console->planBox();
+    ASSERT_FALSE(plan->isHidden()) << "the policy has plans";
+    ASSERT_EQ(plan->count(), 3);
+    console->pathEdit()->setText(QStringLiteral("/v1/search"));
+    console->headersEdit()->setPlainText(QStringLiteral("X-Api-Key: k-pro"));
+    const ConsoleResponse own = console->sendOnce();
+    EXPECT_EQ(own.plan, QStringLiteral("pro"));
+    EXPECT_EQ(own.quotaAfter->limit, 5);
+    EXPECT_TRUE(console->summary()->text().contains(QStringLiteral("on plan <b>pro</b>")))
+        << console->summary()->text().toStdString();
+
+    plan->setFocus();
+    QTest::keyClick(plan, Qt::Key_Down); // the request's, free, pro: free
+    EXPECT_EQ(plan->currentText(), QStringLiteral("free"));
+    const ConsoleResponse picked = console->sendOnce();
+    EXPECT_EQ(picked.plan, QStringLiteral("free"));
+    EXPECT_EQ(picked.quotaAfter->limit, 2);
+    EXPECT_EQ(picked.key, QStringLiteral("free:k-pro"));
+}

@@ -80,6 +80,12 @@ QHBoxLayout *TestConsole::buildRequestRow()
     m_cost->setRange(0, int(Route::kMaxCost));
     m_cost->setSpecialValueText(tr("route's cost"));
     m_cost->setToolTip(tr("Units the request takes; 0 uses the route's own cost."));
+    // A plan to decide on, instead of the one the request names or maps to (policy `plans:`).
+    m_plan = new QComboBox;
+    m_plan->setObjectName(QStringLiteral("consolePlan"));
+    m_plan->setToolTip(tr("The plan the request is decided on: its own (the plan its header names "
+                          "or its key maps to, else the default), or one picked here to see what "
+                          "another plan's client would get."));
     m_send = new QPushButton(icon(QStringLiteral("send")), tr("Se&nd"));
     m_send->setAutoRepeat(true); // hold to repeat
     m_send->setAutoRepeatDelay(400);
@@ -101,6 +107,10 @@ QHBoxLayout *TestConsole::buildRequestRow()
     row1->addWidget(m_client, 1);
     row1->addWidget(costLabel);
     row1->addWidget(m_cost);
+    m_planLabel = new QLabel(tr("Plan:"));
+    m_planLabel->setBuddy(m_plan);
+    row1->addWidget(m_planLabel);
+    row1->addWidget(m_plan);
     row1->addWidget(m_send);
     return row1;
 }
@@ -295,6 +305,19 @@ void TestConsole::showRoute(const Route &route)
 void TestConsole::restart()
 {
     m_session.setPolicy(m_doc->policy());
+    // The plans to pick from, keeping the pick while the policy still has it.
+    const QStringList &plans = m_doc->policy().plans.names;
+    const QString picked = m_plan->currentData().toString();
+    {
+        const QSignalBlocker block(m_plan);
+        m_plan->clear();
+        m_plan->addItem(tr("the request's"), QString());
+        for (const QString &plan : plans)
+            m_plan->addItem(plan, plan);
+        m_plan->setCurrentIndex(std::max(0, m_plan->findData(picked)));
+    }
+    m_plan->setVisible(!plans.isEmpty());
+    m_planLabel->setVisible(!plans.isEmpty());
     m_epochStart = limiter::SystemClock().now();
     m_realStart.start();
     m_manualNow = 0;
@@ -344,7 +367,10 @@ void TestConsole::updateClockLabel()
 ConsoleResponse TestConsole::sendOnce()
 {
     const ConsoleRequest request{m_method->currentText().trimmed().toUpper(), m_path->text(),
-        m_client->text(), m_cost->value(), requestHeaders(), {}};
+        m_client->text(), m_cost->value(), requestHeaders(),
+        m_plan->currentData().toString().isEmpty()
+            ? std::nullopt
+            : std::optional<QString>(m_plan->currentData().toString())};
     const ConsoleResponse r = m_session.send(request, now());
     showResponse(request, r);
     return r;
@@ -417,6 +443,8 @@ void TestConsole::showResponse(const ConsoleRequest &request, const ConsoleRespo
                     .arg(r.quotaAfter->limit)
                     .arg(seconds(r.quotaAfter->resetAfter));
     QString keyText = r.key.toHtmlEscaped();
+    if (!r.plan.isEmpty())
+        keyText += tr(" on plan <b>%1</b>").arg(r.plan.toHtmlEscaped());
     if (!r.missingKeyParts.isEmpty())
         keyText += tr(" (lacks %1: %2)")
                        .arg(r.missingKeyParts.join(QStringLiteral(", ")).toHtmlEscaped(),
@@ -453,7 +481,9 @@ QString TestConsole::limitLines(const ConsoleResponse &r)
     QString out;
     for (const ConsoleLimitResult &l : r.limits) {
         QString said;
-        if (!l.counted)
+        if (l.unlimited)
+            said = tr("unlimited on plan %1: not counted").arg(r.plan);
+        else if (!l.counted)
             said = tr("not counted (the request lacks its key)");
         else if (l.decision.allowed)
             said = r.status == 200 ? tr("admits") : tr("admits; gave back (another limit denied)");

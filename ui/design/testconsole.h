@@ -45,6 +45,7 @@ public:
     QPlainTextEdit *response() const { return m_response; }
     QLineEdit *pathEdit() const { return m_path; }
     QLineEdit *clientEdit() const { return m_client; }
+    QComboBox *planBox() const { return m_plan; }
     QPlainTextEdit *headersEdit() const { return m_headers; }
 
 private:
@@ -65,7 +66,8 @@ private:
 
     PolicyDocument *m_doc;
     ConsoleSession m_session;
-    QComboBox *m_method = nullptr;
+    QComboBox *m_method = nullptr, *m_plan = nullptr;
+    QLabel *m_planLabel = nullptr;
     QLineEdit *m_path = nullptr, *m_client = nullptr;
     QSpinBox *m_cost = nullptr, *m_burstCount = nullptr;
     QDoubleSpinBox *m_burstRate = nullptr;
