@@ -61,6 +61,18 @@ QJsonObject toJson(const SimulationSummary &s)
     };
     if (!s.limits.empty())
         out.insert(QStringLiteral("limits"), limitsJson(s));
+    if (!s.plans.empty()) {
+        QJsonObject plans;
+        for (const PlanSummary &p : s.plans)
+            plans.insert(p.name,
+                QJsonObject{{QStringLiteral("clients"), qint64(p.clients)},
+                    {QStringLiteral("offered"), qint64(p.offered)},
+                    {QStringLiteral("allowed"), qint64(p.allowed)},
+                    {QStringLiteral("denied"), qint64(p.denied)},
+                    {QStringLiteral("acceptance"),
+                        p.offered ? double(p.allowed) / double(p.offered) : 0.0}});
+        out.insert(QStringLiteral("plans"), plans);
+    }
     return out;
 }
 
@@ -129,7 +141,10 @@ OptionTable simulateOptions(SimulateOptions &o, SimulationSettings &settings)
             "Every synthetic kind also takes ,keyless=SHARE (0..1): that share of requests lacks "
             "the route's\n"
             "header or query key part, and the route's missing_key (shared, ip, deny, allow) "
-            "decides.\n"),
+            "decides.\n"
+            "With plans, ,plans=free:70/pro:25/enterprise:5 puts that share of the clients on "
+            "each plan\n"
+            "(default: all on the policy's default plan); the summary adds a line per plan.\n"),
         {
             opt::text(QStringLiteral("--route"), QStringLiteral("ID"),
                 QStringLiteral("the route to simulate (required)"), &o.routeId),
@@ -150,7 +165,8 @@ OptionTable simulateOptions(SimulateOptions &o, SimulationSettings &settings)
                 QStringLiteral("write the per-time series (requests/s) to OUT"), &o.csv),
             opt::flag(QStringLiteral("--json"),
                 QStringLiteral("print the summary as JSON (an array with --compare; a route with "
-                               "several limits adds `limits`, an object per limit by name)"),
+                               "several limits adds `limits`, an object per limit by name; plans "
+                               "add `plans`)"),
                 &o.json),
         },
         QStringLiteral(
@@ -286,6 +302,26 @@ int runSimulate(const QStringList &args)
                            16);
         out << QStringLiteral("decided: the denials this limit made, the longest wait of those "
                               "that denied; a shadow limit's denied would have been\n");
+    }
+    if (!first.summary.plans.empty()) {
+        out << QStringLiteral("\n%1 %2 %3 %4 %5 %6\n")
+                   .arg(QStringLiteral("plan"), -24)
+                   .arg(QStringLiteral("clients"), 10)
+                   .arg(QStringLiteral("offered"), 10)
+                   .arg(QStringLiteral("allowed"), 10)
+                   .arg(QStringLiteral("denied"), 10)
+                   .arg(QStringLiteral("accepted"), 8);
+        for (const PlanSummary &p : first.summary.plans)
+            out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                       .arg(p.name, -24)
+                       .arg(p.clients, 10)
+                       .arg(p.offered, 10)
+                       .arg(p.allowed, 10)
+                       .arg(p.denied, 10)
+                       .arg(QStringLiteral("%1%").arg(
+                                p.offered ? 100.0 * double(p.allowed) / double(p.offered) : 0.0, 0,
+                                'f', 1),
+                           8);
     }
     if (!results.empty() && results.front().summary.keyless > 0)
         out << QStringLiteral("%1 requests lacked their key; missing_key: %2\n")

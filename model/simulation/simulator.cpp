@@ -1,5 +1,7 @@
 #include "model/simulation/simulator.h"
 
+#include "model/policy/plans.h"
+
 #include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/routeresolver.h"
@@ -341,27 +343,63 @@ QString algorithmLabel(const limiter::AlgorithmConfig &config)
     return QString::fromLatin1(limiter::algorithmName(limiter::algorithmOf(config)).data());
 }
 
+// Which plan each client is on: drawn once per client from the traffic's `plans=` weights
+// (the same seed, the same plans), or the default plan for everyone.
+struct PlanAssignment {
+    QStringList names; // empty: the policy has no plans, or the route's numbers do not vary
+    std::vector<double> cumulative; // the weights' running sums, in names' order
+    int fallback = 0;
+    std::uint64_t seed = 0;
+
+    int of(std::uint32_t client) const
+    {
+        if (cumulative.empty())
+            return fallback;
+        // splitmix64 of (seed, client): a uniform draw in [0, total).
+        std::uint64_t x = seed ^ (std::uint64_t(client) * 0x9e3779b97f4a7c15ULL);
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        x ^= x >> 31;
+        const double u = double(x >> 11) / double(1ULL << 53) * cumulative.back();
+        const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), u);
+        return int(std::min<std::ptrdiff_t>(at - cumulative.begin(), cumulative.size() - 1));
+    }
+    std::size_t count() const { return std::max<qsizetype>(1, names.size()); }
+};
+
 // One limit of a route with several, as the simulator runs it.
 struct LimitRun {
     limiter::AlgorithmConfig config;
+    // Per plan (by index), when the limit's numbers differ by plan; unset: unlimited there.
+    std::vector<std::optional<limiter::AlgorithmConfig>> byPlan;
     bool shadow = false;
     std::int64_t cost = 1;
     bool global = false; // one state for every client
     bool canLackKey = false; // a header or query part: missing_key applies
     MissingKeyMode missing = MissingKeyMode::Shared;
-    std::vector<limiter::AlgorithmState> states; // per client (one when global)
-    limiter::AlgorithmState shared; // missing_key shared
+    // Per client (per plan when global: a planned limit's keys carry the plan).
+    std::vector<limiter::AlgorithmState> states;
+    std::vector<limiter::AlgorithmState> shared; // missing_key shared, per plan
     std::vector<limiter::AlgorithmState> byAddress; // missing_key ip
     std::unique_ptr<WindowMaximum> windowMax;
 
-    // The state this arrival counts in; nullptr: the limit passes it (missing_key allow).
-    limiter::AlgorithmState *stateFor(const Arrival &a, bool lacksKey)
+    // The config on `plan`; nullptr when the plan is unlimited here.
+    const limiter::AlgorithmConfig *configFor(int plan) const
     {
+        if (byPlan.empty())
+            return &config;
+        return byPlan[std::size_t(plan)] ? &*byPlan[std::size_t(plan)] : nullptr;
+    }
+
+    // The state this arrival counts in; nullptr: the limit passes it (missing_key allow).
+    limiter::AlgorithmState *stateFor(const Arrival &a, bool lacksKey, int plan)
+    {
+        const std::size_t p = byPlan.empty() ? 0 : std::size_t(plan);
         if (!lacksKey || !canLackKey)
-            return &states[global ? 0 : a.client];
+            return &states[global ? p : a.client];
         switch (missing) {
         case MissingKeyMode::Shared:
-            return &shared;
+            return &shared[p];
         case MissingKeyMode::Ip:
             return &byAddress[a.client];
         case MissingKeyMode::Allow:
@@ -376,19 +414,42 @@ struct LimitRun {
 // variant per decision): only routes with several limits take it.
 SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, TrafficSource &source,
     const std::vector<char> &lineMatches, const SimulationSettings &settings,
-    const KeylessPlan &keyless, const std::atomic<bool> *cancel, const SimulationProgress &progress)
+    const KeylessPlan &keyless, const PlanAssignment &plans, const std::atomic<bool> *cancel,
+    const SimulationProgress &progress)
 {
     SimulationResult result;
     SimulationSummary &sum = result.summary;
     const std::uint32_t clients = source.clients();
     sum.clients = clients;
+    std::vector<int> planOf(clients);
+    for (std::uint32_t c = 0; c < clients; ++c)
+        planOf[c] = plans.of(c);
+    for (const QString &name : plans.names)
+        sum.plans.push_back({name, 0, 0, 0, 0});
+    for (std::uint32_t c = 0; c < clients && !sum.plans.empty(); ++c)
+        ++sum.plans[std::size_t(planOf[c])].clients;
+    // A fresh state for the config on `plan` (any state where the plan is unlimited: unused).
+    const auto fresh = [](const LimitRun &run, int plan) {
+        const limiter::AlgorithmConfig *c = run.configFor(plan);
+        return limiter::freshState(c ? *c : run.config);
+    };
     for (std::size_t l = 0; l < runs.size(); ++l) {
         LimitRun &run = runs[l];
-        run.states.assign(run.global ? 1 : clients, limiter::freshState(run.config));
-        run.shared = limiter::freshState(run.config);
+        const std::size_t perPlan = run.byPlan.empty() ? 1 : plans.count();
+        run.states.clear();
+        if (run.global)
+            for (std::size_t p = 0; p < perPlan; ++p)
+                run.states.push_back(fresh(run, int(p)));
+        else
+            for (std::uint32_t c = 0; c < clients; ++c)
+                run.states.push_back(fresh(run, planOf[c]));
+        run.shared.clear();
+        for (std::size_t p = 0; p < perPlan; ++p)
+            run.shared.push_back(fresh(run, int(p)));
         if (run.canLackKey && run.missing == MissingKeyMode::Ip)
-            run.byAddress.assign(clients, limiter::freshState(run.config));
-        const limiter::Quota fresh = limiter::peek(run.config, run.shared, 0);
+            for (std::uint32_t c = 0; c < clients; ++c)
+                run.byAddress.push_back(fresh(run, planOf[c]));
+        const limiter::Quota fresh = limiter::peek(run.config, limiter::freshState(run.config), 0);
         run.windowMax = std::make_unique<WindowMaximum>(std::max<Micros>(1, fresh.window));
         LimitSummary ls;
         ls.name = route.limits[qsizetype(l)].name;
@@ -415,12 +476,19 @@ SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, Tra
         const Micros now = kEpochStart + a.at;
         const bool lacksKey = keyless.lacksKey(a);
         sum.keyless += lacksKey;
+        const int plan = planOf[a.client];
+        PlanSummary *planSum = sum.plans.empty() ? nullptr : &sum.plans[std::size_t(plan)];
+        if (planSum)
+            ++planSum->offered;
         // A limit whose missing_key is deny refuses the request outright, counted nowhere.
         std::size_t counted = 0;
         bool refused = false;
         for (std::size_t l = 0; l < runs.size(); ++l) {
             LimitRun &run = runs[l];
-            limiter::AlgorithmState *state = run.stateFor(a, lacksKey);
+            const limiter::AlgorithmConfig *config = run.configFor(plan);
+            if (!config)
+                continue; // unlimited on this client's plan: neither counted nor denied
+            limiter::AlgorithmState *state = run.stateFor(a, lacksKey, plan);
             if (!state) {
                 if (run.missing == MissingKeyMode::Deny) {
                     ++sum.limits[l].denied;
@@ -431,12 +499,14 @@ SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, Tra
                 }
                 continue;
             }
-            refs[counted] = {&run.config, state, run.cost, run.shadow};
+            refs[counted] = {config, state, run.cost, run.shadow};
             which[counted++] = l;
         }
         if (refused) {
             ++b.denied;
             ++denials[a.client];
+            if (planSum)
+                ++planSum->denied;
             return;
         }
         const limiter::SetDecision set = limiter::decideAll(
@@ -450,6 +520,8 @@ SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, Tra
                 delay = std::max(delay, each[k].delay);
             }
         }
+        if (planSum)
+            ++(set.allowed ? planSum->allowed : planSum->denied);
         if (set.allowed) {
             ++b.allowed;
             if (delay > 0) {
@@ -459,7 +531,8 @@ SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, Tra
         } else {
             ++b.denied;
             ++denials[a.client];
-            ++sum.limits[which[std::size_t(set.deciding)]].deciding;
+            if (set.deciding >= 0)
+                ++sum.limits[which[std::size_t(set.deciding)]].deciding;
         }
     });
     finishRun(result, buckets, width, delays, denials, offeredPerClient, settings);
@@ -474,25 +547,33 @@ SimulationResult runSeveral(std::vector<LimitRun> &runs, const Route &route, Tra
 // everyone's traffic fills, has no per-client curve and is left out.
 std::vector<Series> trackedRemainingSeveral(std::vector<LimitRun> &runs, const Route &route,
     TrafficSource &source, const std::vector<char> &lineMatches, const SimulationSettings &settings,
-    const KeylessPlan &keyless, std::uint32_t client)
+    const KeylessPlan &keyless, std::uint32_t client, int plan)
 {
     const Micros width = bucketWidthFor(settings.duration);
-    const std::size_t n = runs.size();
+    // The limits that count this client: an unlimited one on its plan has no curve.
+    std::vector<std::size_t> limits;
+    for (std::size_t l = 0; l < runs.size(); ++l)
+        if (runs[l].configFor(plan))
+            limits.push_back(l);
+    const std::size_t n = limits.size();
+    if (n == 0)
+        return {};
     std::vector<limiter::AlgorithmState> states;
-    for (const LimitRun &run : runs)
-        states.push_back(limiter::freshState(run.config));
+    for (const std::size_t l : limits)
+        states.push_back(limiter::freshState(*runs[l].configFor(plan)));
     std::vector<std::vector<double>> remaining(
         n, std::vector<double>(std::size_t(settings.duration / width), 0));
     std::array<limiter::LimitRef, limiter::kMaxLimitsPerRequest> refs;
     std::array<limiter::Decision, limiter::kMaxLimitsPerRequest> each;
-    for (std::size_t l = 0; l < n; ++l)
-        refs[l] = {&runs[l].config, &states[l], runs[l].cost, runs[l].shadow};
+    for (std::size_t k = 0; k < n; ++k)
+        refs[k] = {runs[limits[k]].configFor(plan), &states[k], runs[limits[k]].cost,
+            runs[limits[k]].shadow};
     std::size_t filled = 0;
     auto fillUntil = [&](std::size_t bucket) {
         for (; filled < bucket && filled < remaining.front().size(); ++filled)
-            for (std::size_t l = 0; l < n; ++l)
-                remaining[l][filled] = double(limiter::peek(
-                    runs[l].config, states[l], kEpochStart + Micros(filled + 1) * width - 1)
+            for (std::size_t k = 0; k < n; ++k)
+                remaining[k][filled] = double(limiter::peek(
+                    *refs[k].config, states[k], kEpochStart + Micros(filled + 1) * width - 1)
                                                   .remaining);
     };
     forEachArrivalOf(client, source, lineMatches, settings, keyless, [&](const Arrival &a) {
@@ -502,11 +583,11 @@ std::vector<Series> trackedRemainingSeveral(std::vector<LimitRun> &runs, const R
     });
     fillUntil(remaining.front().size());
     std::vector<Series> out;
-    for (std::size_t l = 0; l < n; ++l)
-        if (!runs[l].global)
-            out.push_back(
-                downsample(QStringLiteral("remaining %1").arg(route.limits[qsizetype(l)].name),
-                    QStringLiteral("requests"), remaining[l], width, settings.maxPoints));
+    for (std::size_t k = 0; k < n; ++k)
+        if (!runs[limits[k]].global)
+            out.push_back(downsample(
+                QStringLiteral("remaining %1").arg(route.limits[qsizetype(limits[k])].name),
+                QStringLiteral("requests"), remaining[k], width, settings.maxPoints));
     return out;
 }
 
@@ -523,6 +604,28 @@ SimulationResult simulateSeveral(const Policy &policy, const Route &route,
                            .arg(RouteLimit::kMaxLimits);
         return failed;
     }
+    // Plans: each client's, from the traffic's weights over the policy's plans.
+    PlanAssignment plans;
+    plans.seed = settings.seed;
+    if (routeVariesByPlan(route) && !policy.plans.names.isEmpty()) {
+        plans.names = policy.plans.names;
+        plans.fallback = std::max(0, int(plans.names.indexOf(policy.plans.effectiveDefault())));
+        if (!settings.traffic.plans.isEmpty()) {
+            plans.cumulative.assign(std::size_t(plans.names.size()), 0);
+            for (const auto &[name, weight] : settings.traffic.plans) {
+                const qsizetype at = plans.names.indexOf(name);
+                if (at < 0) {
+                    failed.error = QStringLiteral("traffic plans: '%1' is not a plan of this "
+                                                  "policy (%2)")
+                                       .arg(name, plans.names.join(QStringLiteral(", ")));
+                    return failed;
+                }
+                plans.cumulative[std::size_t(at)] += weight;
+            }
+            for (std::size_t i = 1; i < plans.cumulative.size(); ++i)
+                plans.cumulative[i] += plans.cumulative[i - 1];
+        }
+    }
     std::vector<LimitRun> runs;
     for (const RouteLimit &limit : route.limits) {
         const auto converted = toAlgorithmConfig(limit.spec);
@@ -533,6 +636,21 @@ SimulationResult simulateSeveral(const Policy &policy, const Route &route,
         }
         LimitRun run;
         run.config = *converted;
+        if (limit.variesByPlan() && !plans.names.isEmpty())
+            for (const QString &plan : plans.names) {
+                const auto spec = specForPlan(limit, plan);
+                if (!spec) {
+                    run.byPlan.push_back(std::nullopt);
+                    continue;
+                }
+                const auto onPlan = toAlgorithmConfig(*spec);
+                if (!onPlan) {
+                    failed.error = QStringLiteral("route '%1', limit '%2' on plan '%3': %4")
+                                       .arg(route.id, limit.name, plan, onPlan.error().message);
+                    return failed;
+                }
+                run.byPlan.push_back(*onPlan);
+            }
         run.shadow = route.modeOf(limit) == RouteMode::Shadow;
         run.cost = route.costOf(limit);
         const QList<KeySelector> key = policy.keyOf(route, limit);
@@ -553,15 +671,16 @@ SimulationResult simulateSeveral(const Policy &policy, const Route &route,
     }
     const std::unique_ptr<TrafficSource> source = std::move(*made);
     SimulationResult result
-        = runSeveral(runs, route, *source, lineMatches, settings, keyless, cancel, progress);
-    result.summary.algorithm = QStringLiteral("%1 limits").arg(runs.size());
+        = runSeveral(runs, route, *source, lineMatches, settings, keyless, plans, cancel, progress);
+    result.summary.algorithm = runs.size() == 1 ? algorithmLabel(runs.front().config)
+                                                : QStringLiteral("%1 limits").arg(runs.size());
     result.skippedLines = source->skippedLines();
     result.problems = source->problems();
     if (result.cancelled)
         return result;
     if (auto again = makeTrafficSource(settings.traffic, settings.seed, settings.duration)) {
         for (Series &s : trackedRemainingSeveral(runs, route, **again, lineMatches, settings,
-                 keyless, result.summary.trackedClient)) {
+                 keyless, result.summary.trackedClient, plans.of(result.summary.trackedClient))) {
             s.name += QStringLiteral(" (%1)").arg(source->clientName(result.summary.trackedClient));
             result.series.push_back(std::move(s));
         }
@@ -603,7 +722,10 @@ SimulationResult simulate(const Policy &policy, const Route &route,
             lineMatches.push_back(index && policy.routes[*index].id == route.id);
         }
     }
-    if (route.hasSeveralLimits() && !override) {
+    // Several limits, or numbers that differ by plan: every limit of the request, per client's
+    // plan, by limitset.h's rule.
+    if ((route.hasSeveralLimits() || (routeVariesByPlan(route) && !policy.plans.names.isEmpty()))
+        && !override) {
         source.reset(); // simulateSeveral makes its own
         return simulateSeveral(policy, route, settings, lineMatches, cancel, progress);
     }

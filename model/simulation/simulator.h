@@ -46,6 +46,13 @@ struct LimitSummary {
     std::int64_t maxAdmittedInWindow = 0; // of the requests the route admitted, per its window
 };
 
+// A plan's share of a simulated route (traffic `plans=`): its clients and what they got.
+struct PlanSummary {
+    QString name;
+    std::uint32_t clients = 0;
+    std::uint64_t offered = 0, allowed = 0, denied = 0;
+};
+
 struct SimulationSummary {
     QString algorithm;
     std::uint64_t offered = 0, allowed = 0, denied = 0, delayed = 0, otherRoutes = 0;
@@ -62,6 +69,9 @@ struct SimulationSummary {
     // A route with several limits: one per limit, in the route's order (empty otherwise). The
     // figures above are then the route's (window: its first limit's).
     std::vector<LimitSummary> limits;
+    // A policy with plans, on a route whose numbers differ by plan: one per plan, in the
+    // policy's order (empty otherwise). Each client is on one plan (traffic `plans=`).
+    std::vector<PlanSummary> plans;
 };
 
 struct SimulationResult {

@@ -404,7 +404,7 @@ Expected<TrafficSpec> parseTrafficSpec(const QString &text)
     const QString help = QStringLiteral(
         "use steady:RATE, poisson:RATE, bursts:RATE,on=DUR,off=DUR, spike:N,window=DUR, "
         "ramp:RATE..RATE, zipf:RATE,clients=N or replay:FILE (each with optional ,clients=N "
-        "and ,keyless=SHARE)");
+        "and ,keyless=SHARE and ,plans=free:70/pro:30)");
     TrafficSpec spec;
     spec.text = text;
     const qsizetype colon = text.indexOf(QLatin1Char(':'));
@@ -492,6 +492,25 @@ Expected<TrafficSpec> parseTrafficSpec(const QString &text)
             if (!ok || spec.keyless < 0 || spec.keyless > 1)
                 problem = QStringLiteral("keyless must be a share from 0 to 1 (0.1: one request "
                                          "in ten lacks its key header or query parameter)");
+        } else if (name == QLatin1String("plans")) {
+            // free:70/pro:25/enterprise:5 — weights; the plans' names are the policy's to check.
+            for (const QString &item : value.split(QLatin1Char('/'))) {
+                const qsizetype at = item.indexOf(QLatin1Char(':'));
+                bool ok = false;
+                const double weight = at > 0 ? item.mid(at + 1).toDouble(&ok) : 0;
+                if (at <= 0 || !ok || weight < 0 || !std::isfinite(weight)) {
+                    problem = QStringLiteral("plans is a list of plan:weight, e.g. "
+                                             "plans=free:70/pro:25/enterprise:5, not '%1'")
+                                  .arg(item);
+                    break;
+                }
+                spec.plans.append({item.left(at).trimmed(), weight});
+            }
+            double total = 0;
+            for (const auto &[plan, weight] : spec.plans)
+                total += weight;
+            if (!problem && total <= 0)
+                problem = QStringLiteral("plans needs a weight above 0");
         } else if (name == QLatin1String("s") && spec.kind == TrafficSpec::Kind::Zipf) {
             bool ok = false;
             spec.zipfExponent = value.toDouble(&ok);

@@ -70,6 +70,9 @@ struct TrafficSpec {
     std::uint32_t clients = 1;
     double zipfExponent = 1.1;
     double keyless = 0; // share of requests without their key's header or query part
+    // plans=free:70/pro:25/enterprise:5: the share of clients on each plan (weights, any scale);
+    // empty: every client on the policy's default plan.
+    QList<QPair<QString, double>> plans;
     QString file; // replay
     QString text; // as written
 };

@@ -241,3 +241,74 @@ routes:
         curves += series.name.startsWith(QStringLiteral("remaining "));
     EXPECT_EQ(curves, 3);
 }
+
+namespace {
+
+// free: 2 at once, pro: 5, enterprise unlimited; one more a minute, so within 10 s a client has
+// what its plan holds at once. Plans named in a header (traffic assigns them directly).
+Policy plannedSimulationPolicy()
+{
+    const PolicyReadResult r = readPolicy(R"(quota_studio: 1
+name: plans
+plans: { names: [free, pro, enterprise], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /search }
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
+)",
+        QStringLiteral("plans.yaml"));
+    EXPECT_FALSE(hasErrors(r.diagnostics));
+    return r.policy;
+}
+
+} // namespace
+
+TEST(Simulator, EachClientIsOnOnePlanAndEachPlanGetsItsNumbers)
+{
+    const Policy policy = plannedSimulationPolicy();
+    SimulationSettings s;
+    s.traffic = *parseTrafficSpec(
+        QStringLiteral("steady:10/s,clients=30,plans=free:1/pro:1/enterprise:1"));
+    s.duration = 10 * kMicrosPerSecond;
+    const SimulationResult r = simulate(policy, policy.routes[0], s);
+    ASSERT_TRUE(r.error.isEmpty()) << r.error.toStdString();
+    const auto &plans = r.summary.plans;
+    ASSERT_EQ(plans.size(), 3u);
+    std::uint64_t offered = 0, allowed = 0;
+    std::uint32_t clients = 0;
+    for (const PlanSummary &p : plans) {
+        offered += p.offered;
+        allowed += p.allowed;
+        clients += p.clients;
+        EXPECT_EQ(p.allowed + p.denied, p.offered) << p.name.toStdString();
+        EXPECT_GE(p.clients, 4u) << p.name.toStdString() << ": a third of 30, give or take";
+    }
+    EXPECT_EQ(offered, r.summary.offered);
+    EXPECT_EQ(allowed, r.summary.allowed);
+    EXPECT_EQ(clients, 30u);
+    // Every client sends 3 or 4 requests in 10 s: free admits its 2, pro all (5 > 4),
+    // enterprise all without counting.
+    EXPECT_EQ(plans[0].allowed, 2u * plans[0].clients);
+    EXPECT_EQ(plans[1].allowed, plans[1].offered);
+    EXPECT_EQ(plans[2].allowed, plans[2].offered);
+    EXPECT_EQ(plans[2].denied, 0u);
+
+    // The same seed, the same plans; without plans= every client is on the default (free).
+    EXPECT_EQ(simulate(policy, policy.routes[0], s).summary.plans[1].clients, plans[1].clients);
+    s.traffic = *parseTrafficSpec(QStringLiteral("steady:10/s,clients=30"));
+    const SimulationResult defaults = simulate(policy, policy.routes[0], s);
+    EXPECT_EQ(defaults.summary.plans[0].clients, 30u);
+    EXPECT_EQ(defaults.summary.allowed, 60u);
+}
+
+TEST(Simulator, APlanTheTrafficNamesMustBeThePolicys)
+{
+    const Policy policy = plannedSimulationPolicy();
+    SimulationSettings s;
+    s.traffic = *parseTrafficSpec(QStringLiteral("steady:10/s,clients=3,plans=gold:1"));
+    EXPECT_EQ(simulate(policy, policy.routes[0], s).error,
+        QStringLiteral(
+            "traffic plans: 'gold' is not a plan of this policy (free, pro, enterprise)"));
+    EXPECT_FALSE(parseTrafficSpec(QStringLiteral("steady:10/s,plans=free")));
+    EXPECT_FALSE(parseTrafficSpec(QStringLiteral("steady:10/s,plans=free:0")));
+}
