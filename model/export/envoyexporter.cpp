@@ -1,4 +1,5 @@
 #include "model/export/envoyexporter.h"
+#include "model/policy/plans.h"
 
 #include "model/export/exportreport.h"
 #include "model/export/gatewaywriter.h"
@@ -9,6 +10,8 @@
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
+
+#include <map>
 
 #include "model/base/yamlemitter.h"
 
@@ -40,12 +43,24 @@ struct LocalBucket {
 
 // One limit of a route: a descriptor for the rate limit service, and (a route's only limit)
 // the route's local bucket.
+// A planned limit's numbers for one value of the `qs_plan` descriptor entry: a plan's name (plan
+// in a header) or a key of the plan map; unset: unlimited.
+struct PlanRate {
+    QString value;
+    std::optional<UnitRate> rate;
+};
+
 struct EnvoyLimit {
     QString name; // empty: the route's only limit, whose descriptor is the route's
     QList<KeyPart> keys;
     LocalBucket bucket;
     UnitRate unitRate;
     bool shadow = false;
+    // Numbers that differ by plan: per value of qs_plan, and for any other value or none (the
+    // default plan's, in unitRate, or unlimited).
+    bool planned = false;
+    std::vector<PlanRate> planRates;
+    bool fallbackUnlimited = false;
 };
 
 struct EnvoyRoute {
@@ -102,6 +117,11 @@ public:
         // The rate limit service's DAY starts at 00:00 UTC; its WEEK (from Thursday), MONTH
         // (30 days) and YEAR (365 days) are blocks from the epoch (GATEWAY-LIMITS.md).
         m_report.setNativeCalendarUnits({limiter::CalendarUnit::Day});
+        m_report.setPlans(); // a qs_plan descriptor entry, per-plan numbers under it
+        const PlanSettings &plans = m_policy.plans;
+        if (plans.from && plans.from->kind == KeySelector::Kind::Header
+            && isValidHeaderName(plans.from->name))
+            m_planHeader = plans.from->name.toLower();
     }
 
 private:
@@ -131,15 +151,17 @@ private:
             EnvoyLimit x;
             if (r.hasSeveralLimits())
                 x.name = limit.name;
+            const bool planned = limit.variesByPlan() && !m_policy.plans.names.isEmpty();
+            const bool local = !r.hasSeveralLimits() && !planned; // a route's local bucket
             const QList<KeySelector> keys = m_policy.keyOf(r, limit);
-            if (!mapKeys(out.index, x, keys, !r.hasSeveralLimits()))
+            if (!mapKeys(out.index, x, keys, local))
                 return;
             if (keyCanBeMissing(keys))
                 // A request_headers action without its header stops the whole descriptor: Envoy
                 // does not call the service at all (skip_if_absent would drop only that entry
                 // and count such requests under a shorter descriptor nobody configured).
                 m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".missing_key"),
-                    r.hasSeveralLimits()
+                    !local
                         ? QStringLiteral("Envoy does not call the rate limit service for limit "
                                          "'%1' when a request lacks %2 (missing_key: %3 is not "
                                          "followed)")
@@ -150,6 +172,15 @@ private:
                                          "shared by all clients, limits it (missing_key: %2 is "
                                          "not followed)")
                               .arg(keysText(keys), missingKeyModeName(m_policy.missingKeyOf(r))));
+            if (planned) {
+                x.name = limit.name; // the service decides (local_ratelimit has no plans)
+                if (!mapPlans(out.index, l, x))
+                    return;
+                x.shadow = r.modeOf(limit) == RouteMode::Shadow;
+                noteCostNotExported(i, l);
+                out.limits.push_back(x);
+                continue;
+            }
             const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
                                                      : m_report.algorithmConfig(i);
             if (!config)
@@ -164,6 +195,61 @@ private:
         if (r.hasSeveralLimits())
             noteSeveral(out);
         m_routes.push_back(out);
+    }
+
+    // A limit whose numbers differ by plan: the plan's header becomes a `qs_plan` entry of the
+    // limit's descriptor (skipped when absent), and the service config holds each plan's
+    // numbers under its value — the plan's name, or each key of the plan map — with the
+    // default plan's under any other value and without the entry. Only a plan found in a
+    // header can be told apart (Envoy's actions read headers and the address).
+    bool mapPlans(qsizetype index, qsizetype l, EnvoyLimit &out)
+    {
+        const Route &r = m_policy.routes[index];
+        const RouteLimit &limit = r.limits[l];
+        const PlanSettings &plans = m_policy.plans;
+        const QString at = QLatin1Char('.') + r.limitPath(l) + QStringLiteral(".plans");
+        // Each plan's rate, by plan name; unset: unlimited.
+        std::map<QString, std::optional<UnitRate>> rates;
+        for (const QString &plan : plans.names) {
+            if (!specForPlan(limit, plan)) {
+                rates[plan] = std::nullopt;
+                continue;
+            }
+            const auto config = m_report.planConfig(index, l, plan);
+            EnvoyLimit probe;
+            if (!config || !mapService(index, l, probe, *config))
+                return false;
+            rates[plan] = probe.unitRate;
+        }
+        const std::optional<UnitRate> fallback = rates[plans.effectiveDefault()];
+        out.fallbackUnlimited = !fallback;
+        if (fallback)
+            out.unitRate = *fallback;
+        if (m_planHeader.isEmpty()) {
+            m_report.note(Diagnostic::Severity::Warning, index, at,
+                QStringLiteral("Envoy's rate limit actions read a plan from a header only (plans "
+                               "from %1): every client gets the default plan's numbers here")
+                    .arg(plans.from ? ExportReport::commentSafe(plans.from->toString())
+                                    : QStringLiteral("nothing")));
+            return true;
+        }
+        out.planned = true;
+        if (!plans.fromMap()) {
+            for (const QString &plan : plans.names)
+                if (plan != plans.effectiveDefault())
+                    out.planRates.push_back({plan, rates[plan]});
+            return true;
+        }
+        if (!plans.map) {
+            m_report.notePolicy(Diagnostic::Severity::Error, QStringLiteral("plans.from.map"),
+                QStringLiteral("the plan map was not read: export from the policy's file, beside "
+                               "its map"));
+            return false;
+        }
+        for (const PlanMapEntry &e : plans.map->entries)
+            if (e.plan != plans.effectiveDefault())
+                out.planRates.push_back({e.value, rates[e.plan]});
+        return true;
     }
 
     // The rate limit service decides every descriptor of a request and counts each, the ones
@@ -342,6 +428,13 @@ private:
             emitGenericKey(out, "qs_route", r.routeId);
             if (!l.name.isEmpty())
                 emitGenericKey(out, "qs_limit", l.name);
+            if (l.planned)
+                // Without the header, the entry is left out: the default plan's descriptor.
+                out << yaml::BeginMap << yaml::Key << "request_headers" << yaml::Value
+                    << yaml::BeginMap << yaml::Key << "header_name" << yaml::Value
+                    << m_planHeader.toStdString() << yaml::Key << "descriptor_key" << yaml::Value
+                    << "qs_plan" << yaml::Key << "skip_if_absent" << yaml::Value << true
+                    << yaml::EndMap << yaml::EndMap;
             for (const KeyPart &k : l.keys) {
                 out << yaml::BeginMap;
                 if (k.kind == KeySelector::Kind::Ip)
@@ -475,10 +568,75 @@ private:
         return out.takeDocument();
     }
 
+    // `rate_limit:` of a rate, or unlimited.
+    static void emitRate(yaml::Emitter &out, const std::optional<UnitRate> &rate, bool shadow)
+    {
+        if (!rate) {
+            out << yaml::Key << "rate_limit" << yaml::Value << yaml::Flow << yaml::BeginMap
+                << yaml::Key << "unlimited" << yaml::Value << true << yaml::EndMap;
+            return;
+        }
+        out << yaml::Key << "rate_limit" << yaml::Value << yaml::BeginMap << yaml::Key << "unit"
+            << yaml::Value << rate->unit.toStdString() << yaml::Key << "requests_per_unit"
+            << yaml::Value << rate->perUnit << yaml::EndMap;
+        if (shadow)
+            out << yaml::Key << "shadow_mode" << yaml::Value << true;
+    }
+
+    // The key parts' levels below the current map, then `rate`.
+    static void emitKeysThenRate(
+        yaml::Emitter &out, const EnvoyLimit &l, const std::optional<UnitRate> &rate)
+    {
+        for (const KeyPart &k : l.keys)
+            out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
+                << yaml::Key << "key" << yaml::Value << k.descriptorKey.toStdString();
+        emitRate(out, rate, l.shadow);
+        for (qsizetype k = 0; k < l.keys.size(); ++k)
+            out << yaml::EndMap << yaml::EndSeq;
+    }
+
+    // A planned limit's children: a `qs_plan` entry per value with its plan's numbers, one
+    // without a value (any other plan: the default's), and the key parts without the entry (no
+    // plan header: the default's). A limit keyed by nothing has its default on itself.
+    static void emitPlannedTail(yaml::Emitter &out, const EnvoyLimit &l)
+    {
+        const std::optional<UnitRate> fallback
+            = l.fallbackUnlimited ? std::nullopt : std::optional<UnitRate>(l.unitRate);
+        if (l.keys.isEmpty())
+            emitRate(out, fallback, l.shadow);
+        out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq;
+        for (const PlanRate &p : l.planRates) {
+            out << yaml::BeginMap << yaml::Key << "key" << yaml::Value << "qs_plan" << yaml::Key
+                << "value" << yaml::Value << yaml::DoubleQuoted << p.value.toStdString();
+            emitKeysThenRate(out, l, p.rate);
+            out << yaml::EndMap;
+        }
+        out << yaml::BeginMap << yaml::Key << "key" << yaml::Value << "qs_plan";
+        emitKeysThenRate(out, l, fallback);
+        out << yaml::EndMap;
+        if (!l.keys.isEmpty()) {
+            EnvoyLimit rest = l;
+            rest.keys.removeFirst();
+            out << yaml::BeginMap << yaml::Key << "key" << yaml::Value
+                << l.keys.first().descriptorKey.toStdString();
+            emitKeysThenRate(out, rest, fallback);
+            out << yaml::EndMap;
+        }
+        out << yaml::EndSeq;
+    }
+
     // One nesting level per key part, in the order of the limit's actions (a descriptor without
     // a value counts every value on its own), then the limit's numbers.
     static void emitDescriptorTail(yaml::Emitter &out, const EnvoyLimit &l)
     {
+        if (l.planned) {
+            emitPlannedTail(out, l);
+            return;
+        }
+        if (l.fallbackUnlimited) {
+            emitKeysThenRate(out, l, std::nullopt);
+            return;
+        }
         for (const KeyPart &k : l.keys)
             out << yaml::Key << "descriptors" << yaml::Value << yaml::BeginSeq << yaml::BeginMap
                 << yaml::Key << "key" << yaml::Value << k.descriptorKey.toStdString();
@@ -521,6 +679,7 @@ private:
     }
 
     std::vector<EnvoyRoute> m_routes;
+    QString m_planHeader; // lower case; empty: plans are not found in a header
 };
 
 } // namespace

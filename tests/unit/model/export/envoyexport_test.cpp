@@ -3,9 +3,14 @@
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
 
+#include <QFile>
+#include <QTemporaryDir>
+
 #include <yaml-cpp/yaml.h>
 
 #include <gtest/gtest.h>
+
+#include <optional>
 
 using namespace qs;
 
@@ -301,4 +306,124 @@ routes:
     EXPECT_TRUE(under[2]["descriptors"][0]["shadow_mode"].as<bool>());
     EXPECT_FALSE(under[1]["descriptors"][0]["shadow_mode"]);
     EXPECT_TRUE(anyMessageContains(f.diagnostics, "counts a request in every descriptor"));
+}
+
+namespace {
+
+// What envoyproxy/ratelimit matches for a request's descriptor: at each level the entry with the
+// key and the value, else the one with the key alone; the descriptor's depth exactly
+// (config_impl.go GetLimit). The matched rate_limit node, or a null node.
+YAML::Node matchDescriptor(
+    const YAML::Node &config, const std::vector<std::pair<std::string, std::string>> &entries)
+{
+    // yaml-cpp's Node::operator= writes into the node it refers to: rebind with reset() and
+    // emplace() so that walking never edits the tree.
+    YAML::Node level;
+    level.reset(config["descriptors"]);
+    std::optional<YAML::Node> found;
+    for (const auto &[key, value] : entries) {
+        std::optional<YAML::Node> exact, any;
+        for (const YAML::Node &d : level) {
+            if (d["key"].as<std::string>() != key)
+                continue;
+            if (d["value"] && d["value"].as<std::string>() == value)
+                exact.emplace(d);
+            else if (!d["value"])
+                any.emplace(d);
+        }
+        found.reset();
+        if (exact)
+            found.emplace(*exact);
+        else if (any)
+            found.emplace(*any);
+        if (!found)
+            return YAML::Node(YAML::NodeType::Undefined);
+        level.reset((*found)["descriptors"]);
+    }
+    return found ? (*found)["rate_limit"] : YAML::Node(YAML::NodeType::Undefined);
+}
+
+} // namespace
+
+// Plans through Envoy: the plan's header (here the API key, looked up in the map's values)
+// becomes a `qs_plan` entry, and the service config answers each value with its plan's numbers,
+// any other value or none with the default plan's.
+TEST(EnvoyExport, EachPlanIsADescriptorValueWithItsNumbers)
+{
+    Policy p = policy(R"(quota_studio: 1
+name: plans
+plans: { names: [free, pro, enterprise], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /search }
+    key: header:X-Api-Key
+    limit: { algorithm: fixed_window, limit: 10, window: 1m, plans: { pro: { limit: 100 }, enterprise: unlimited } }
+)");
+    const EnvoyFiles f = exportEnvoy(p);
+    ASSERT_FALSE(hasErrors(f.diagnostics));
+    const YAML::Node actions
+        = connectionManager(f.bootstrap)["route_config"]["virtual_hosts"][0]["routes"][0]["route"]
+                                        ["rate_limits"][0]["actions"];
+    ASSERT_EQ(actions.size(), 4u);
+    EXPECT_EQ(actions[2]["request_headers"]["header_name"].as<std::string>(), "x-plan");
+    EXPECT_EQ(actions[2]["request_headers"]["descriptor_key"].as<std::string>(), "qs_plan");
+    EXPECT_TRUE(actions[2]["request_headers"]["skip_if_absent"].as<bool>());
+    EXPECT_FALSE(connectionManager(
+        f.bootstrap)["route_config"]["virtual_hosts"][0]["routes"][0]["typed_per_filter_config"])
+        << "no local bucket: it cannot tell plans apart";
+
+    const auto rate = [&](std::vector<std::pair<std::string, std::string>> plan) {
+        std::vector<std::pair<std::string, std::string>> d
+            = {{"qs_route", "search"}, {"qs_limit", "default"}};
+        d.insert(d.end(), plan.begin(), plan.end());
+        d.push_back({"header_x-api-key", "k-1"});
+        const YAML::Node r = matchDescriptor(f.service, d);
+        if (!r.IsDefined() || r.IsNull())
+            return std::string("no match");
+        if (r["unlimited"])
+            return std::string("unlimited");
+        return std::to_string(r["requests_per_unit"].as<int>()) + "/" + r["unit"].as<std::string>();
+    };
+    EXPECT_EQ(rate({{"qs_plan", "pro"}}), "100/minute");
+    EXPECT_EQ(rate({{"qs_plan", "enterprise"}}), "unlimited");
+    EXPECT_EQ(rate({{"qs_plan", "free"}}), "10/minute");
+    EXPECT_EQ(rate({{"qs_plan", "PRO"}}), "10/minute") << "not a plan: the default";
+    EXPECT_EQ(rate({}), "10/minute") << "no plan header: the default";
+}
+
+TEST(EnvoyExport, PlansFromAMapAreDescriptorValuesOfTheKey)
+{
+    QTemporaryDir dir;
+    QFile map(dir.filePath(QStringLiteral("plans.map")));
+    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
+    map.write("k-pro pro\nk-ent enterprise\nk-free free\n");
+    map.close();
+    QFile file(dir.filePath(QStringLiteral("p.yaml")));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"(quota_studio: 1
+name: plans
+plans: { names: [free, pro, enterprise], from: { key: "header:X-Api-Key", map: plans.map } }
+routes:
+  - id: search
+    match: { path: /search }
+    key: header:X-Api-Key
+    limit: { algorithm: fixed_window, limit: 10, window: 1m, plans: { pro: { limit: 100 }, enterprise: unlimited } }
+)");
+    file.close();
+    const PolicyReadResult read = readPolicyFile(file.fileName());
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    const EnvoyFiles f = exportEnvoy(read.policy);
+    ASSERT_FALSE(hasErrors(f.diagnostics));
+    const auto rate = [&](const std::string &key) {
+        const YAML::Node r = matchDescriptor(f.service,
+            {{"qs_route", "search"}, {"qs_limit", "default"}, {"qs_plan", key},
+                {"header_x-api-key", key}});
+        return !r.IsDefined() || r.IsNull() ? std::string("no match")
+            : r["unlimited"]                ? std::string("unlimited")
+                                            : std::to_string(r["requests_per_unit"].as<int>());
+    };
+    EXPECT_EQ(rate("k-pro"), "100");
+    EXPECT_EQ(rate("k-ent"), "unlimited");
+    EXPECT_EQ(rate("k-free"), "10");
+    EXPECT_EQ(rate("k-other"), "10");
 }
