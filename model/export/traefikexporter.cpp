@@ -6,6 +6,7 @@
 #include "model/export/limitshape.h"
 #include "model/policy/limitconversion.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/plans.h"
 #include "model/policy/ratesyntax.h"
 
 #include <QRegularExpression>
@@ -32,13 +33,17 @@ struct RouterOut {
     QString name;
     PathPattern pattern;
     QString rule;
+    QString plan; // a plan's router: the route's rule and the plan's header; empty: the route's
     // Chained in this order; empty: the router is exported without a limit (shadow).
     std::vector<MiddlewareOut> middlewares;
 };
 
 class TraefikWriter final : public GatewayWriter {
 public:
-    using GatewayWriter::GatewayWriter;
+    TraefikWriter(const Policy &policy, const Exporter &exporter) : GatewayWriter(policy, exporter)
+    {
+        m_report.setPlans(); // a router per plan on its header (planRouters)
+    }
 
 private:
     // Router priorities are given in this order.
@@ -69,12 +74,73 @@ private:
             m_report.note(Diagnostic::Severity::Warning, i, QString(),
                 QStringLiteral("Traefik always answers 429; status %1 is not exported")
                     .arg(*m_policy.defaults.status));
+        // Plans: a router per plan other than the default, on the route's rule and the plan's
+        // header, before the route's own router (which takes the default plan and any other).
+        const PlanSettings &plans = m_policy.plans;
+        const bool planned = routeVariesByPlan(r) && !plans.names.isEmpty();
+        if (planned && !planRouters(i, out))
+            return;
+        if (!middlewares(i, out, planned ? plans.effectiveDefault() : QString()))
+            return;
+        m_routers.push_back(out);
+    }
+
+    // A router per plan but the default: `Header(`X-Plan`, `pro`)` added to the route's rule.
+    // Only a plan named in a header can be routed on; otherwise every client gets the default
+    // plan's numbers, said once.
+    bool planRouters(qsizetype i, const RouterOut &route)
+    {
+        const PlanSettings &plans = m_policy.plans;
+        const Route &r = m_policy.routes[i];
+        static const QRegularExpression headerOk(QStringLiteral("^[A-Za-z0-9-]+$"));
+        if (!plans.from || plans.fromMap() || plans.from->kind != KeySelector::Kind::Header
+            || !headerOk.match(plans.from->name).hasMatch()) {
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limits"),
+                QStringLiteral("Traefik routes on a header only: plans from %1 cannot be told "
+                               "apart, and every client gets the default plan's ('%2') numbers")
+                    .arg(plans.from ? ExportReport::commentSafe(plans.from->toString())
+                                    : QStringLiteral("nothing"),
+                        plans.effectiveDefault()));
+            return true;
+        }
+        if (std::any_of(r.limits.begin(), r.limits.end(),
+                [](const RouteLimit &l) { return !l.variesByPlan(); }))
+            m_report.note(Diagnostic::Severity::Warning, i, QStringLiteral(".limits"),
+                QStringLiteral("Traefik builds a route's middlewares per router: a limit "
+                               "without plans of its own counts each plan's clients apart "
+                               "here (the design counts them together)"));
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_-]"));
+        for (const QString &plan : plans.names) {
+            if (plan == plans.effectiveDefault())
+                continue;
+            RouterOut out = route;
+            out.plan = plan;
+            out.name = m_report.uniqueName(
+                route.name + QLatin1Char('-'), plan, unsafe, QLatin1Char('-'));
+            // Plan names are [A-Za-z0-9_.-]: nothing that ends a backtick string.
+            out.rule = QStringLiteral("(%1) && Header(`%2`, `%3`)")
+                           .arg(route.rule, plans.from->name, plan);
+            if (!middlewares(i, out, plan))
+                return false;
+            m_routers.push_back(out);
+        }
+        return true;
+    }
+
+    // The router's rateLimit middlewares: each limit on `plan`'s numbers (empty: the limit's
+    // own); an unlimited limit has none. False after an error.
+    bool middlewares(qsizetype i, RouterOut &out, const QString &plan)
+    {
+        const Route &r = m_policy.routes[i];
+        static const QRegularExpression unsafe(QStringLiteral("[^A-Za-z0-9_-]"));
         for (qsizetype l = 0; l < r.limits.size(); ++l) {
             const RouteLimit &limit = r.limits[l];
             const QString at = r.hasSeveralLimits()
                 ? QLatin1Char('.') + r.limitPath(l) + QStringLiteral(".mode")
                 : QStringLiteral(".mode");
             if (r.modeOf(limit) == RouteMode::Shadow) {
+                if (!out.plan.isEmpty())
+                    continue; // said with the route's own router
                 m_report.note(Diagnostic::Severity::Warning, i, at,
                     r.hasSeveralLimits()
                         ? QStringLiteral(
@@ -84,24 +150,29 @@ private:
                                          "with its router but without the rateLimit middleware"));
                 continue;
             }
+            const bool byPlan = !plan.isEmpty() && limit.variesByPlan();
+            if (byPlan && !specForPlan(limit, plan))
+                continue; // unlimited on this plan
             MiddlewareOut mw;
             mw.name = r.hasSeveralLimits() ? m_report.uniqueName(out.name + QLatin1Char('-'),
                                                  limit.name, unsafe, QLatin1Char('-'))
                     + QStringLiteral("-ratelimit")
                                            : out.name + QStringLiteral("-ratelimit");
             if (!source(i, l, mw))
-                return;
-            const auto config = r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
-                                                     : m_report.algorithmConfig(i);
+                return false;
+            const auto config = byPlan ? m_report.planConfig(i, l, plan)
+                : r.hasSeveralLimits() ? m_report.algorithmConfig(i, l)
+                                       : m_report.algorithmConfig(i);
             if (!config)
-                return;
+                return false;
             mapLimit(i, l, mw, *config);
-            noteCostNotExported(i, l);
+            if (out.plan.isEmpty())
+                noteCostNotExported(i, l); // once a limit, with the route's own router
             out.middlewares.push_back(mw);
         }
         if (out.middlewares.size() > 1)
             chainLongestWindowLast(out);
-        m_routers.push_back(out);
+        return true;
     }
 
     // The limit's key as Traefik's sourceCriterion; false after an error.

@@ -159,3 +159,37 @@ routes:
     EXPECT_TRUE(chained) << "the chain's leak is warned with the figures";
     EXPECT_TRUE(shadow);
 }
+
+// Plans named in a header: a router per plan but the default, on the route's rule and the
+// plan's header, above the route's own router, with the plan's numbers; none for unlimited.
+TEST(TraefikExport, EachPlanIsARouterOnItsHeaderAboveTheRoutes)
+{
+    Diagnostics diagnostics;
+    const YAML::Node y = exportYaml(readPolicy(R"(quota_studio: 1
+name: t
+plans: { names: [free, pro, enterprise], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /search }
+    key: header:X-Api-Key
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
+)",
+                                        QStringLiteral("t.yaml"))
+                                        .policy,
+        &diagnostics);
+    ASSERT_FALSE(hasErrors(diagnostics));
+    const YAML::Node routers = y["http"]["routers"];
+    ASSERT_EQ(routers.size(), 3u);
+    EXPECT_EQ(routers["qs-search-pro"]["rule"].as<std::string>(),
+        "(PathRegexp(`^/search/?$`)) && Header(`X-Plan`, `pro`)");
+    EXPECT_GT(
+        routers["qs-search-pro"]["priority"].as<int>(), routers["qs-search"]["priority"].as<int>());
+    EXPECT_GT(routers["qs-search-enterprise"]["priority"].as<int>(),
+        routers["qs-search"]["priority"].as<int>());
+    EXPECT_FALSE(routers["qs-search-enterprise"]["middlewares"]) << "unlimited: no middleware";
+    const YAML::Node middlewares = y["http"]["middlewares"];
+    const std::string pro = routers["qs-search-pro"]["middlewares"][0].as<std::string>();
+    const std::string own = routers["qs-search"]["middlewares"][0].as<std::string>();
+    EXPECT_EQ(middlewares[pro]["rateLimit"]["burst"].as<int>(), 5);
+    EXPECT_EQ(middlewares[own]["rateLimit"]["burst"].as<int>(), 2) << "the default plan, free";
+}
