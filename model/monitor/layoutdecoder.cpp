@@ -1,4 +1,5 @@
 #include "model/monitor/layoutdecoder.h"
+#include "model/policy/plans.h"
 
 #include "model/monitor/layouts/layouts.h"
 #include "model/policy/layoutpreset.h"
@@ -59,10 +60,11 @@ QString replyKind(const RespValue &reply)
 }
 
 Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
-    const Policy &policy, const Route &route, qsizetype limitIndex)
+    const Policy &policy, const Route &route, qsizetype limitIndex, const QString &plan)
 {
-    if (route.hasSeveralLimits()) {
-        // One limit of several: Quota Studio's keys of that limit (several.lua, the bundle).
+    if (route.hasSeveralLimits() || limitIndex >= 0) {
+        // One limit of several, or of a route whose numbers differ by plan: Quota Studio's keys
+        // of that limit (several.lua, the bundle), and of the plan where the limit has plans.
         const RouteLimit &limit = route.limits[std::max<qsizetype>(0, limitIndex)];
         for (const RedisLayout &l : policy.redis.layouts)
             if (l.routeId == route.id)
@@ -70,12 +72,19 @@ Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
                                       "(redis.layouts) reads one limit per route")
                     .arg(route.id)
                     .arg(route.limits.size());
-        auto config = toAlgorithmConfig(limit.spec);
+        const std::optional<LimitSpec> spec
+            = plan.isEmpty() ? std::optional<LimitSpec>(limit.spec) : specForPlan(limit, plan);
+        if (!spec)
+            return QStringLiteral("route '%1', limit '%2' is unlimited on plan '%3': no keys")
+                .arg(route.id, limit.name, plan);
+        auto config = toAlgorithmConfig(*spec);
         if (!config)
             return QStringLiteral("route '%1', limit '%2': %3")
                 .arg(route.id, limit.name, config.error().message);
-        return layouts::quotaStudio(policy.redis.effectivePrefix(),
-            route.id + QLatin1Char(':') + limit.name,
+        QString keys = route.id + QLatin1Char(':') + limit.name;
+        if (!plan.isEmpty())
+            keys += QLatin1Char(':') + plan;
+        return layouts::quotaStudio(policy.redis.effectivePrefix(), keys,
             layouts::RouteLimit{*config, route.costOf(limit)});
     }
     auto config = toAlgorithmConfig(route.limit());

@@ -40,9 +40,11 @@ public:
 
 // The decoder of a route: its layout's preset when `redis.layouts` names the route, Quota
 // Studio's own keys otherwise. A text when the route cannot be monitored (its limit is invalid).
-// `limitIndex`: which limit of a route with several (Quota Studio's keys of that limit).
-Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
-    const Policy &policy, const Route &route, qsizetype limitIndex = -1);
+// `limitIndex`: which limit of a route with several, or of a route whose numbers differ by plan
+// (Quota Studio's keys of that limit); `plan`: which plan of a limit whose numbers differ by
+// plan (its keys and numbers).
+Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(const Policy &policy, const Route &route,
+    qsizetype limitIndex = -1, const QString &plan = QString());
 
 // Shared by the decoders: the limiter's peek() on a state, as a KeyQuota. `cost` decides
 // "throttled": a request of that cost would be refused now.

@@ -1,6 +1,7 @@
 #include "model/monitor/monitoredroute.h"
 
 #include "limiter/redis/keylayout.h"
+#include "model/policy/plans.h"
 
 #include <algorithm>
 
@@ -11,13 +12,31 @@ std::vector<MonitoredTarget> monitoredTargets(const Policy &policy)
     std::vector<MonitoredTarget> out;
     for (qsizetype r = 0; r < policy.routes.size(); ++r) {
         const Route &route = policy.routes[r];
-        if (!route.hasSeveralLimits()) {
-            out.push_back({route.id, r, -1, route.effectiveMode() == RouteMode::Shadow});
+        // A route whose numbers differ by plan is kept as several limits are (the bundle calls
+        // several.lua for it), each limit under its name.
+        const bool planned = routeVariesByPlan(route) && !policy.plans.names.isEmpty();
+        if (!route.hasSeveralLimits() && !planned) {
+            out.push_back({route.id, r, -1, route.effectiveMode() == RouteMode::Shadow, {}, true});
             continue;
         }
-        for (qsizetype l = 0; l < route.limits.size(); ++l)
-            out.push_back({route.id + QLatin1Char('/') + route.limits[l].name, r, l,
-                route.modeOf(route.limits[l]) == RouteMode::Shadow});
+        bool first = true;
+        for (qsizetype l = 0; l < route.limits.size(); ++l) {
+            const RouteLimit &limit = route.limits[l];
+            const QString id
+                = route.hasSeveralLimits() ? route.id + QLatin1Char('/') + limit.name : route.id;
+            const bool shadow = route.modeOf(limit) == RouteMode::Shadow;
+            if (!planned || !limit.variesByPlan()) {
+                out.push_back({id, r, l, shadow, {}, first});
+                first = false;
+                continue;
+            }
+            for (const QString &plan : policy.plans.names) {
+                if (!specForPlan(limit, plan))
+                    continue; // unlimited: no keys
+                out.push_back({id + QLatin1Char('@') + plan, r, l, shadow, plan, first});
+                first = false;
+            }
+        }
     }
     return out;
 }
@@ -28,7 +47,7 @@ MonitoredRoute MonitoredRoute::of(const Policy &policy, const MonitoredTarget &t
     const Route &route = policy.routes[target.route];
     MonitoredRoute m;
     m.id = target.id;
-    auto decoder = makeLayoutDecoder(policy, route, target.limit);
+    auto decoder = makeLayoutDecoder(policy, route, target.limit, target.plan);
     if (!decoder)
         m.problem = decoder.error();
     else
@@ -38,7 +57,7 @@ MonitoredRoute MonitoredRoute::of(const Policy &policy, const MonitoredTarget &t
         [&](const RedisLayout &l) { return l.routeId == route.id; });
     // A route with several limits counts each request once, under the route: read by its
     // first limit's target only, so that totals over all targets count it once.
-    if (policy.redis.metrics.value_or(false) && ownKeys && target.limit <= 0)
+    if (policy.redis.metrics.value_or(false) && ownKeys && target.firstOfRoute)
         m.metricsPrefix
             = QByteArray::fromStdString(layout::metricsPrefix(layout::routePrefix(
                   policy.redis.effectivePrefix().toStdString(), route.id.toStdString())))

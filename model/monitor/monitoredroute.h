@@ -15,13 +15,17 @@
 namespace qs {
 
 // What the monitor counts as one route: a route, or one limit of a route with several, whose
-// keys are its own (`<prefix>:<route>:<limit>:<client>`, docs/redis-layout.md). Its id is the
-// route's, or `route/limit` ('/' is in no route id). In policy order, a route's limits in its.
+// keys are its own (`<prefix>:<route>:<limit>:<client>`, docs/redis-layout.md), or one plan of a
+// limit whose numbers differ by plan (`<prefix>:<route>:<limit>:<plan>:<client>`). Its id is the
+// route's, `route/limit` ('/' is in no route id), and `…@plan` for a plan ('@' neither). In
+// policy order, a route's limits in its, a limit's plans in the policy's.
 struct MonitoredTarget {
     QString id;
     qsizetype route = 0;
-    qsizetype limit = -1; // -1: the route's only limit
+    qsizetype limit = -1; // -1: the route's only limit, on keys without a limit's name
     bool shadow = false;
+    QString plan; // empty: every plan's (the limit's numbers do not differ by plan)
+    bool firstOfRoute = true; // reads the route's per-second metrics (counted once a request)
 };
 std::vector<MonitoredTarget> monitoredTargets(const Policy &policy);
 

@@ -5,6 +5,7 @@
 #include "limiter/redis/redisbackend.h"
 #include "model/monitor/clustermonitor.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/plans.h"
 #include "model/redis/loadgenerator.h"
 #include "tests/integration/monitor/monitorfixture.h"
 #include "tests/support/testsupport.h"
@@ -670,4 +671,59 @@ routes:
     const HotKey *dailyKey = keyIn(*s, "qs:search:daily:c1");
     ASSERT_TRUE(dailyKey);
     EXPECT_EQ(dailyKey->quota.remaining, 98) << "two admitted, three denied and not kept";
+}
+
+// Plans: a limit whose numbers differ by plan is monitored per plan (`route@plan`, or
+// `route/limit@plan` with several limits), from the keys that carry the plan
+// (`<prefix>:<route>:<limit>:<plan>:<client>`, the bundle's), each on its plan's numbers: a free
+// client at its 2 is throttled, a pro client at 2 of its 5 is not.
+TEST(QuotaMonitor, EachPlanOfALimitIsMonitoredOnItsKeysAndNumbers)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    const Policy policy = policyOrFail(R"(quota_studio: 1
+name: plans
+plans: { names: [free, pro, enterprise], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
+)");
+    limiter::RedisEndpoint endpoint;
+    endpoint.port = server.port();
+    endpoint.engine = limiter::RedisEngine::Lua;
+    limiter::RedisBackend backend(endpoint);
+    ASSERT_TRUE(backend.connect()) << backend.lastError();
+    const RouteLimit &limit = policy.routes[0].limits[0];
+    const limiter::RedisRule free{
+        "qs:search:default:free", *toAlgorithmConfig(*specForPlan(limit, QStringLiteral("free")))};
+    const limiter::RedisRule pro{
+        "qs:search:default:pro", *toAlgorithmConfig(*specForPlan(limit, QStringLiteral("pro")))};
+    std::vector<limiter::Decision> out(1);
+    for (int i = 0; i < 3; ++i) {
+        const limiter::RedisLimitRequest one[] = {{&free, "c1", 1, false}};
+        backend.acquireAll(one, out);
+        const limiter::RedisLimitRequest other[] = {{&pro, "c2", 1, false}};
+        if (i < 2)
+            backend.acquireAll(other, out);
+    }
+
+    std::vector<QString> ids;
+    for (const MonitoredTarget &t : monitoredTargets(policy))
+        ids.push_back(t.id);
+    EXPECT_EQ(ids, (std::vector<QString>{"search@free", "search@pro"})) << "enterprise: no keys";
+    QuotaMonitor monitor(policy);
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        return s.routes.size() == 2 && routeIn(s, "search@free")->keys == 1
+            && routeIn(s, "search@pro")->keys == 1;
+    });
+    ASSERT_TRUE(s) << "each plan's keys found";
+    EXPECT_EQ(routeIn(*s, "search@free")->throttled, 1);
+    EXPECT_EQ(routeIn(*s, "search@pro")->throttled, 0);
+    const HotKey *proKey = keyIn(*s, "qs:search:default:pro:c2");
+    ASSERT_TRUE(proKey);
+    EXPECT_EQ(proKey->quota.remaining, 3) << "pro's 5, two taken";
+    EXPECT_EQ(proKey->quota.limit, 5);
 }
