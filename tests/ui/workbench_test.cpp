@@ -6,6 +6,7 @@
 #include "model/policy/policyreader.h"
 #include "model/policy/policywriter.h"
 #include "screenshot.h"
+#include "tests/support/planfiles.h"
 #include "ui/common/chartfiles.h"
 #include "ui/common/charts.h"
 #include "ui/design/algorithmpanel.h"
@@ -1684,10 +1685,7 @@ TEST(Workbench, ACalendarMonthInAZoneIsChosenWithKeysAndSaved)
 TEST(Workbench, APlanTableCellIsTypedSavedAndUndone)
 {
     QTemporaryDir dir;
-    QFile map(dir.filePath(QStringLiteral("plans.map")));
-    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
-    map.write("k-1 pro\n");
-    map.close();
+    ASSERT_FALSE(test::writeTestFile(dir, QStringLiteral("plans.map"), "k-1 pro\n").isEmpty());
     MainWindow window;
     window.resize(1280, 800);
     const QByteArray original
@@ -1785,10 +1783,7 @@ TEST(Workbench, APlanTableCellIsTypedSavedAndUndone)
 TEST(Workbench, TheTestConsoleDecidesOnTheRequestsPlanOrOnePicked)
 {
     QTemporaryDir dir;
-    QFile map(dir.filePath(QStringLiteral("plans.map")));
-    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
-    map.write("k-pro pro\n");
-    map.close();
+    ASSERT_FALSE(test::writeTestFile(dir, QStringLiteral("plans.map"), "k-pro pro\n").isEmpty());
     MainWindow window;
     window.resize(1280, 800);
     const QString path = openShown(window, dir, "plans.yaml",

@@ -7,6 +7,7 @@
 #include "model/simulation/consolesession.h"
 #include "tests/support/exportedgateway.h"
 #include "tests/support/livegateway.h"
+#include "tests/support/planfiles.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>
@@ -416,23 +417,17 @@ namespace {
 // enterprise unlimited; then one a minute.
 Policy readPlanned(const QTemporaryDir &dir, const QByteArray &from)
 {
-    QFile map(dir.filePath(QStringLiteral("plans.map")));
-    EXPECT_TRUE(map.open(QIODevice::WriteOnly));
     // K-ENT and k-ent one case apart, `default` a word NGINX's map reserves: each a key.
-    map.write("k-free free\nk-pro pro\nk-ent enterprise\nK-ENT enterprise\ndefault pro\n");
-    map.close();
-    QFile file(dir.filePath(QStringLiteral("policy.yaml")));
-    EXPECT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write("quota_studio: 1\nname: plans\nplans:\n  names: [free, pro, enterprise]\n  from: "
-        + from + R"(
+    const PolicyReadResult read = qs::test::readPolicyWithMap(dir,
+        "quota_studio: 1\nname: plans\nplans:\n  names: [free, pro, enterprise]\n  from: " + from
+            + R"(
 routes:
   - id: search
     match: { path: /search }
     key: header:X-Api-Key
     limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
-)");
-    file.close();
-    const PolicyReadResult read = readPolicyFile(file.fileName());
+)",
+        "k-free free\nk-pro pro\nk-ent enterprise\nK-ENT enterprise\ndefault pro\n");
     EXPECT_FALSE(hasErrors(read.diagnostics));
     return read.policy;
 }

@@ -8,6 +8,7 @@
 #include "model/policy/policyreader.h"
 #include "model/probe/httpprobe.h"
 #include "tests/support/livegateway.h"
+#include "tests/support/planfiles.h"
 #include "tests/support/redisprocess.h"
 #include "tests/support/testsupport.h"
 
@@ -303,13 +304,7 @@ routes:
 TEST(MiddlewareProbe, EachPlanDecidesOnItsOwnNumbersAndKeys)
 {
     QTemporaryDir dir;
-    QFile map(dir.filePath(QStringLiteral("plans.map")));
-    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
-    map.write("k-free free\nk-pro pro\nk-ent enterprise\n");
-    map.close();
-    QFile file(dir.filePath(QStringLiteral("policy.yaml")));
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(R"(quota_studio: 1
+    const PolicyReadResult read = test::readPolicyWithMap(dir, R"(quota_studio: 1
 name: plans
 plans:
   names: [free, pro, enterprise]
@@ -319,9 +314,8 @@ routes:
     match: { path: /search }
     key: header:X-Api-Key
     limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
-)");
-    file.close();
-    const PolicyReadResult read = readPolicyFile(file.fileName());
+)",
+        "k-free free\nk-pro pro\nk-ent enterprise\n");
     ASSERT_FALSE(hasErrors(read.diagnostics));
     test::RedisProcess redis;
     ASSERT_TRUE(redis.start());

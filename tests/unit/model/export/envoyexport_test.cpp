@@ -2,6 +2,7 @@
 // Envoy documents (v3 bootstrap, local_ratelimit per route, envoyproxy/ratelimit descriptors).
 #include "model/export/exporter.h"
 #include "model/policy/policyreader.h"
+#include "tests/support/planfiles.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -394,13 +395,7 @@ routes:
 TEST(EnvoyExport, PlansFromAMapAreDescriptorValuesOfTheKey)
 {
     QTemporaryDir dir;
-    QFile map(dir.filePath(QStringLiteral("plans.map")));
-    ASSERT_TRUE(map.open(QIODevice::WriteOnly));
-    map.write("k-pro pro\nk-ent enterprise\nk-free free\n");
-    map.close();
-    QFile file(dir.filePath(QStringLiteral("p.yaml")));
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(R"(quota_studio: 1
+    const PolicyReadResult read = test::readPolicyWithMap(dir, R"(quota_studio: 1
 name: plans
 plans: { names: [free, pro, enterprise], from: { key: "header:X-Api-Key", map: plans.map } }
 routes:
@@ -408,9 +403,8 @@ routes:
     match: { path: /search }
     key: header:X-Api-Key
     limit: { algorithm: fixed_window, limit: 10, window: 1m, plans: { pro: { limit: 100 }, enterprise: unlimited } }
-)");
-    file.close();
-    const PolicyReadResult read = readPolicyFile(file.fileName());
+)",
+        "k-pro pro\nk-ent enterprise\nk-free free\n");
     ASSERT_FALSE(hasErrors(read.diagnostics));
     const EnvoyFiles f = exportEnvoy(read.policy);
     ASSERT_FALSE(hasErrors(f.diagnostics));

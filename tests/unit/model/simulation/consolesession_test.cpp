@@ -1,6 +1,7 @@
 // The test console answers as a gateway would: matched route, decision, status, headers.
 #include "model/policy/policyreader.h"
 #include "model/simulation/consolesession.h"
+#include "tests/support/planfiles.h"
 #include "tests/unit/model/diagnosticsdump.h"
 
 #include <QFile>
@@ -270,13 +271,7 @@ namespace {
 // and a calendar month that enterprise is exempt from.
 Policy plannedPolicy(QTemporaryDir &dir)
 {
-    QFile map(dir.filePath(QStringLiteral("plans.map")));
-    EXPECT_TRUE(map.open(QIODevice::WriteOnly));
-    map.write("k-free free\nk-pro pro\nk-ent enterprise\n");
-    map.close();
-    QFile policy(dir.filePath(QStringLiteral("policy.yaml")));
-    EXPECT_TRUE(policy.open(QIODevice::WriteOnly));
-    policy.write(R"(quota_studio: 1
+    const PolicyReadResult r = qs::test::readPolicyWithMap(dir, R"(quota_studio: 1
 name: saas
 plans:
   names: [free, pro, enterprise]
@@ -288,9 +283,8 @@ routes:
     limits:
       - { name: burst, algorithm: token_bucket, capacity: 2, refill: 1/s, plans: { pro: { capacity: 5 }, enterprise: unlimited } }
       - { name: monthly, algorithm: fixed_window, limit: 3, calendar: month, time_zone: Europe/Berlin, plans: { pro: { limit: 100 }, enterprise: unlimited } }
-)");
-    policy.close();
-    const PolicyReadResult r = readPolicyFile(policy.fileName());
+)",
+        "k-free free\nk-pro pro\nk-ent enterprise\n");
     EXPECT_FALSE(hasErrors(r.diagnostics)) << qs::test::dump(r.diagnostics);
     return r.policy;
 }
