@@ -1361,6 +1361,38 @@ routes:
     qs::test::saveScreenshot(page->keyChart(), QStringLiteral("simulate-several-limits-key"));
 }
 
+// A route whose numbers differ by plan, simulated with traffic split over the plans: a row per
+// plan in the summary, with its clients and what they got.
+TEST(Workbench, ASimulationWithPlansShowsEachPlansShare)
+{
+    MainWindow window;
+    QTemporaryDir dir;
+    ASSERT_FALSE(openShown(window, dir, "plans.yaml", R"(quota_studio: 1
+name: plans
+plans: { names: [free, pro], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: unlimited } }
+)")
+                     .isEmpty());
+    SimulatePage *page = window.simulatePage();
+    page->trafficEdit()->setText(QStringLiteral("steady:10/s,clients=20,plans=free:1/pro:1"));
+    QSignalSpy done(page, &SimulatePage::finished);
+    page->run();
+    ASSERT_TRUE(done.wait(20000));
+    const SimulationSummary &s = page->lastRun().results.front().summary;
+    ASSERT_EQ(s.plans.size(), 2u);
+    EXPECT_EQ(s.plans[1].allowed, s.plans[1].offered) << "pro is unlimited";
+    QString proRow;
+    for (int i = 0; i < page->summaryTable()->rowCount(); ++i)
+        if (page->summaryTable()->item(i, 0)->text() == QLatin1String("Plan pro"))
+            proRow = page->summaryTable()->item(i, 1)->text();
+    EXPECT_TRUE(proRow.contains(QStringLiteral("(100"))) << "all allowed: " << proRow.toStdString();
+    EXPECT_TRUE(proRow.startsWith(QString::number(s.plans[1].clients) + QStringLiteral(" clients")))
+        << proRow.toStdString();
+}
+
 // The limits of a route as a list in the Design tab, keyboard only: add a limit (the file's
 // `limit:` becomes `limits:` in place), name it, set its window, move it up, undo, remove.
 // A limit of a list overrides the route's key, cost and mode on rows of its own: typed and

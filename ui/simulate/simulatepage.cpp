@@ -452,6 +452,12 @@ void SimulatePage::showResult(const SimulationResult &r)
                      : tr("denied %1, decided %2 denials; most admitted in any %3: %4")
                            .arg(count(l.denied), count(l.deciding), formatDuration(l.window))
                            .arg(locale.toString(qlonglong(l.maxAdmittedInWindow)))});
+    // Plans: what each plan's clients got (traffic `plans=` says how many are on each).
+    for (const PlanSummary &p : s.plans)
+        perLimit.append({tr("Plan %1").arg(p.name),
+            tr("%1 clients: %2 of %3 allowed (%4)")
+                .arg(count(p.clients), count(p.allowed), count(p.offered),
+                    percent(p.offered ? double(p.allowed) / double(p.offered) : 0.0))});
     const QList<QPair<QString, QString>> allRows = rows + perLimit;
     m_summary->setColumnCount(2);
     m_summary->setHorizontalHeaderLabels({tr("Measure"), tr("Value")});
