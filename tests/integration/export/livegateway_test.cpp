@@ -506,5 +506,39 @@ TEST_P(LivePlans, APlanNamedInAHeaderMustBeSpelledExactly)
     EXPECT_EQ(designAdmits(design, none, 8), 2);
 }
 
+// The plan's header in the request forms gateways parse differently: sent twice (the first is
+// the plan, in both orders), its name in another case, an empty value, and a key of 4000
+// characters. Each case has a key of its own; the design decides every one alike.
+TEST_P(LivePlans, ThePlansHeaderIsReadAsTheDesignReadsItInEveryForm)
+{
+    QTemporaryDir dir;
+    const Policy policy = readPlanned(dir, "header:X-Plan");
+    const Gateway g = qs::test::startExportedGateway(GetParam(), policy);
+    if (!g.port)
+        GTEST_SKIP() << GetParam() << " missing";
+    ConsoleSession design;
+    design.setPolicy(policy);
+    struct Case {
+        HttpRequest::Headers headers;
+        int admitted;
+        const char *why;
+    };
+    const std::string longKey(4000, 'k');
+    const std::vector<Case> cases = {
+        {{{"X-Api-Key", "d1"}, {"X-Plan", "pro"}, {"X-Plan", "free"}}, 5, "twice: the first, pro"},
+        {{{"X-Api-Key", "d2"}, {"X-Plan", "free"}, {"X-Plan", "pro"}}, 2, "twice: the first, free"},
+        {{{"X-Api-Key", "d3"}, {"x-plan", "pro"}}, 5, "a header's name in any case"},
+        {{{"X-Api-Key", "d4"}, {"X-PLAN", "enterprise"}}, 8, "likewise, enterprise: unlimited"},
+        {{{"X-Api-Key", "d5"}, {"X-Plan", ""}}, 2, "an empty plan: the default"},
+        {{{"X-Api-Key", "d6"}, {"X-Plan", " pro "}}, 5, "blanks around it are not the value"},
+        {{{"X-Api-Key", longKey}, {"X-Plan", "pro"}}, 5, "a long key on pro"},
+    };
+    for (const Case &c : cases) {
+        EXPECT_EQ(admitted(g.port, {"GET", "/search", c.headers}, 8), c.admitted)
+            << GetParam() << ": " << c.why;
+        EXPECT_EQ(designAdmits(design, c.headers, 8), c.admitted) << "the design: " << c.why;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, LivePlans, ::testing::Values("nginx", "haproxy"),
     [](const auto &info) { return std::string(info.param); });
