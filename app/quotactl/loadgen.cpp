@@ -37,7 +37,10 @@ OptionTable loadgenOptions(LoadgenOptions &o, LoadPlan &plan)
             "engine,\nallowed/denied/error counts and latency percentiles (a request's latency "
             "is its pipelined\nbatch's round trip). A route with several limits is decided "
             "with one call of several.lua\nper request, not pipelined, each limit under its own "
-            "keys (<prefix>:<route>:<limit>:...).\n"),
+            "keys (<prefix>:<route>:<limit>:...). A route whose numbers differ by plan\n"
+            "(plans:) spreads its requests evenly over the plans, each plan on its own numbers "
+            "and keys\n(<prefix>:<route>:<limit>:<plan>:...); a plan with no limit is admitted "
+            "without asking Redis.\n"),
         {
             opt::text(QStringLiteral("--policy"), QStringLiteral("FILE"),
                 QStringLiteral("policy file (YAML or JSON); required"), &o.policyFile),
@@ -150,6 +153,7 @@ int runLoadgen(const QStringList &args)
             {QStringLiteral("allowed"), qint64(r.allowed)},
             {QStringLiteral("denied"), qint64(r.denied)},
             {QStringLiteral("errors"), qint64(r.errors)},
+            {QStringLiteral("unlimited"), qint64(r.unlimited)},
             {QStringLiteral("rate"), r.rate},
             {QStringLiteral("seconds"), r.seconds},
             {QStringLiteral("p50_us"), r.p50us},
@@ -172,10 +176,14 @@ int runLoadgen(const QStringList &args)
                                                  : r.engine == "lua" ? "Lua scripts"
                                                                      : "module and Lua mixed")))
                    .arg(r.cancelled ? QStringLiteral(" (stopped early)") : QString())
-            << QStringLiteral("allowed %1, denied %2, errors %3\n")
+            << QStringLiteral("allowed %1, denied %2, errors %3%4\n")
                    .arg(r.allowed)
                    .arg(r.denied)
                    .arg(r.errors)
+                   .arg(r.unlimited > 0 ? QStringLiteral(
+                            " (%1 allowed on plans without a limit, Redis not asked)")
+                                              .arg(r.unlimited)
+                                        : QString())
             << QStringLiteral("latency p50 %1 us, p90 %2 us, p99 %3 us, max %4 us\n")
                    .arg(r.p50us, 0, 'f', 0)
                    .arg(r.p90us, 0, 'f', 0)

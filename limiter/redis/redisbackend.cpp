@@ -335,9 +335,10 @@ Decision RedisBackend::decisionFromFields(
 
 void RedisBackend::count(const RedisRequest &q, const Decision &d)
 {
+    // A limit of a route that has several (or plans) counts for its route, as acquireAll does.
     if (q.rule->metrics && d.reason != Reason::StoreError)
-        m_metrics.count(
-            q.rule->keyPrefix, q.now ? *q.now / kMicrosPerSecond : m_batchSecond, d.allowed);
+        m_metrics.count(q.rule->metricsPrefix.empty() ? q.rule->keyPrefix : q.rule->metricsPrefix,
+            q.now ? *q.now / kMicrosPerSecond : m_batchSecond, d.allowed);
 }
 
 Decision RedisBackend::acquire(

@@ -1,5 +1,6 @@
 #include "model/export/redisbundleexporter.h"
 #include "model/policy/plans.h"
+#include "model/policy/policykeys.h"
 
 #include "limiter/redis/keylayout.h"
 
@@ -211,7 +212,7 @@ private:
         std::optional<RouteEntry> described;
         // A route whose numbers differ by plan goes through several.lua even with one limit:
         // each limit's `plans` tell the middleware the plan's parameters and keys.
-        if (r.hasSeveralLimits() || (routeVariesByPlan(r) && !m_policy.plans.names.isEmpty())) {
+        if (keysLimitsByName(m_policy, r)) {
             std::vector<limiter::AlgorithmConfig> configs;
             for (qsizetype l = 0; l < r.limits.size(); ++l)
                 if (const auto config = m_report.algorithmConfig(i, l))
@@ -283,8 +284,7 @@ private:
         const std::string_view lua = limiter::redisScript(algorithm);
         m_scripts.try_emplace(entry.script, lua.data(), qsizetype(lua.size())); // once a script
 
-        const std::string routePrefix = limiter::keylayout::routePrefix(
-            m_policy.redis.effectivePrefix().toStdString(), r.id.toStdString());
+        const std::string routePrefix = limitKeyPrefix(m_policy, r, 0);
         const QString keyPrefix = QString::fromStdString(routePrefix) + QLatin1Char(':');
         const QList<KeySelector> keys = m_policy.keyOf(r);
         entry.keyTemplate = keyPrefix + clientKeyTemplate(keys);
@@ -366,8 +366,8 @@ private:
             const RouteLimit &limit = r.limits[l];
             const limiter::AlgorithmConfig &config = configs[std::size_t(l)];
             const limiter::Algorithm algorithm = limiter::algorithmOf(config);
-            const QString keyPrefix = QString::fromStdString(routePrefix) + QLatin1Char(':')
-                + limit.name + QLatin1Char(':');
+            const QString keyPrefix
+                = QString::fromStdString(limitKeyPrefix(m_policy, r, l)) + QLatin1Char(':');
             const QList<KeySelector> keys = m_policy.keyOf(r, limit);
             templates << keyPrefix + clientKeyTemplate(keys);
             Tree keyParts = Tree::seq(), parameters = Tree::seq();
@@ -399,7 +399,7 @@ private:
             };
             addCalendar(item, config);
             if (limit.variesByPlan() && !m_policy.plans.names.isEmpty()) {
-                const auto plans = planEntries(r, l, keyPrefix);
+                const auto plans = planEntries(r, l);
                 if (!plans)
                     return entry;
                 item.fields.append({QStringLiteral("plans"), *plans});
@@ -428,7 +428,7 @@ private:
 
     // A planned limit's `plans`: for every plan, its parameters, quota and keys
     // (`<limit's prefix><plan>:<client key>`), or `unlimited`. nullopt after an error.
-    std::optional<Tree> planEntries(const Route &r, qsizetype l, const QString &keyPrefix)
+    std::optional<Tree> planEntries(const Route &r, qsizetype l)
     {
         const qsizetype route = qsizetype(&r - m_policy.routes.constData());
         Tree plans = Tree::map();
@@ -451,7 +451,9 @@ private:
                 {QStringLiteral("window_s"), Tree::number(limiter::secondsCeil(quota.window))}};
             Tree one = Tree::map();
             one.fields = {
-                {QStringLiteral("key_prefix"), Tree::text(keyPrefix + plan + QLatin1Char(':'))},
+                {QStringLiteral("key_prefix"),
+                    Tree::text(QString::fromStdString(limitKeyPrefix(m_policy, r, l, plan))
+                        + QLatin1Char(':'))},
                 {QStringLiteral("parameters"), parameters},
                 {QStringLiteral("quota"), quotaTree},
             };

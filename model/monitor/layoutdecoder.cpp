@@ -4,6 +4,7 @@
 #include "model/monitor/layouts/layouts.h"
 #include "model/policy/layoutpreset.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/policykeys.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,10 +82,8 @@ Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
         if (!config)
             return QStringLiteral("route '%1', limit '%2': %3")
                 .arg(route.id, limit.name, config.error().message);
-        QString keys = route.id + QLatin1Char(':') + limit.name;
-        if (!plan.isEmpty())
-            keys += QLatin1Char(':') + plan;
-        return layouts::quotaStudio(policy.redis.effectivePrefix(), keys,
+        return layouts::quotaStudio(policy.redis.effectivePrefix(),
+            limitKeyPrefix(policy, route, std::max<qsizetype>(0, limitIndex), plan),
             layouts::RouteLimit{*config, route.costOf(limit)});
     }
     auto config = toAlgorithmConfig(route.limit());
@@ -97,7 +96,8 @@ Expected<std::unique_ptr<LayoutDecoder>> makeLayoutDecoder(
         if (l.routeId == route.id)
             layout = &l;
     if (!layout)
-        return layouts::quotaStudio(policy.redis.effectivePrefix(), route.id, limit);
+        return layouts::quotaStudio(
+            policy.redis.effectivePrefix(), limitKeyPrefix(policy, route, 0), limit);
 
     const QString name = layout->preset.value_or(QString::fromLatin1(kDefaultLayoutPreset));
     const LayoutPreset *preset = layoutPreset(name);

@@ -3,6 +3,8 @@
 #include "limiter/redis/keylayout.h"
 
 #include "model/policy/limitconversion.h"
+#include "model/policy/plans.h"
+#include "model/policy/policykeys.h"
 
 #include <algorithm>
 #include <array>
@@ -145,6 +147,7 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
         shared.totals.allowed += mine.allowed;
         shared.totals.denied += mine.denied;
         shared.totals.errors += mine.errors;
+        shared.totals.unlimited += mine.unlimited;
         shared.totals.failedConnections += mine.failedConnections;
         if (shared.totals.firstError.empty())
             shared.totals.firstError = mine.firstError;
@@ -204,11 +207,14 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
         // This round's requests: a route with one limit joins the pipelined batch, one with
         // several is decided on its own (one round trip each).
         std::size_t batched = 0;
+        std::uint64_t unlimited = 0;
         several.clear();
         for (std::size_t i = 0; i < n; ++i) {
             keys[i] = "client-" + std::to_string(picker.pick(rng));
             const LoadRoute &route = plan.routes[next++ % plan.routes.size()];
-            if (route.limits.size() == 1)
+            if (route.limits.empty()) // unlimited on its plan: a gateway asks Redis nothing
+                ++unlimited;
+            else if (route.limits.size() == 1)
                 batch[batched++] = {&route.limits.front(), keys[i], 1, std::nullopt};
             else
                 several.push_back({&route, i});
@@ -224,7 +230,9 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
             ++(allowed ? mine.allowed : mine.denied);
             return true;
         };
-        std::uint64_t completed = 0;
+        mine.allowed += unlimited;
+        mine.unlimited += unlimited;
+        std::uint64_t completed = unlimited;
         if (batched > 0) {
             const auto sentAt = Clock::now();
             const auto decisions = backend.acquireBatch(std::span(batch).first(batched));
@@ -263,35 +271,58 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
 
 } // namespace
 
+namespace {
+
+// The route's limits as loadgen decides them for requests on `plan` (empty: the policy has no
+// plans or the route's numbers do not differ by plan): each limit with the plan's numbers under
+// the plan's keys; a limit unlimited on the plan is left out, as the gateways leave it out.
+Expected<LoadRoute> loadRoute(const Policy &policy, const Route &r, const QString &plan)
+{
+    LoadRoute route;
+    route.plan = plan.toStdString();
+    const std::string routePrefix = limiter::keylayout::routePrefix(
+        policy.redis.effectivePrefix().toStdString(), r.id.toStdString());
+    const bool named = keysLimitsByName(policy, r);
+    for (qsizetype l = 0; l < r.limits.size(); ++l) {
+        const RouteLimit &limit = r.limits[l];
+        const std::optional<LimitSpec> spec
+            = plan.isEmpty() ? std::optional<LimitSpec>(limit.spec) : specForPlan(limit, plan);
+        if (!spec)
+            continue;
+        const auto config = toAlgorithmConfig(*spec);
+        if (!config)
+            return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
+        limiter::RedisRule rule;
+        rule.keyPrefix = limitKeyPrefix(policy, r, l, plan);
+        rule.config = *config;
+        rule.onStoreError = policy.defaults.effectiveOnStoreError();
+        rule.metrics = policy.redis.metrics.value_or(false);
+        if (named)
+            rule.metricsPrefix = routePrefix; // a request counts once, for its route
+        route.limits.push_back(rule);
+        route.shadow.push_back(r.modeOf(limit) == RouteMode::Shadow);
+    }
+    return route;
+}
+
+} // namespace
+
 Expected<std::vector<LoadRoute>> loadRoutesFor(const Policy &policy, const QString &routeId)
 {
     std::vector<LoadRoute> routes;
-    const QString prefix = policy.redis.effectivePrefix();
     for (const Route &r : policy.routes) {
         if (!routeId.isEmpty() && r.id != routeId)
             continue;
-        LoadRoute route;
-        const std::string routePrefix
-            = limiter::keylayout::routePrefix(prefix.toStdString(), r.id.toStdString());
-        for (const RouteLimit &limit : r.limits) {
-            const auto config = toAlgorithmConfig(limit.spec);
-            if (!config)
-                return QStringLiteral("route '%1': %2").arg(r.id, config.error().message);
-            limiter::RedisRule rule;
-            // Each limit of several under its own name, as the Redis bundle keys them
-            // (docs/redis-layout.md): `<prefix>:<route>:<limit>:<client key>`.
-            rule.keyPrefix = r.hasSeveralLimits()
-                ? routePrefix + limiter::keylayout::kSeparator + limit.name.toStdString()
-                : routePrefix;
-            rule.config = *config;
-            rule.onStoreError = policy.defaults.effectiveOnStoreError();
-            rule.metrics = policy.redis.metrics.value_or(false);
-            if (r.hasSeveralLimits())
-                rule.metricsPrefix = routePrefix; // a request counts once, for its route
-            route.limits.push_back(rule);
-            route.shadow.push_back(r.modeOf(limit) == RouteMode::Shadow);
+        // A route whose numbers differ by plan: its requests spread evenly over the plans.
+        QStringList plans{QString()};
+        if (!policy.plans.names.isEmpty() && routeVariesByPlan(r))
+            plans = policy.plans.names;
+        for (const QString &plan : plans) {
+            auto route = loadRoute(policy, r, plan);
+            if (!route)
+                return route.error();
+            routes.push_back(*std::move(route));
         }
-        routes.push_back(std::move(route));
     }
     if (routes.empty())
         return routeId.isEmpty() ? QStringLiteral("the policy has no routes")

@@ -14,10 +14,13 @@
 namespace qs {
 
 // One route's limits: one rule decides with the pipelined batches; several with one call of
-// several.lua per request (RedisBackend::acquireAll), each limit under its own keys.
+// several.lua per request (RedisBackend::acquireAll), each limit under its own keys. A route
+// whose numbers differ by plan is one LoadRoute per plan, with that plan's numbers and keys and
+// without the limits it leaves unlimited (none at all: its requests are admitted unasked).
 struct LoadRoute {
     std::vector<limiter::RedisRule> limits;
     std::vector<bool> shadow; // per limit
+    std::string plan; // empty: the same for every plan
 };
 
 struct LoadPlan {
@@ -37,6 +40,7 @@ struct LoadResult {
     // requests: decisions that came back (allowed + denied); errors: requests sent on a
     // connection that failed them. A connection that could not be set up sends nothing.
     std::uint64_t requests = 0, allowed = 0, denied = 0, errors = 0;
+    std::uint64_t unlimited = 0; // of allowed: on a plan with no limit, Redis not asked
     double seconds = 0;
     double rate = 0; // achieved requests per second
     double p50us = 0, p90us = 0, p99us = 0, maxUs = 0;

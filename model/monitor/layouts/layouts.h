@@ -14,9 +14,10 @@ struct RouteLimit {
     qint64 cost = 1;
 };
 
-// Quota Studio's own keys, `<prefix>:<route id>:<client>` (docs/redis-layout.md).
+// Quota Studio's own keys, `<key prefix>:<client>` (docs/redis-layout.md), the key prefix a
+// route's or one limit's (limitKeyPrefix, model/policy/policykeys.h) under the policy's prefix.
 std::unique_ptr<LayoutDecoder> quotaStudio(
-    const QString &prefix, const QString &routeId, RouteLimit limit);
+    const QString &policyPrefix, std::string keyPrefix, RouteLimit limit);
 
 // Presets (docs/monitoring.md has each key pattern and formula).
 std::unique_ptr<LayoutDecoder> tutorialHash(

@@ -13,9 +13,9 @@ namespace {
 
 class QuotaStudioLayout : public LayoutDecoder {
 public:
-    QuotaStudioLayout(const QString &prefix, const QString &routeId, RouteLimit limit)
-        : m_prefix((prefix + QLatin1Char(limiter::keylayout::kSeparator)).toUtf8()),
-          m_route(limiter::keylayout::routePrefix(prefix.toStdString(), routeId.toStdString())),
+    QuotaStudioLayout(const QString &policyPrefix, std::string keyPrefix, RouteLimit limit)
+        : m_prefix((policyPrefix + QLatin1Char(limiter::keylayout::kSeparator)).toUtf8()),
+          m_route(std::move(keyPrefix)),
           m_head(QByteArray::fromStdString(m_route) + limiter::keylayout::kSeparator),
           m_limit(std::move(limit)),
           m_isLog(limiter::algorithmOf(m_limit.config) == limiter::Algorithm::SlidingWindowLog)
@@ -82,7 +82,7 @@ private:
     }
 
     QByteArray m_prefix;
-    std::string m_route; // "<prefix>:<route>"
+    std::string m_route; // "<prefix>:<route>", or a limit's (model/policy/policykeys.h)
     QByteArray m_head; // m_route and the separator
     RouteLimit m_limit;
     bool m_isLog;
@@ -91,9 +91,10 @@ private:
 } // namespace
 
 std::unique_ptr<LayoutDecoder> quotaStudio(
-    const QString &prefix, const QString &routeId, RouteLimit limit)
+    const QString &policyPrefix, std::string keyPrefix, RouteLimit limit)
 {
-    return std::make_unique<QuotaStudioLayout>(prefix, routeId, std::move(limit));
+    return std::make_unique<QuotaStudioLayout>(
+        policyPrefix, std::move(keyPrefix), std::move(limit));
 }
 
 } // namespace qs::layouts
