@@ -123,7 +123,14 @@ OptionTable probeOptions(ProbeOptions &o)
             "poisson:80/s,\n"
             "bursts:100/s,on=1s,off=2s, spike:50,window=10s, ramp:10/s..200/s, "
             "zipf:100/s,clients=50,\n"
-            "replay:FILE; each may add ,clients=N and ,keyless=SHARE.\n"),
+            "replay:FILE; each may add ,clients=N and ,keyless=SHARE.\n"
+            "\n"
+            "Plans: on a route whose numbers differ by plan, ,plans=free:70/pro:30 puts each "
+            "client on a plan\n"
+            "(default: all on the default plan). A request says its plan as the policy finds it: "
+            "the\nplan's name in `from`'s header or query parameter, or for a map one of the "
+            "map's keys for\nthat plan. Each is predicted on its plan's numbers; the report adds "
+            "figures per plan.\n"),
         {
             valued(QStringLiteral("--policy"), QStringLiteral("FILE"),
                 QStringLiteral("the policy the gateway's config was exported from (required)")),

@@ -2,10 +2,13 @@
 
 #include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/plans.h"
+#include "model/policy/policykeys.h"
 #include "model/policy/requestkey.h"
 
 #include <QUrlQuery>
 
+#include <algorithm>
 #include <array>
 
 namespace qs {
@@ -47,12 +50,13 @@ ProbeComparator::ProbeComparator(const Policy &policy, const ProbePlan &plan,
     if (m_gateway)
         m_gatewayPredictor.emplace(
             m_gateway->config, m_gateway->countsRequests ? 1 : route.effectiveCost());
-    if (!route.hasSeveralLimits())
+    if (!keysLimitsByName(policy, route))
         return;
     const Exporter *exporter = gatewayId.isEmpty() ? nullptr : exporterById(gatewayId);
-    for (const RouteLimit &l : route.limits) {
-        const limiter::AlgorithmConfig config = *toAlgorithmConfig(l.spec);
-        LimitTrack t{l.name, policy.keyOf(route, l), policy.missingKeyOf(route, l),
+    const auto track = [&](const RouteLimit &l, const LimitSpec &spec, int plan) {
+        const limiter::AlgorithmConfig config = *toAlgorithmConfig(spec);
+        LimitTrack t{plan < 0 ? l.name : l.name + QLatin1Char('@') + policy.plans.names[plan],
+            describeLimit(spec), plan, policy.keyOf(route, l), policy.missingKeyOf(route, l),
             route.modeOf(l) == RouteMode::Shadow, FlightPredictor(config, route.costOf(l)), {},
             false};
         if (const auto enforced = exporter ? exporter->enforcedLimit(config) : std::nullopt) {
@@ -62,6 +66,16 @@ ProbeComparator::ProbeComparator(const Policy &policy, const ProbePlan &plan,
                 m_gateway = enforced;
         }
         m_limits.push_back(std::move(t));
+    };
+    for (const RouteLimit &l : route.limits) {
+        if (!l.variesByPlan() || policy.plans.names.isEmpty()) {
+            track(l, l.spec, -1);
+            continue;
+        }
+        // A plan on which the limit is unlimited has no track: nothing counts there.
+        for (int p = 0; p < policy.plans.names.size(); ++p)
+            if (const auto spec = specForPlan(l, policy.plans.names[p]))
+                track(l, *spec, p);
     }
 }
 
@@ -199,13 +213,23 @@ void ProbeComparator::addSeveral(
 {
     const RequestFacts facts = factsOf(sample);
     const bool observed = r.observedAllowed;
+    // The request's plan as the gateway finds it from what was sent: its limits are that plan's.
+    const int plan = requestPlan(m_policy, facts);
+    if (plan >= 0)
+        r.plan = m_policy.plans.names[plan];
+    const auto counts = [plan](const LimitTrack &t) { return t.plan < 0 || t.plan == plan; };
 
-    // The design: every limit, on its own key.
+    // The design: every limit of the plan, on its own key.
     std::vector<limiter::Decision> atSend;
     std::array<bool, limiter::kMaxLimitsPerRequest> shadow{};
+    std::array<std::size_t, limiter::kMaxLimitsPerRequest> trackOf{};
     bool designAgrees = observed; // admitted: every enforced limit must fit; denied: one must
     QString about; // the limit a divergence is about
-    for (LimitTrack &t : m_limits) {
+    for (std::size_t i = 0; i < m_limits.size(); ++i) {
+        LimitTrack &t = m_limits[i];
+        if (!counts(t))
+            continue;
+        trackOf[atSend.size()] = i;
         const LimitPart part = decideLimit(
             t.design, requestKey(t.key, t.missing, facts), flight, observed, t.shadow, false);
         shadow[atSend.size()] = t.shadow;
@@ -224,7 +248,7 @@ void ProbeComparator::addSeveral(
         = limiter::combine(atSend, std::span<const bool>(shadow.data(), atSend.size()));
     r.predicted = set.decision;
     if (set.deciding >= 0)
-        r.limit = m_limits[std::size_t(set.deciding)].name;
+        r.limit = m_limits[trackOf[std::size_t(set.deciding)]].name;
     r.withinTiming = designAgrees && set.allowed != observed;
     r.predictedAllowed = designAgrees ? observed : set.allowed;
     if (!designAgrees)
@@ -234,6 +258,8 @@ void ProbeComparator::addSeveral(
     bool gatewayAgrees = observed;
     bool modelled = true;
     for (LimitTrack &t : m_limits) {
+        if (!counts(t))
+            continue;
         if (!t.gateway) {
             modelled = false;
             continue;
@@ -327,7 +353,8 @@ Divergence ProbeComparator::divergenceOf(const ComparedRequest &r) const
     const Route &route = m_policy.routes[m_plan.routeIndex];
     d.limit = r.divergentLimit;
     if (!m_limits.empty()) {
-        const RouteLimit *limit = route.findLimit(r.divergentLimit);
+        const auto track = std::find_if(m_limits.begin(), m_limits.end(),
+            [&](const LimitTrack &t) { return t.name == r.divergentLimit; });
         if (d.explained)
             d.explanation = QStringLiteral("the gateway's limits as exported (%1) predict this "
                                            "decision: the exports' documented approximations")
@@ -337,7 +364,7 @@ Divergence ProbeComparator::divergenceOf(const ComparedRequest &r) const
                 "the gateway admitted a request that limit '%1' (%2) denies: that limit is looser "
                 "than designed, or does not apply to this method, path or key")
                                 .arg(r.divergentLimit,
-                                    limit ? describeLimit(limit->spec) : QString());
+                                    track != m_limits.end() ? track->description : QString());
         else
             d.explanation = QStringLiteral(
                 "the gateway denied a request that every limit of the route admits: a stricter "

@@ -49,8 +49,10 @@ struct ComparedRequest {
     limiter::Decision predicted; // the design's at the send (its headers' figures)
     // A route with several limits: the limit whose decision the design's answer at the send
     // carries (the denying one, or the one nearest to denying), and for a divergence the limit
-    // it is about (empty: every limit admitted a request the gateway denied).
+    // it is about (empty: every limit admitted a request the gateway denied). A limit whose
+    // numbers differ by plan is named with the plan: `burst@pro`.
     QString limit, divergentLimit;
+    QString plan; // the request's plan, as the policy finds it from what was sent (plans only)
 };
 
 struct Divergence {
@@ -85,7 +87,8 @@ public:
     std::optional<Divergence> firstDivergence() const;
     std::optional<Divergence> firstUnexplained() const;
     const std::optional<EnforcedLimit> &gateway() const { return m_gateway; }
-    // The route's limits by name when it has several (empty for one).
+    // The route's limits by name when it has several or plans (empty for one): a limit whose
+    // numbers differ by plan once per plan it limits, `name@plan`.
     QStringList limitNames() const;
     int denyStatus() const { return m_denyStatus; }
     // The last denial that carried a Retry-After, for the retry check.
@@ -106,11 +109,14 @@ private:
     static constexpr std::size_t kReorderDepth = 3;
     bool tryReordered(const QString &key, const Flight &flight, ComparedRequest &r);
 
-    // A route with several limits (limitset.h's rule): a predictor per limit, each on its own
-    // key. An admitted request must fit every enforced limit somewhere in its flight, and each
-    // keeps what it took; a denied one must be deniable by one of them, and takes from none.
+    // A route with several limits or plans (limitset.h's rule): a predictor per limit (per
+    // limit and plan where its numbers differ by plan: each plan's keys are its own), each on
+    // its own key. An admitted request must fit every enforced limit somewhere in its flight, and
+    // each keeps what it took; a denied one must be deniable by one of them, and takes from none.
     struct LimitTrack {
-        QString name;
+        QString name; // `limit`, or `limit@plan`
+        QString description; // its numbers, in words
+        int plan = -1; // the plan (an index into the policy's) it counts for; -1: every plan
         QList<KeySelector> key;
         MissingKeyMode missing = MissingKeyMode::Shared;
         bool shadow = false;

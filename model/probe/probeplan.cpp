@@ -1,5 +1,6 @@
 #include "model/probe/probeplan.h"
 
+#include "model/policy/plans.h"
 #include "model/policy/ratesyntax.h"
 #include "model/policy/routeresolver.h"
 
@@ -83,6 +84,72 @@ Expected<std::vector<PlannedRequest>> arrivals(const ProbeSettings &settings,
     return out;
 }
 
+// Puts the probe's clients on plans (a route whose numbers differ by plan) and works out how
+// their requests say it; an error when the traffic asks for a plan no request can be on.
+Expected<bool> planClients(const Policy &policy, const Route &route, const TrafficSpec &spec,
+    std::uint64_t seed, ProbePlan &plan)
+{
+    auto assigned = assignPlans(policy, route, spec, seed);
+    if (!assigned)
+        return assigned.error();
+    plan.plans = *std::move(assigned);
+    if (plan.plans.empty())
+        return true;
+    const PlanSettings &settings = policy.plans;
+    const QStringList &names = plan.plans.names;
+    const QString fallback = names[plan.plans.fallback];
+    if (settings.from
+        && (settings.from->kind == KeySelector::Kind::Header
+            || settings.from->kind == KeySelector::Kind::Query))
+        plan.planPart = settings.from;
+    if (settings.fromMap()) {
+        if (!settings.map)
+            return QStringLiteral("route '%1' has plans from the map file %2, which was not "
+                                  "read: give the policy as a file (the map is read beside it)")
+                .arg(route.id, *settings.mapFile);
+        plan.planMapValues.resize(std::size_t(names.size()));
+        for (const PlanMapEntry &e : settings.map->entries)
+            if (const qsizetype at = names.indexOf(e.plan); at >= 0)
+                plan.planMapValues[std::size_t(at)] << e.value;
+    }
+    // The clients on each plan (counted among the first million: a probe has far fewer).
+    std::vector<std::uint32_t> onPlan(std::size_t(names.size()), 0);
+    for (std::uint32_t c = 0; c < std::min<std::uint32_t>(plan.clients, 1u << 20); ++c)
+        ++onPlan[std::size_t(plan.plans.of(c))];
+    if (!plan.planPart) {
+        plan.warnings << QStringLiteral("route '%1': plans are found from the client address, "
+                                        "and every probe request comes from 127.0.0.1: they "
+                                        "are all on that address's plan")
+                             .arg(route.id);
+        return true;
+    }
+    if (spec.plans.isEmpty())
+        plan.warnings << QStringLiteral("route '%1''s numbers differ by plan, and every probe "
+                                        "client is on the default plan '%2'; traffic plans= "
+                                        "spreads them (plans=%3)")
+                             .arg(route.id, fallback,
+                                 names.join(QStringLiteral(":1/")) + QStringLiteral(":1"));
+    for (qsizetype p = 0; settings.fromMap() && p < names.size(); ++p) {
+        const QStringList &values = plan.planMapValues[std::size_t(p)];
+        if (onPlan[std::size_t(p)] == 0 || p == plan.plans.fallback)
+            continue;
+        if (values.isEmpty())
+            return QStringLiteral("traffic plans: no value in the map %1 is on plan '%2', so no "
+                                  "probe request can be on it; add a line for it to the map, "
+                                  "or leave '%2' out of plans=")
+                .arg(*settings.mapFile, names[p]);
+        plan.warnings << QStringLiteral("the %1 client(s) on plan '%2' send the map's values "
+                                        "for it (%3), not fresh identities: traffic on those "
+                                        "keys before the probe (an earlier probe within the "
+                                        "limits' windows too) changes the first decisions")
+                             .arg(onPlan[std::size_t(p)])
+                             .arg(names[p],
+                                 values.mid(0, 3).join(QStringLiteral(", "))
+                                     + (values.size() > 3 ? QStringLiteral(", …") : QString()));
+    }
+    return true;
+}
+
 } // namespace
 
 QString samplePathFor(const Policy &policy, qsizetype index)
@@ -106,14 +173,56 @@ QString ProbePlan::identity(std::uint32_t client) const
     return QStringLiteral("qs-probe-%1-%2").arg(runTag).arg(client);
 }
 
+QString ProbePlan::planOf(std::uint32_t client) const
+{
+    return plans.empty() ? QString() : plans.names[plans.of(client)];
+}
+
+namespace {
+
+bool containsHeader(const QStringList &names, const QString &name)
+{
+    return names.contains(name, Qt::CaseInsensitive);
+}
+
+bool samePart(const KeySelector &a, KeySelector::Kind kind, const QString &name)
+{
+    // Header names are case-insensitive; query parameter names are not.
+    return a.kind == kind
+        && a.name.compare(
+               name, kind == KeySelector::Kind::Header ? Qt::CaseInsensitive : Qt::CaseSensitive)
+        == 0;
+}
+
+} // namespace
+
+QString ProbePlan::valueOf(std::uint32_t client, const KeySelector &part) const
+{
+    if (!plans.empty() && planPart && samePart(*planPart, part.kind, part.name)) {
+        const int plan = plans.of(client);
+        if (planMapValues.empty())
+            return plans.names[plan]; // from: the plan's name itself
+        const QStringList &values = planMapValues[std::size_t(plan)];
+        if (plan != plans.fallback && !values.isEmpty())
+            return values[qsizetype(client % std::uint32_t(values.size()))];
+    }
+    return identity(client);
+}
+
 QUrl ProbePlan::urlFor(const PlannedRequest &request) const
 {
-    if (identityQueries.isEmpty() || request.keyless)
+    const bool planQuery = !plans.empty() && planPart && planPart->kind == KeySelector::Kind::Query
+        && !identityQueries.contains(planPart->name);
+    if ((identityQueries.isEmpty() || request.keyless) && !planQuery)
         return url;
     QUrl u = url;
     QUrlQuery query(u);
-    for (const QString &name : identityQueries)
-        query.addQueryItem(name, identity(request.client));
+    if (!request.keyless)
+        for (const QString &name : identityQueries)
+            query.addQueryItem(
+                name, valueOf(request.client, KeySelector{KeySelector::Kind::Query, name}));
+    if (planQuery)
+        query.addQueryItem(planPart->name, valueOf(request.client, *planPart));
     u.setQuery(query);
     return u;
 }
@@ -121,9 +230,17 @@ QUrl ProbePlan::urlFor(const PlannedRequest &request) const
 QList<QPair<QString, QString>> ProbePlan::headersFor(const PlannedRequest &request) const
 {
     QList<QPair<QString, QString>> headers;
+    bool planSent = false;
     if (!request.keyless)
-        for (const QString &name : identityHeaders)
-            headers.append({name, identity(request.client)});
+        for (const QString &name : identityHeaders) {
+            const KeySelector part{KeySelector::Kind::Header, name};
+            headers.append({name, valueOf(request.client, part)});
+            planSent
+                = planSent || (planPart && samePart(*planPart, KeySelector::Kind::Header, name));
+        }
+    if (!plans.empty() && planPart && planPart->kind == KeySelector::Kind::Header && !planSent
+        && !(request.keyless && containsHeader(identityHeaders, planPart->name)))
+        headers.append({planPart->name, valueOf(request.client, *planPart)});
     return headers;
 }
 
@@ -196,6 +313,8 @@ Expected<ProbePlan> makeProbePlan(const Policy &policy, const ProbeSettings &set
             "decisions (probe an idle gateway, or wait for the quota to refill)")
                              .arg(route->id);
     }
+    if (auto planned = planClients(policy, *route, spec, settings.seed, plan); !planned)
+        return planned.error();
     // A fresh tag per run: identities the gateway has never seen start with a full quota.
     plan.runTag = QString::number(QRandomGenerator::global()->generate(), 16);
 

@@ -7,6 +7,7 @@
 // (`allowedHost`); it never follows a redirect and never scans.
 #include "model/base/expected.h"
 #include "model/policy/policy.h"
+#include "model/simulation/planassignment.h"
 #include "model/simulation/traffic.h"
 
 #include <QString>
@@ -48,14 +49,28 @@ struct ProbePlan {
     QUrl url; // with the path (and, for query keys, the parameter added per client)
     QStringList identityHeaders; // the key's header parts: each carries the client's identity
     QStringList identityQueries; // the key's query parts, likewise
+    std::optional<KeySelector> planPart; // plans: the header or query part that says the plan
     QString runTag; // makes this run's identities fresh keys at the gateway
     std::vector<PlannedRequest> requests;
     std::uint32_t clients = 1;
     limiter::Micros alignStartTo = 0; // spike traffic: start on a multiple of the window
     QStringList warnings; // e.g. "the route keys by ip: every client is one key"
 
+    // Plans (a route whose numbers differ by plan): each client is on a plan drawn as the
+    // simulator draws it (traffic `plans=`, else the default plan), and its requests say so as
+    // the policy finds plans: the plan's name in `from`'s header or query parameter, or, for a
+    // map, a value the map gives that plan in the map's key part (a client on the default plan
+    // keeps its fresh identity, which no map lists).
+    PlanAssignment plans; // empty: the route's numbers are the same for every plan
+    std::vector<QStringList> planMapValues; // per plan: its values in the map file
+
     // The identity value of a client (sent in the header or query parameter).
     QString identity(std::uint32_t client) const;
+    // The client's plan; empty when the route has none.
+    QString planOf(std::uint32_t client) const;
+    // What the client sends in the header or query part `part`: its identity, or its plan's
+    // name or map value where `part` is where the policy finds plans.
+    QString valueOf(std::uint32_t client, const KeySelector &part) const;
     // The URL and headers of a planned request.
     QUrl urlFor(const PlannedRequest &request) const;
     QList<QPair<QString, QString>> headersFor(const PlannedRequest &request) const;

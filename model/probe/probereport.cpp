@@ -128,6 +128,18 @@ ProbeReport summarize(const ProbeComparator &comparator, const ProbePlan &plan,
         }
         r.deniedThoughEveryLimitAdmits += c.verdict != Verdict::Agree && c.divergentLimit.isEmpty();
     }
+    for (const QString &name : plan.plans.names)
+        r.plans.push_back({name, 0, 0, 0, 0, 0});
+    for (const ComparedRequest &c : r.plans.empty() ? std::vector<ComparedRequest>{} : r.compared)
+        for (ProbePlanFigures &p : r.plans)
+            if (c.verdict != Verdict::NoResponse && c.plan == p.name) {
+                ++p.responses;
+                p.agreed += c.verdict == Verdict::Agree;
+                p.observedAllowed += c.observedAllowed;
+                p.predictedAllowed += c.predictedAllowed;
+            }
+    for (ProbePlanFigures &p : r.plans)
+        p.agreement = p.responses > 0 ? double(p.agreed) / double(p.responses) : 0;
     r.p50Ms = percentile(latencies, 0.5);
     r.p99Ms = percentile(latencies, 0.99);
     if (comparator.gateway())
@@ -187,6 +199,15 @@ QJsonObject toJson(const ProbeReport &r)
         o[QStringLiteral("limits")] = limits;
         o[QStringLiteral("denied_though_every_limit_admits")] = r.deniedThoughEveryLimitAdmits;
     }
+    if (!r.plans.empty()) {
+        QJsonObject plans;
+        for (const ProbePlanFigures &p : r.plans)
+            plans[p.name] = QJsonObject{{QStringLiteral("responses"), p.responses},
+                {QStringLiteral("observed_admitted"), p.observedAllowed},
+                {QStringLiteral("predicted_admitted"), p.predictedAllowed},
+                {QStringLiteral("agreement"), p.agreement}};
+        o[QStringLiteral("plans")] = plans;
+    }
     return o;
 }
 
@@ -195,7 +216,7 @@ QByteArray toCsv(const ProbeReport &r)
     QString out;
     QTextStream s(&out);
     s << "request,time_s,client,status,observed,predicted,gateway_predicted,verdict,"
-         "within_timing,reordered,latency_ms,retry_after_s,remaining\n";
+         "within_timing,reordered,latency_ms,retry_after_s,remaining,plan\n";
     auto word = [](bool allowed) { return allowed ? "admit" : "deny"; };
     for (const ComparedRequest &c : r.compared) {
         const bool answered = c.verdict != Verdict::NoResponse;
@@ -213,7 +234,7 @@ QByteArray toCsv(const ProbeReport &r)
                                            : QString())
           << ','
           << (c.sample.headers.remaining ? QString::number(*c.sample.headers.remaining) : QString())
-          << '\n';
+          << ',' << c.plan << '\n';
     }
     s.flush();
     return out.toUtf8();
@@ -255,6 +276,17 @@ QString toText(const ProbeReport &r)
               << QString::number(l.predictedDenials).rightJustified(17) << "  "
               << QString::number(l.divergences).rightJustified(11) << '\n';
         s << "  denied though every limit admits: " << r.deniedThoughEveryLimitAdmits << '\n';
+    }
+    if (!r.plans.empty()) {
+        s << "\nper plan     responses  admitted (observed / predicted)  agreement\n";
+        for (const ProbePlanFigures &p : r.plans)
+            s << "  " << p.name.leftJustified(10) << ' '
+              << QString::number(p.responses).rightJustified(9) << "  "
+              << QStringLiteral("%1 / %2")
+                     .arg(p.observedAllowed)
+                     .arg(p.predictedAllowed)
+                     .rightJustified(31)
+              << "  " << (p.responses > 0 ? percent(p.agreement) : QStringLiteral("-")) << '\n';
     }
     if (r.firstDivergence)
         s << "\nfirst divergence: " << describe(*r.firstDivergence) << '\n';

@@ -24,6 +24,14 @@ struct ProbeLimitFigures {
     qint64 divergences = 0; // divergences about it (admitted where it denies)
 };
 
+// A route whose numbers differ by plan: each plan's share of the run (its requests as the
+// policy places them from what was sent).
+struct ProbePlanFigures {
+    QString name;
+    qint64 responses = 0, agreed = 0, observedAllowed = 0, predictedAllowed = 0;
+    double agreement = 0; // of its responses, 0..1
+};
+
 struct ProbeReport {
     QString routeId, method, url, traffic;
     qint64 planned = 0, requests = 0, responses = 0, noResponse = 0;
@@ -38,7 +46,8 @@ struct ProbeReport {
     QStringList warnings;
     QString unreachable; // set when the gateway never answered: why
     bool cancelled = false;
-    std::vector<ProbeLimitFigures> limits; // several limits only
+    std::vector<ProbeLimitFigures> limits; // several limits (or plans) only
+    std::vector<ProbePlanFigures> plans; // plans only, in the policy's order
     qint64 deniedThoughEveryLimitAdmits = 0; // several limits: divergences about none
     std::vector<ComparedRequest> compared;
 };

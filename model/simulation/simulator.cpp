@@ -4,7 +4,9 @@
 
 #include "limiter/algorithms/limitset.h"
 #include "model/policy/limitconversion.h"
+#include "model/policy/policykeys.h"
 #include "model/policy/routeresolver.h"
+#include "model/simulation/planassignment.h"
 
 #include <algorithm>
 #include <array>
@@ -343,30 +345,6 @@ QString algorithmLabel(const limiter::AlgorithmConfig &config)
     return QString::fromLatin1(limiter::algorithmName(limiter::algorithmOf(config)).data());
 }
 
-// Which plan each client is on: drawn once per client from the traffic's `plans=` weights
-// (the same seed, the same plans), or the default plan for everyone.
-struct PlanAssignment {
-    QStringList names; // empty: the policy has no plans, or the route's numbers do not vary
-    std::vector<double> cumulative; // the weights' running sums, in names' order
-    int fallback = 0;
-    std::uint64_t seed = 0;
-
-    int of(std::uint32_t client) const
-    {
-        if (cumulative.empty())
-            return fallback;
-        // splitmix64 of (seed, client): a uniform draw in [0, total).
-        std::uint64_t x = seed ^ (std::uint64_t(client) * 0x9e3779b97f4a7c15ULL);
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-        x ^= x >> 31;
-        const double u = double(x >> 11) / double(1ULL << 53) * cumulative.back();
-        const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), u);
-        return int(std::min<std::ptrdiff_t>(at - cumulative.begin(), cumulative.size() - 1));
-    }
-    std::size_t count() const { return std::max<qsizetype>(1, names.size()); }
-};
-
 // One limit of a route with several, as the simulator runs it.
 struct LimitRun {
     limiter::AlgorithmConfig config;
@@ -605,27 +583,12 @@ SimulationResult simulateSeveral(const Policy &policy, const Route &route,
         return failed;
     }
     // Plans: each client's, from the traffic's weights over the policy's plans.
-    PlanAssignment plans;
-    plans.seed = settings.seed;
-    if (routeVariesByPlan(route) && !policy.plans.names.isEmpty()) {
-        plans.names = policy.plans.names;
-        plans.fallback = std::max(0, int(plans.names.indexOf(policy.plans.effectiveDefault())));
-        if (!settings.traffic.plans.isEmpty()) {
-            plans.cumulative.assign(std::size_t(plans.names.size()), 0);
-            for (const auto &[name, weight] : settings.traffic.plans) {
-                const qsizetype at = plans.names.indexOf(name);
-                if (at < 0) {
-                    failed.error = QStringLiteral("traffic plans: '%1' is not a plan of this "
-                                                  "policy (%2)")
-                                       .arg(name, plans.names.join(QStringLiteral(", ")));
-                    return failed;
-                }
-                plans.cumulative[std::size_t(at)] += weight;
-            }
-            for (std::size_t i = 1; i < plans.cumulative.size(); ++i)
-                plans.cumulative[i] += plans.cumulative[i - 1];
-        }
+    const auto assigned = assignPlans(policy, route, settings.traffic, settings.seed);
+    if (!assigned) {
+        failed.error = assigned.error();
+        return failed;
     }
+    const PlanAssignment &plans = *assigned;
     std::vector<LimitRun> runs;
     for (const RouteLimit &limit : route.limits) {
         const auto converted = toAlgorithmConfig(limit.spec);
@@ -724,8 +687,7 @@ SimulationResult simulate(const Policy &policy, const Route &route,
     }
     // Several limits, or numbers that differ by plan: every limit of the request, per client's
     // plan, by limitset.h's rule.
-    if ((route.hasSeveralLimits() || (routeVariesByPlan(route) && !policy.plans.names.isEmpty()))
-        && !override) {
+    if (keysLimitsByName(policy, route) && !override) {
         source.reset(); // simulateSeveral makes its own
         return simulateSeveral(policy, route, settings, lineMatches, cancel, progress);
     }

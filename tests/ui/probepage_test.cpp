@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -285,4 +286,73 @@ TEST(ProbePage, AStoppedGatewayIsSaidNotToAnswerAndNothingIsJudged)
     EXPECT_FALSE(all.contains(QStringLiteral("Agreement"))) << all.toStdString();
     EXPECT_FALSE(all.contains(QStringLiteral("no issue found"))) << all.toStdString();
     EXPECT_FALSE(all.contains(QStringLiteral("%"))) << all.toStdString();
+}
+
+// A policy with plans from X-Plan, its NGINX export running: the plan mix typed into the
+// traffic, F5, and the table has a row per plan, each decided on its own numbers.
+TEST(ProbePage, APlanMixInTheTrafficIsProbedPlanByPlan)
+{
+    const std::string nginx = requireTool("nginx", QS_NGINX);
+    if (nginx.empty())
+        GTEST_SKIP() << "nginx missing";
+    const QByteArray policy = R"(quota_studio: 1
+name: probe-plans
+defaults: { key: header:X-Api-Key }
+plans: { names: [free, pro, enterprise], from: header:X-Plan, default: free }
+routes:
+  - id: search
+    match: { path: /search }
+    limit:
+      algorithm: gcra
+      rate: 5/s
+      burst: 2
+      plans: { pro: { rate: 12/s, burst: 4 }, enterprise: unlimited }
+)";
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("plans.yaml"));
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly) && f.write(policy) == policy.size());
+    f.close();
+    std::map<std::string, std::string> files;
+    for (const ExportedFile &e :
+        exporterById(QStringLiteral("nginx"))->exportPolicy(readPolicyFile(path).policy).files)
+        files[e.name.toStdString()] = e.content.toStdString();
+    LiveGateway gateway(files, std::vector<int>{8080, 8081});
+    ASSERT_EQ(gateway.startNginx(nginx, "nginx.conf"), "");
+
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    ASSERT_TRUE(window.openFile(path, false));
+    ProbePage *page = window.probePage();
+    QTest::keyClick(&window, Qt::Key_5, Qt::ControlModifier);
+    typeInto(page->trafficEdit(), QStringLiteral("poisson:60/s,clients=6,plans=free:1/pro:1"));
+    typeInto(page->urlEdit(), QStringLiteral("http://127.0.0.1:%1").arg(gateway.port(8080)));
+    page->gatewayBox()->setCurrentIndex(page->gatewayBox()->findData(QStringLiteral("nginx")));
+    page->durationEdit()->countBox()->setValue(3);
+    QSignalSpy done(page, &ProbePage::finished);
+    QTest::keyClick(page->urlEdit(), Qt::Key_F5);
+    ASSERT_TRUE(done.wait(20000));
+
+    ASSERT_TRUE(page->lastReport());
+    const QString table = tableText(page->reportTable());
+    EXPECT_GE(page->lastReport()->agreement, 0.99) << table.toStdString();
+    EXPECT_TRUE(table.contains(
+        QRegularExpression(QStringLiteral("Plan free: 100(\\.0+)? % agreement on \\d+ responses"))))
+        << table.toStdString();
+    EXPECT_TRUE(table.contains(
+        QRegularExpression(QStringLiteral("Plan pro: 100(\\.0+)? % agreement on \\d+ responses"))))
+        << table.toStdString();
+    EXPECT_TRUE(table.contains(QLatin1String("Plan enterprise: no request of the probe")))
+        << "the traffic put no client on enterprise: " << table.toStdString();
+    EXPECT_TRUE(table.contains(QLatin1String("Limit default@pro:"))) << table.toStdString();
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+        window.resize(size);
+        QTest::qWait(200);
+        EXPECT_FALSE(saveScreenshot(
+            &window, QStringLiteral("probe-plans-%1x%2").arg(size.width()).arg(size.height()))
+                         .isEmpty());
+    }
 }

@@ -464,6 +464,29 @@ void ProbePage::showReport(const ProbeReport &r)
     addMeasureRow(m_table, tr("Explained divergence"), percent(r.explainedShare),
         r.gatewayModel.isEmpty() ? tr("No gateway model chosen.") : r.gatewayModel);
     addMeasureRow(m_table, tr("Unexplained divergence"), percent(r.unexplainedShare));
+    for (const ProbePlanFigures &p : r.plans)
+        addMeasureRow(m_table, tr("Plan %1").arg(p.name),
+            p.responses == 0 ? tr("no request of the probe was on this plan")
+                             : tr("%1 agreement on %2 responses; %3 admitted, %4 predicted")
+                                   .arg(percent(p.agreement))
+                                   .arg(p.responses)
+                                   .arg(p.observedAllowed)
+                                   .arg(p.predictedAllowed),
+            tr("The requests the policy puts on plan '%1' from what the probe sent, predicted on "
+               "that plan's numbers. The traffic's plans= says how the clients spread over the "
+               "plans.")
+                .arg(p.name));
+    for (const ProbeLimitFigures &l : r.limits)
+        addMeasureRow(m_table, tr("Limit %1").arg(l.name),
+            tr("%1 denials predicted, %2 divergences").arg(l.predictedDenials).arg(l.divergences),
+            tr("Denials the design predicted because of this limit, and divergences about it "
+               "(the gateway admitted what it denies). name@plan: the limit on that plan's "
+               "numbers."));
+    if (!r.limits.empty())
+        addMeasureRow(m_table, tr("Denied though every limit admits"),
+            QString::number(r.deniedThoughEveryLimitAdmits),
+            tr("The gateway's denials that no limit of the design explains: a gateway that "
+               "charges every limit for a request another denies, or a stricter limit."));
     if (r.firstDivergence)
         addMeasureRow(m_table, tr("First divergence"), describe(*r.firstDivergence),
             r.firstDivergence->headers.isEmpty() ? tr("no rate-limit headers")

@@ -265,3 +265,92 @@ TEST(GatewayProbe, HaproxyTwoLimitsCountingDeniedRequestsIsExplainedLimitByLimit
     EXPECT_TRUE(r.gatewayModel.contains(QLatin1String("denied requests counted too")))
         << r.gatewayModel.toStdString();
 }
+
+namespace {
+
+// Three plans from X-Plan: free and pro each with a GCRA of their own (NGINX's limit_req is
+// exact for it), enterprise unlimited.
+const char *const kPlans = R"(quota_studio: 1
+name: probe-plans
+defaults: { key: header:X-Api-Key }
+plans: { names: [free, pro, enterprise], from: header:X-Plan, default: free }
+routes:
+  - id: search
+    match: { path: /search }
+    limit:
+      algorithm: gcra
+      rate: 5/s
+      burst: 2
+      plans: { pro: { rate: 12/s, burst: 4 }, enterprise: unlimited }
+)";
+
+const ProbePlanFigures *figuresOf(const ProbeReport &r, const char *plan)
+{
+    for (const ProbePlanFigures &f : r.plans)
+        if (f.name == QLatin1String(plan))
+            return &f;
+    return nullptr;
+}
+
+} // namespace
+
+// Clients on three plans through the export (a zone per plan, the plan from X-Plan): each plan's
+// decisions are predicted on its own numbers, and agree.
+TEST(GatewayProbe, NginxDecidesEachPlanOnItsOwnNumbers)
+{
+    const PolicyReadResult read = readPolicy(QByteArray(kPlans), QStringLiteral("plans.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    const Policy &p = read.policy;
+    const Gateway g = startNginx(p);
+    if (!g.port)
+        GTEST_SKIP() << "nginx missing";
+    const ProbeReport r = probe(p, QStringLiteral("search"), g.port,
+        QStringLiteral("poisson:90/s,clients=6,plans=free:1/pro:1/enterprise:1"),
+        QStringLiteral("nginx"));
+    EXPECT_EQ(r.noResponse, 0);
+    EXPECT_GE(r.agreement, 0.99) << toText(r).toStdString();
+    const ProbePlanFigures *free = figuresOf(r, "free"), *pro = figuresOf(r, "pro"),
+                           *enterprise = figuresOf(r, "enterprise");
+    ASSERT_TRUE(free && pro && enterprise) << toText(r).toStdString();
+    // Every plan was probed, and each limited as designed: free denies most at 15/s a client,
+    // pro some, enterprise none.
+    EXPECT_GT(free->responses, 40);
+    EXPECT_GT(pro->responses, 40);
+    EXPECT_GT(enterprise->responses, 40);
+    EXPECT_LT(free->observedAllowed, free->responses / 2) << toText(r).toStdString();
+    EXPECT_GT(pro->observedAllowed, free->observedAllowed * pro->responses / free->responses)
+        << toText(r).toStdString();
+    EXPECT_LT(pro->observedAllowed, pro->responses);
+    EXPECT_EQ(enterprise->observedAllowed, enterprise->responses);
+    std::printf("[          ] %lld responses, agreement %.4f; admitted free %lld/%lld, pro "
+                "%lld/%lld, enterprise %lld/%lld\n",
+        static_cast<long long>(r.responses), r.agreement,
+        static_cast<long long>(free->observedAllowed), static_cast<long long>(free->responses),
+        static_cast<long long>(pro->observedAllowed), static_cast<long long>(pro->responses),
+        static_cast<long long>(enterprise->observedAllowed),
+        static_cast<long long>(enterprise->responses));
+}
+
+// The same in HAProxy (a stick table per plan, the plan from X-Plan): its rate counter is the
+// export's documented approximation of a GCRA, so each plan's divergence is explained by the
+// model of that plan's table, none unexplained.
+TEST(GatewayProbe, HaproxyDecidesEachPlanOnItsOwnTable)
+{
+    const PolicyReadResult read = readPolicy(QByteArray(kPlans), QStringLiteral("plans.yaml"));
+    ASSERT_FALSE(hasErrors(read.diagnostics));
+    const Policy &p = read.policy;
+    const Gateway g = startHaproxy(p);
+    if (!g.port)
+        GTEST_SKIP() << "haproxy missing";
+    const ProbeReport r = probe(p, QStringLiteral("search"), g.port,
+        QStringLiteral("poisson:90/s,clients=6,plans=free:1/pro:1/enterprise:1"),
+        QStringLiteral("haproxy"));
+    EXPECT_EQ(r.noResponse, 0);
+    EXPECT_LE(r.unexplainedShare, 0.01) << toText(r).toStdString();
+    const ProbePlanFigures *enterprise = figuresOf(r, "enterprise");
+    ASSERT_TRUE(enterprise);
+    EXPECT_EQ(enterprise->observedAllowed, enterprise->responses);
+    EXPECT_LT(figuresOf(r, "free")->observedAllowed, figuresOf(r, "free")->responses);
+    std::printf("[          ] %lld responses: agreement %.4f, explained %.4f, unexplained %.4f\n",
+        static_cast<long long>(r.responses), r.agreement, r.explainedShare, r.unexplainedShare);
+}
