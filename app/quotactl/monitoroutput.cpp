@@ -85,6 +85,14 @@ QString snapshotJson(const MonitorSnapshot &s)
                 read ? optionalNumber(r.deniedPerSecond) : QJsonValue()}};
         if (!r.problem.isEmpty())
             o.insert(QStringLiteral("problem"), r.problem);
+        if (read && !r.plans.isEmpty()) {
+            QJsonObject plans;
+            for (const PlanRate &p : r.plans)
+                plans.insert(p.plan,
+                    QJsonObject{{QStringLiteral("allowed_per_s"), p.allowed},
+                        {QStringLiteral("denied_per_s"), p.denied}});
+            o.insert(QStringLiteral("plans"), plans);
+        }
         routes.append(o);
     }
     for (const HotKey &h : read ? s.hotKeys : QList<HotKey>())
@@ -157,6 +165,23 @@ QString snapshotText(const MonitorSnapshot &s, bool clearScreen)
                    .arg(r.unreadable ? QStringLiteral("  (%1 unreadable)").arg(r.unreadable)
                                      : QString());
     }
+    bool plans = false;
+    for (const RouteStatus &r : s.routes)
+        for (const PlanRate &p : r.plans) {
+            if (!plans)
+                out += QStringLiteral("\n%1 %2 %3\n")
+                           .arg(QStringLiteral("BY PLAN"), -24)
+                           .arg(QStringLiteral("ALLOWED/S"), 21)
+                           .arg(QStringLiteral("DENIED/S"), 10);
+            plans = true;
+            // The route's id without the limit: the counts are per request, not per limit.
+            const QString route
+                = r.id.section(QLatin1Char('/'), 0, 0).section(QLatin1Char('@'), 0, 0);
+            out += QStringLiteral("%1 %2 %3\n")
+                       .arg(route + QLatin1Char('@') + p.plan, -24)
+                       .arg(QString::number(p.allowed, 'f', 0), 21)
+                       .arg(QString::number(p.denied, 'f', 0), 10);
+        }
     if (!s.hotKeys.isEmpty()) {
         out += QStringLiteral("\nHOTTEST KEYS\n%1 %2 %3 %4\n")
                    .arg(QStringLiteral("ROUTE"), -16)

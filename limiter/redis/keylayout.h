@@ -7,7 +7,8 @@
 //
 //   <policy prefix>:<route id>                      a route's prefix (RedisRule::keyPrefix)
 //   <route prefix>:<client key>                     one client's state (the algorithm's bytes)
-//   <route prefix>:~metrics:<epoch second>          a hash of that second's a(llowed)/d(enied)
+//   <route prefix>:~metrics:<epoch second>          a hash of that second's a(llowed)/d(enied),
+//                                                   and a:<plan>/d:<plan> per plan
 //
 // No hash tag: a route's clients spread over a cluster's slots; each decision touches one key.
 // `~` starts no client key a policy can produce, so metrics never collide with state.
@@ -47,6 +48,16 @@ inline std::string metricsPrefix(std::string_view routePrefix)
 inline std::string metricsKey(std::string_view routePrefix, std::int64_t second)
 {
     return stateKey(metricsPrefix(routePrefix), std::to_string(second));
+}
+
+// The metrics hash's fields: a route's totals, and a plan's share of them.
+inline constexpr std::string_view kAllowedField = "a";
+inline constexpr std::string_view kDeniedField = "d";
+inline std::string planField(std::string_view field, std::string_view plan)
+{
+    std::string out(field);
+    out.append(1, kSeparator).append(plan);
+    return out;
 }
 
 // A key under the route's prefix that is one client's state, not a metrics hash.

@@ -338,7 +338,22 @@ void RedisBackend::count(const RedisRequest &q, const Decision &d)
     // A limit of a route that has several (or plans) counts for its route, as acquireAll does.
     if (q.rule->metrics && d.reason != Reason::StoreError)
         m_metrics.count(q.rule->metricsPrefix.empty() ? q.rule->keyPrefix : q.rule->metricsPrefix,
-            q.now ? *q.now / kMicrosPerSecond : m_batchSecond, d.allowed);
+            q.now ? *q.now / kMicrosPerSecond : m_batchSecond, d.allowed, q.rule->plan);
+}
+
+void RedisBackend::countAdmittedUnasked(const RedisRule &rule)
+{
+    if (!rule.metrics)
+        return;
+    const RedisRequest request{&rule, {}, 1, std::nullopt};
+    m_batchSecond = std::chrono::duration_cast<std::chrono::seconds>(
+        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    if (m_metrics.due(m_batchSecond))
+        flushMetricsBefore(m_batchSecond);
+    Decision admitted;
+    admitted.allowed = true;
+    count(request, admitted);
 }
 
 Decision RedisBackend::acquire(
@@ -495,14 +510,21 @@ void RedisBackend::flushMetricsBefore(std::int64_t second)
         if (byNode[n].empty() || !node.ensureConnected(!isCluster()))
             continue;
         int sent = 0;
+        const auto add = [&](const std::string &key, std::string_view field, std::int64_t value) {
+            if (value <= 0)
+                return;
+            const std::string v = std::to_string(value);
+            redisAppendCommand(node.context(), "HINCRBY %b %b %b", key.data(), key.size(),
+                field.data(), field.size(), v.data(), v.size());
+            ++sent;
+        };
         for (const RouteMetrics::Count *c : byNode[n]) {
-            for (const auto &[field, value] : {std::pair{"a", c->allowed}, {"d", c->denied}})
-                if (value > 0) {
-                    const std::string v = std::to_string(value);
-                    redisAppendCommand(node.context(), "HINCRBY %b %s %b", c->key.data(),
-                        c->key.size(), field, v.data(), v.size());
-                    ++sent;
-                }
+            add(c->key, keylayout::kAllowedField, c->allowed);
+            add(c->key, keylayout::kDeniedField, c->denied);
+            for (const RouteMetrics::PlanCount &p : c->plans) {
+                add(c->key, keylayout::planField(keylayout::kAllowedField, p.plan), p.allowed);
+                add(c->key, keylayout::planField(keylayout::kDeniedField, p.plan), p.denied);
+            }
             redisAppendCommand(node.context(), "EXPIRE %b %b", c->key.data(), c->key.size(),
                 ttl.data(), ttl.size());
             ++sent;

@@ -80,6 +80,9 @@ struct RedisRule {
     // A limit of several: its route's "<prefix>:<route>", under which acquireAll counts the
     // request once (the first limit's rule says where); empty: keyPrefix.
     std::string metricsPrefix = {};
+    // The plan whose numbers this rule has (a route whose numbers differ by plan): its requests
+    // also count in the plan's metrics fields (routemetrics.h). Empty: no plan.
+    std::string plan = {};
 };
 
 struct RedisRequest {
@@ -145,6 +148,9 @@ public:
         Dry, // an earlier slot denied: decide to report, write nothing
     };
 
+    // A request admitted without asking Redis (its plan is unlimited on every limit of the
+    // route): counted in `rule`'s route metrics, and its plan's, as a decision would be.
+    void countAdmittedUnasked(const RedisRule &rule);
     // Adds every metric counted so far to Redis now (otherwise: once a second, on a later call).
     void flushMetrics();
 

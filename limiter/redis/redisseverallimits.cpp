@@ -160,7 +160,7 @@ void RedisBackend::countRequest(std::span<const RedisLimitRequest> limits,
     if (m_metrics.due(m_batchSecond))
         flushMetricsBefore(m_batchSecond);
     m_metrics.count(first.metricsPrefix.empty() ? first.keyPrefix : first.metricsPrefix,
-        now ? *now / kMicrosPerSecond : m_batchSecond, set.allowed);
+        now ? *now / kMicrosPerSecond : m_batchSecond, set.allowed, first.plan);
 }
 
 bool RedisBackend::decideSlot(std::span<const RedisLimitRequest> limits, std::span<Decision> out,

@@ -6,26 +6,35 @@
 
 namespace qs::limiter {
 
-void RouteMetrics::count(std::string_view keyPrefix, std::int64_t second, bool allowed)
+void RouteMetrics::count(
+    std::string_view keyPrefix, std::int64_t second, bool allowed, std::string_view plan)
 {
     // Newest first: the entry of this second is almost always among the last few.
     auto it = std::find_if(m_entries.rbegin(), m_entries.rend(),
         [&](const Entry &e) { return e.second == second && e.keyPrefix == keyPrefix; });
     if (it == m_entries.rend()) {
-        m_entries.push_back(Entry{std::string(keyPrefix), second, 0, 0});
+        m_entries.push_back(Entry{std::string(keyPrefix), second, 0, 0, {}});
         it = m_entries.rbegin();
         m_oldest = std::min(m_oldest, second);
     }
     ++(allowed ? it->allowed : it->denied);
+    if (plan.empty())
+        return;
+    auto p = std::find_if(
+        it->plans.begin(), it->plans.end(), [&](const PlanCount &c) { return c.plan == plan; });
+    if (p == it->plans.end())
+        p = it->plans.insert(it->plans.end(), PlanCount{std::string(plan), 0, 0});
+    ++(allowed ? p->allowed : p->denied);
 }
 
 std::vector<RouteMetrics::Count> RouteMetrics::take(std::int64_t before)
 {
     std::vector<Count> out;
     m_oldest = std::numeric_limits<std::int64_t>::max();
-    std::erase_if(m_entries, [&](const Entry &e) {
+    std::erase_if(m_entries, [&](Entry &e) {
         if (e.second < before) {
-            out.push_back(Count{keylayout::metricsKey(e.keyPrefix, e.second), e.allowed, e.denied});
+            out.push_back(Count{keylayout::metricsKey(e.keyPrefix, e.second), e.allowed, e.denied,
+                std::move(e.plans)});
             return true;
         }
         m_oldest = std::min(m_oldest, e.second);

@@ -85,7 +85,9 @@ Redis Cluster (send it to the master of the key's slot, as cluster clients do).
 
 When a route has a `metrics_prefix`, count its decisions yourself and add them once a second:
 `HINCRBY <metrics_prefix>:<epoch second> a <admitted>`, `HINCRBY … d <denied>`,
-`EXPIRE … 120` (Quota Studio's monitor reads these; quota_middleware.py does it for you).
+`EXPIRE … 120` (Quota Studio's monitor reads these; quota_middleware.py does it for you). On a
+route whose limits have `plans`, count each request in its plan's fields too, `a:<plan>` and
+`d:<plan>`, also when the plan is unlimited and nothing was called.
 
 A route with several limits (`script: several`, manifest format 4) lists them in `limits`, each
 with its algorithm, key parts, key prefix, cost, mode and three parameters (`''` for an unused

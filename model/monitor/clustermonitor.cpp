@@ -354,7 +354,7 @@ MonitorSnapshot ClusterMonitor::merged() const
             s.lastError = status.address + QStringLiteral(": ") + p.lastError;
         if (s.routes.isEmpty())
             for (const RouteStatus &r : p.routes)
-                s.routes.append(RouteStatus{r.id, r.problem, 0, 0, 0, {}, {}});
+                s.routes.append(RouteStatus{r.id, r.problem, 0, 0, 0, {}, {}, {}});
         for (qsizetype i = 0; i < p.routes.size() && i < s.routes.size(); ++i) {
             RouteStatus &r = s.routes[i];
             r.keys += p.routes[i].keys;
@@ -363,6 +363,17 @@ MonitorSnapshot ClusterMonitor::merged() const
             status.keys += p.routes[i].keys;
             addTo(r.allowedPerSecond, p.routes[i].allowedPerSecond);
             addTo(r.deniedPerSecond, p.routes[i].deniedPerSecond);
+            // Each node holds the seconds' hashes of its slots: the plans' shares add up too.
+            for (const PlanRate &rate : p.routes[i].plans) {
+                auto at = std::find_if(r.plans.begin(), r.plans.end(),
+                    [&](const PlanRate &x) { return x.plan == rate.plan; });
+                if (at == r.plans.end())
+                    r.plans.append(rate);
+                else {
+                    at->allowed += rate.allowed;
+                    at->denied += rate.denied;
+                }
+            }
         }
         s.hotKeys += p.hotKeys;
         for (const UnreadableKey &u : p.unreadable)

@@ -62,6 +62,8 @@ MonitoredRoute MonitoredRoute::of(const Policy &policy, const MonitoredTarget &t
             = QByteArray::fromStdString(layout::metricsPrefix(layout::routePrefix(
                   policy.redis.effectivePrefix().toStdString(), route.id.toStdString())))
             + layout::kSeparator;
+    if (!m.metricsPrefix.isEmpty() && !policy.plans.names.isEmpty() && routeVariesByPlan(route))
+        m.plans = policy.plans.names;
     if (m.decoder)
         m.readCost = qint64(m.decoder->reads("k").size());
     return m;

@@ -3,6 +3,7 @@
 // monitored), the SCAN pattern that finds them, what one key's read costs, and where the
 // deployment counts the route's allowed and denied requests per second.
 #include "model/monitor/layoutdecoder.h"
+#include "model/monitor/monitorsnapshot.h"
 #include "model/policy/policy.h"
 
 #include <QByteArray>
@@ -36,6 +37,9 @@ struct MonitoredRoute {
     QByteArray metricsPrefix; // `<prefix>:<route>:~metrics:`; empty: not counted
     qint64 readCost = 1; // commands one key takes (the same for every key of a layout)
     std::optional<double> allowed, denied; // the last second's, as read
+    // A route whose numbers differ by plan: its plans' shares, read in the same HMGET.
+    QStringList plans;
+    QList<PlanRate> planRates;
 
     static MonitoredRoute of(const Policy &policy, const MonitoredTarget &target);
 };

@@ -11,6 +11,14 @@
 
 namespace qs {
 
+// A plan's share of a route's requests in the last second (the metrics hash's a:<plan> and
+// d:<plan>, routemetrics.h).
+struct PlanRate {
+    QString plan;
+    double allowed = 0, denied = 0;
+    friend bool operator==(const PlanRate &, const PlanRate &) = default;
+};
+
 struct RouteStatus {
     QString id;
     QString problem; // not empty: this route cannot be monitored, and why
@@ -18,6 +26,9 @@ struct RouteStatus {
     qint64 throttled = 0; // keys whose next request would be refused now
     qint64 unreadable = 0;
     std::optional<double> allowedPerSecond, deniedPerSecond; // where the deployment counts
+    // A route whose numbers differ by plan: each plan's share of the counts above, on the
+    // route's first target (the one that reads them), in the policy's plan order.
+    QList<PlanRate> plans;
 };
 
 struct HotKey {

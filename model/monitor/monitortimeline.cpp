@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace qs {
 
@@ -12,6 +13,19 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 double seconds(qint64 us)
 {
     return double(us) / 1e6;
+}
+
+// A target's route and plan from its id (`route`, `route/limit`, `route/limit@plan`,
+// monitoredroute.h: '/' and '@' are in no route id).
+QString routeOf(const QString &target)
+{
+    return target.section(QLatin1Char('/'), 0, 0).section(QLatin1Char('@'), 0, 0);
+}
+
+QString planOf(const QString &target)
+{
+    const qsizetype at = target.lastIndexOf(QLatin1Char('@'));
+    return at < 0 ? QString() : target.mid(at + 1);
 }
 
 } // namespace
@@ -46,10 +60,18 @@ void MonitorTimeline::record(const MonitorSnapshot &snapshot)
     p.t = seconds(snapshot.serverTimeUs);
     if (!m_points.empty() && p.t <= m_points.back().t)
         return; // the server's clock went back (a restart on another host): keep time monotonic
+    // The plans' shares, read by each planned route's first target.
+    std::map<std::pair<QString, QString>, PlanRate> planRates;
+    for (const RouteStatus &r : snapshot.routes)
+        for (const PlanRate &p : r.plans)
+            planRates[{routeOf(r.id), p.plan}] = p;
     for (const RouteStatus &r : snapshot.routes) {
         RouteValues v;
         v.allowed = r.allowedPerSecond.value_or(kNaN);
         v.denied = r.deniedPerSecond.value_or(kNaN);
+        const auto rate = planRates.find({routeOf(r.id), planOf(r.id)});
+        v.planAllowed = rate == planRates.end() ? kNaN : rate->second.allowed;
+        v.planDenied = rate == planRates.end() ? kNaN : rate->second.denied;
         v.keys = r.keys;
         v.throttled = r.throttled;
         m_hasCounts = m_hasCounts || r.allowedPerSecond.has_value();
@@ -135,9 +157,16 @@ std::vector<Series> MonitorTimeline::series(const QString &route, double windowS
 std::vector<Series> MonitorTimeline::requestSeries(const QString &route, double windowSeconds) const
 {
     using Get = double (*)(const RouteValues &);
-    std::vector<Series> out = series<Get>(route, windowSeconds,
-        {{QStringLiteral("allowed"), [](const RouteValues &v) { return v.allowed; }},
-            {QStringLiteral("denied"), [](const RouteValues &v) { return v.denied; }}});
+    const QString plan = planOf(route);
+    std::vector<Series> out = plan.isEmpty()
+        ? series<Get>(route, windowSeconds,
+            {{QStringLiteral("allowed"), [](const RouteValues &v) { return v.allowed; }},
+                {QStringLiteral("denied"), [](const RouteValues &v) { return v.denied; }}})
+        : series<Get>(route, windowSeconds,
+            {{QStringLiteral("allowed (%1)").arg(plan),
+                 [](const RouteValues &v) { return v.planAllowed; }},
+                {QStringLiteral("denied (%1)").arg(plan),
+                    [](const RouteValues &v) { return v.planDenied; }}});
     for (Series &s : out)
         s.unit = QStringLiteral("requests/s");
     return out;

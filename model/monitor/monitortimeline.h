@@ -36,7 +36,8 @@ public:
     bool hasRequestCounts() const { return m_hasCounts; }
 
     // The last `windowSeconds` up to the latest point, t in seconds relative to it (≤ 0).
-    // `route` empty: all routes summed. A gap is one point of value NaN halfway through it.
+    // `route` empty: all routes summed. A gap is one point of value NaN halfway through it. A
+    // target of one plan (`search/burst@pro`): that plan's share of its route's requests.
     std::vector<Series> requestSeries(const QString &route, double windowSeconds) const;
     std::vector<Series> keySeries(const QString &route, double windowSeconds) const;
 
@@ -51,6 +52,7 @@ public:
 private:
     struct RouteValues {
         double allowed = 0, denied = 0; // NaN: not counted
+        double planAllowed = 0, planDenied = 0; // a plan's target: its plan's share; NaN: none
         qint64 keys = 0, throttled = 0;
     };
     struct Point {

@@ -1,6 +1,7 @@
 #include "model/monitor/quotamonitor.h"
 
 #include "limiter/redis/clusterslots.h"
+#include "limiter/redis/keylayout.h"
 
 #include <algorithm>
 #include <limits>
@@ -226,11 +227,23 @@ void QuotaMonitor::sendMetrics()
         if (r.metricsPrefix.isEmpty() || m_budget.available(steadyMicros()) < 1)
             continue;
         m_budget.spend(1, steadyMicros());
-        send({"HMGET", r.metricsPrefix + second, "a", "d"}, [&r](const RespValue &reply) {
-            if (reply.type == RespValue::Type::Array && reply.elements.size() == 2) {
-                r.allowed = replyNumber(reply.elements[0]).value_or(0);
-                r.denied = replyNumber(reply.elements[1]).value_or(0);
-            }
+        namespace layout = limiter::keylayout;
+        QList<QByteArray> command{"HMGET", r.metricsPrefix + second,
+            QByteArray(layout::kAllowedField.data(), qsizetype(layout::kAllowedField.size())),
+            QByteArray(layout::kDeniedField.data(), qsizetype(layout::kDeniedField.size()))};
+        for (const QString &plan : r.plans)
+            for (const std::string_view field : {layout::kAllowedField, layout::kDeniedField})
+                command << QByteArray::fromStdString(layout::planField(field, plan.toStdString()));
+        send(command, [&r](const RespValue &reply) {
+            if (reply.type != RespValue::Type::Array
+                || reply.elements.size() != 2 + 2 * r.plans.size())
+                return;
+            r.allowed = replyNumber(reply.elements[0]).value_or(0);
+            r.denied = replyNumber(reply.elements[1]).value_or(0);
+            r.planRates.clear();
+            for (qsizetype p = 0; p < r.plans.size(); ++p)
+                r.planRates.append({r.plans[p], replyNumber(reply.elements[2 + 2 * p]).value_or(0),
+                    replyNumber(reply.elements[3 + 2 * p]).value_or(0)});
         });
     }
 }
@@ -496,6 +509,7 @@ MonitorSnapshot QuotaMonitor::snapshot() const
         status.problem = r.problem;
         status.allowedPerSecond = r.allowed;
         status.deniedPerSecond = r.denied;
+        status.plans = r.planRates;
         s.routes.append(status);
     }
     m_keys.summarize(s, m_options.hotKeyCount, kUnreadableSample);

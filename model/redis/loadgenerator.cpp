@@ -212,9 +212,10 @@ void connectionLoop(const LoadPlan &plan, int index, const ClientPicker &picker,
         for (std::size_t i = 0; i < n; ++i) {
             keys[i] = "client-" + std::to_string(picker.pick(rng));
             const LoadRoute &route = plan.routes[next++ % plan.routes.size()];
-            if (route.limits.empty()) // unlimited on its plan: a gateway asks Redis nothing
+            if (route.limits.empty()) { // unlimited on its plan: a gateway asks Redis nothing
                 ++unlimited;
-            else if (route.limits.size() == 1)
+                backend.countAdmittedUnasked(route.unasked);
+            } else if (route.limits.size() == 1)
                 batch[batched++] = {&route.limits.front(), keys[i], 1, std::nullopt};
             else
                 several.push_back({&route, i});
@@ -283,6 +284,9 @@ Expected<LoadRoute> loadRoute(const Policy &policy, const Route &r, const QStrin
     const std::string routePrefix = limiter::keylayout::routePrefix(
         policy.redis.effectivePrefix().toStdString(), r.id.toStdString());
     const bool named = keysLimitsByName(policy, r);
+    route.unasked.keyPrefix = routePrefix;
+    route.unasked.metrics = policy.redis.metrics.value_or(false);
+    route.unasked.plan = route.plan;
     for (qsizetype l = 0; l < r.limits.size(); ++l) {
         const RouteLimit &limit = r.limits[l];
         const std::optional<LimitSpec> spec
@@ -299,6 +303,7 @@ Expected<LoadRoute> loadRoute(const Policy &policy, const Route &r, const QStrin
         rule.metrics = policy.redis.metrics.value_or(false);
         if (named)
             rule.metricsPrefix = routePrefix; // a request counts once, for its route
+        rule.plan = route.plan; // and for its plan
         route.limits.push_back(rule);
         route.shadow.push_back(r.modeOf(limit) == RouteMode::Shadow);
     }

@@ -21,6 +21,8 @@ struct LoadRoute {
     std::vector<limiter::RedisRule> limits;
     std::vector<bool> shadow; // per limit
     std::string plan; // empty: the same for every plan
+    // Where a request admitted without a call (no limit on its plan) is counted (metrics).
+    limiter::RedisRule unasked;
 };
 
 struct LoadPlan {

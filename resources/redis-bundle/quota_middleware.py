@@ -205,17 +205,21 @@ class CalendarWindows:
 class RouteMetrics:
     """Admitted/denied counts per route and second, added to Redis once a second with HINCRBY
     into `<metrics_prefix>:<epoch second>` (fields a, d; TTL 120 s), which Quota Studio's monitor
-    reads. Counted here, not in the script: a script touches only its declared key, so that
-    Redis Cluster can route it. Counts Redis cannot take are dropped, never added twice."""
+    reads; a request on a plan also counts in its plan's fields `a:<plan>`, `d:<plan>`. Counted
+    here, not in the script: a script touches only its declared key, so that Redis Cluster can
+    route it. Counts Redis cannot take are dropped, never added twice."""
 
     TTL_S = 120
 
     def __init__(self):
-        self.counts = {}  # (prefix, second) -> [admitted, denied]
+        self.counts = {}  # (prefix, second) -> {field: count}
 
-    def count(self, prefix, admitted):
-        entry = self.counts.setdefault((prefix, int(time.time())), [0, 0])
-        entry[0 if admitted else 1] += 1
+    def count(self, prefix, admitted, plan=None):
+        entry = self.counts.setdefault((prefix, int(time.time())), {})
+        field = "a" if admitted else "d"
+        entry[field] = entry.get(field, 0) + 1
+        if plan is not None:
+            entry[f"{field}:{plan}"] = entry.get(f"{field}:{plan}", 0) + 1
 
     async def flush_due(self, redis):
         now = int(time.time())
@@ -224,12 +228,9 @@ class RouteMetrics:
             return
         pipe = redis.pipeline(transaction=False)
         for prefix, second in due:
-            admitted, denied = self.counts.pop((prefix, second))
             key = f"{prefix}:{second}"
-            if admitted:
-                pipe.hincrby(key, "a", admitted)
-            if denied:
-                pipe.hincrby(key, "d", denied)
+            for field, n in self.counts.pop((prefix, second)).items():
+                pipe.hincrby(key, field, n)
             pipe.expire(key, self.TTL_S)
         try:
             await pipe.execute()
@@ -419,9 +420,15 @@ class QuotaMiddleware:
                 parameters[2] = route.calendars[limit["name"]].argument(time.time())
             args += [limit["algorithm"], limit["cost"], "1" if shadow else "0", *parameters]
             limits.append(limit)
+        # The plan's share of the route's counts, where the route's numbers differ by plan.
+        counted_plan = plan if any(l.get("plans") for l in route.limits) else None
         if refused:
             return "deny", []
         if not limits:
+            if counted_plan is not None and route.entry.get("metrics_prefix"):
+                # Unlimited on its plan: admitted without a call, still counted.
+                self.metrics.count(route.entry["metrics_prefix"], True, counted_plan)
+                await self.metrics.flush_due(self.redis)
             return "pass", []
         reply = await self.scripts["several"](keys=keys, args=args)
         if not isinstance(reply, bytes) or len(reply) != 32 * len(limits):
@@ -444,7 +451,7 @@ class QuotaMiddleware:
             deciding = max((e for e in enforced if e[1][0] != CODE_ADMITTED),
                            key=lambda e: e[1][2])
         if route.entry.get("metrics_prefix"):
-            self.metrics.count(route.entry["metrics_prefix"], admitted)
+            self.metrics.count(route.entry["metrics_prefix"], admitted, counted_plan)
             await self.metrics.flush_due(self.redis)
         headers = self.several_headers(route, limits, said, deciding)
         if not admitted:

@@ -536,6 +536,56 @@ routes:
     ASSERT_TRUE(stopped.wait(10000));
 }
 
+// A policy with plans plays in the local demo: each plan's keys are a route of their own, and the
+// chart of one plan's target, picked with the keyboard, shows that plan's share of the requests.
+TEST(MonitorPage, TheLocalDemoPlaysEachPlanAndChartsAPlansRequests)
+{
+    if (LocalDemo::redisServerPath().isEmpty())
+        GTEST_SKIP() << "redis-server not installed";
+    Window w(R"(quota_studio: 1
+name: plans
+redis: { metrics: true }
+defaults: { key: header:X-Api-Key }
+plans: { names: [free, pro, enterprise], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limit: { algorithm: token_bucket, capacity: 5, refill: 1/s, plans: { pro: { capacity: 50, refill: 10/s }, enterprise: unlimited } }
+)");
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
+    HotKeysModel *model = hotKeys(w.page);
+    const auto routesShown = [&] {
+        QSet<QString> routes;
+        for (int r = 0; r < model->rowCount(); ++r)
+            routes.insert(
+                model->data(model->index(r, HotKeysModel::Route), Qt::DisplayRole).toString());
+        return routes;
+    };
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] {
+            const QSet<QString> routes = routesShown();
+            return routes.contains(QStringLiteral("search@free"))
+                && routes.contains(QStringLiteral("search@pro"));
+        },
+        15000))
+        << stateLabel(w.page)->text().toStdString();
+    auto *route = widget<QComboBox>(w.page, "chartRoute");
+    route->setFocus();
+    while (route->currentText() != QLatin1String("search@free")
+        && route->currentIndex() < route->count() - 1)
+        QTest::keyClick(route, Qt::Key_Down);
+    ASSERT_EQ(route->currentText(), QStringLiteral("search@free"));
+    LiveChart *requests = chart(w.page, "requestsChart");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return points(requests, "denied (free)") >= 2; }, 10000));
+    EXPECT_GT(lastValue(requests, "denied (free)"), 0) << "free's 1/s denies the demo's traffic";
+    w.window.resize(1280, 800);
+    QTest::qWait(300);
+    EXPECT_FALSE(saveScreenshot(&w.window, QStringLiteral("monitor-plans-1280x800")).isEmpty());
+    QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
+    QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
+    ASSERT_TRUE(stopped.wait(10000));
+}
+
 // The Monitor menu's cluster demo: three masters of its own, traffic on all of them, every
 // master read; stopping it leaves no process.
 TEST(MonitorPage, TheLocalClusterDemoReadsEveryMasterAndStopsLeavingNoProcess)

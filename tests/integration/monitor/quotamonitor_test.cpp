@@ -12,7 +12,9 @@
 
 #include <QTcpServer>
 
+#include <atomic>
 #include <random>
+#include <thread>
 
 using namespace qs;
 using namespace qs::test;
@@ -726,4 +728,61 @@ routes:
     ASSERT_TRUE(proKey);
     EXPECT_EQ(proKey->quota.remaining, 3) << "pro's 5, two taken";
     EXPECT_EQ(proKey->quota.limit, 5);
+}
+
+// The load generator on a route with plans and metrics: each request counts in its route's hash
+// and in its plan's fields (enterprise's too, admitted without a call), and the monitor reads
+// every plan's share in the same command as the totals, which they add up to.
+TEST(QuotaMonitor, EachPlansShareOfTheRequestsIsReadWithTheRoutesCounts)
+{
+    RedisProcess server;
+    ASSERT_TRUE(server.start());
+    const Policy policy = policyOrFail(R"(quota_studio: 1
+name: plans
+redis: { metrics: true }
+plans: { names: [free, pro, enterprise], from: header:X-Plan }
+routes:
+  - id: search
+    match: { path: /v1/search }
+    limits:
+      - { name: burst, algorithm: token_bucket, capacity: 2, refill: 1/s, plans: { pro: { capacity: 20, refill: 20/s }, enterprise: unlimited } }
+      - { name: daily, algorithm: fixed_window, limit: 100000, window: 1d, plans: { enterprise: unlimited } }
+)");
+    LoadPlan load;
+    load.endpoint.port = server.port();
+    load.routes = *loadRoutesFor(policy, {});
+    load.rps = 300;
+    load.clients = 6;
+    load.durationSeconds = 4;
+    load.connections = 1;
+    std::atomic<bool> stop{false};
+    LoadResult result;
+    std::thread loader([&] { result = runLoad(load, stop); });
+
+    QuotaMonitor monitor(policy);
+    Snapshots snapshots(monitor);
+    monitor.start(monitorOptions(server.port()));
+    const MonitorSnapshot *s = snapshots.waitFor([](const MonitorSnapshot &s) {
+        const RouteStatus *first = routeIn(s, "search/burst@free");
+        return first && first->plans.size() == 3 && first->allowedPerSecond.value_or(0) > 50;
+    });
+    stop = true;
+    loader.join();
+    ASSERT_TRUE(s) << "the plans' shares read";
+    ASSERT_EQ(result.errors, 0u) << result.firstError;
+    const RouteStatus &first = *routeIn(*s, "search/burst@free");
+    double allowed = 0, denied = 0;
+    for (const PlanRate &p : first.plans) {
+        allowed += p.allowed;
+        denied += p.denied;
+    }
+    EXPECT_EQ(allowed, *first.allowedPerSecond) << "every request counted once, on its plan";
+    EXPECT_EQ(denied, *first.deniedPerSecond);
+    EXPECT_EQ(first.plans[0].plan, QStringLiteral("free"));
+    EXPECT_GT(first.plans[0].denied, 0) << "free's 1/s at ~33/s a plan";
+    EXPECT_EQ(first.plans[1].denied, 0) << "pro's 20/s holds ~11/s a client";
+    EXPECT_GT(first.plans[2].allowed, 0) << "enterprise, admitted without a call, counted";
+    EXPECT_EQ(first.plans[2].denied, 0);
+    EXPECT_TRUE(routeIn(*s, "search/burst@pro")->plans.isEmpty())
+        << "read once per route: the route's first target holds them";
 }

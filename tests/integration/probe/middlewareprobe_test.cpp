@@ -15,12 +15,14 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QThread>
 
 #include <hiredis/hiredis.h>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 
 using namespace qs;
@@ -299,13 +301,15 @@ routes:
 
 // Plans under uvicorn: the middleware finds the plan from the key's entry in the manifest's map
 // and decides each limit on that plan's parameters and keys, in one call of several.lua; an
-// unlimited plan is neither counted nor denied. The same counts as the live NGINX and HAProxy
+// unlimited plan keeps no state and is never denied. Each request counts in its route's metrics
+// and its plan's share. The same counts as the live NGINX and HAProxy
 // (livegateway_test.cpp, LivePlans) and the test console.
 TEST(MiddlewareProbe, EachPlanDecidesOnItsOwnNumbersAndKeys)
 {
     QTemporaryDir dir;
     const PolicyReadResult read = test::readPolicyWithMap(dir, R"(quota_studio: 1
 name: plans
+redis: { metrics: true }
 plans:
   names: [free, pro, enterprise]
   from: { key: "header:X-Api-Key", map: plans.map }
@@ -347,5 +351,26 @@ routes:
     EXPECT_EQ(exists("qs:search:default:pro:k-pro"), 1);
     EXPECT_EQ(exists("qs:search:default:free:k-free"), 1);
     EXPECT_EQ(exists("qs:search:default:enterprise:k-ent"), 0) << "unlimited: nothing counted";
+
+    // The metrics: each request in its route's totals and its plan's share. A second's counts
+    // go to Redis on the first request of a later second.
+    QThread::msleep(1100);
+    test::httpStatus(service.port, {"GET", "/search", {{"X-Api-Key", "k-ent"}}});
+    std::map<std::string, long long> fields;
+    auto *keys = static_cast<redisReply *>(
+        redisCommand(c, "SCAN 0 MATCH qs:search:~metrics:* COUNT 1000"));
+    ASSERT_TRUE(keys && keys->type == REDIS_REPLY_ARRAY && keys->elements == 2);
+    for (std::size_t k = 0; k < keys->element[1]->elements; ++k) {
+        auto *hash = static_cast<redisReply *>(
+            redisCommand(c, "HGETALL %s", keys->element[1]->element[k]->str));
+        for (std::size_t f = 0; hash && f + 1 < hash->elements; f += 2)
+            fields[hash->element[f]->str] += std::stoll(hash->element[f + 1]->str);
+        freeReplyObject(hash);
+    }
+    freeReplyObject(keys);
+    // free: k-free 2 of 8, K-PRO 2 of 8, k-pro-2 1 of 1; pro 5 of 8; enterprise 8 of 8.
+    EXPECT_EQ(fields,
+        (std::map<std::string, long long>{{"a", 18}, {"d", 15}, {"a:free", 5}, {"d:free", 12},
+            {"a:pro", 5}, {"d:pro", 3}, {"a:enterprise", 8}}));
     redisFree(c);
 }

@@ -42,5 +42,27 @@ TEST(KeyLayout, TheBackendsMetricsCountsGoToTheLayoutsKeys)
     EXPECT_EQ(counts[0].denied, 1);
 }
 
+TEST(KeyLayout, APlansShareCountsInItsOwnFieldsBesideTheRoutesTotals)
+{
+    RouteMetrics metrics;
+    const std::string route = keylayout::routePrefix("qs", "search");
+    metrics.count(route, 7, true, "pro");
+    metrics.count(route, 7, false, "free");
+    metrics.count(route, 7, false, "free");
+    metrics.count(route, 7, true, "enterprise");
+    metrics.count(route, 8, true, "pro"); // the next second: another hash
+    const std::vector<RouteMetrics::Count> counts = metrics.take(8);
+    ASSERT_EQ(counts.size(), 1u);
+    EXPECT_EQ(counts[0].allowed, 2);
+    EXPECT_EQ(counts[0].denied, 2);
+    ASSERT_EQ(counts[0].plans.size(), 3u);
+    EXPECT_EQ(counts[0].plans[0].plan, "pro");
+    EXPECT_EQ(counts[0].plans[0].allowed, 1);
+    EXPECT_EQ(counts[0].plans[1].plan, "free");
+    EXPECT_EQ(counts[0].plans[1].denied, 2);
+    EXPECT_EQ(keylayout::planField(keylayout::kDeniedField, "free"), "d:free");
+    EXPECT_EQ(metrics.take().size(), 1u) << "second 8 was kept for later";
+}
+
 } // namespace
 } // namespace qs::limiter

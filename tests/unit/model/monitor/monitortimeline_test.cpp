@@ -137,3 +137,35 @@ TEST(MonitorTimeline, AnOutageIsAGapNotALine)
     timeline.record(at(201, 1, 0, 0));
     EXPECT_EQ(timeline.keySeries({}, 60)[0].t, (std::vector<double>{-1, 0}));
 }
+
+// A route with plans: its first target reads every plan's share; the chart of one plan's target
+// shows that plan's requests, "All routes" the route's totals once.
+TEST(MonitorTimeline, APlansTargetChartsItsPlansShareOfTheRoutesRequests)
+{
+    MonitorTimeline timeline;
+    for (int second = 0; second < 3; ++second) {
+        MonitorSnapshot s;
+        s.serverTimeUs = qint64(100 + second) * 1'000'000;
+        RouteStatus free, pro, monthlyPro;
+        free.id = QStringLiteral("search/burst@free");
+        free.allowedPerSecond = 30.0 + second;
+        free.deniedPerSecond = 12.0;
+        free.plans = {{QStringLiteral("free"), 10.0 + second, 12}, {QStringLiteral("pro"), 20, 0}};
+        pro.id = QStringLiteral("search/burst@pro");
+        monthlyPro.id = QStringLiteral("search/monthly@pro");
+        s.routes = {free, pro, monthlyPro};
+        timeline.record(s);
+    }
+    const std::vector<Series> all = timeline.requestSeries({}, 60);
+    EXPECT_EQ(all[0].name, QStringLiteral("allowed"));
+    EXPECT_EQ(all[0].value, (std::vector<double>{30, 31, 32})) << "the totals, once";
+    const std::vector<Series> free
+        = timeline.requestSeries(QStringLiteral("search/burst@free"), 60);
+    EXPECT_EQ(free[0].name, QStringLiteral("allowed (free)"));
+    EXPECT_EQ(free[0].value, (std::vector<double>{10, 11, 12}));
+    EXPECT_EQ(free[1].value, (std::vector<double>{12, 12, 12}));
+    const std::vector<Series> pro
+        = timeline.requestSeries(QStringLiteral("search/monthly@pro"), 60);
+    EXPECT_EQ(pro[1].name, QStringLiteral("denied (pro)"));
+    EXPECT_EQ(pro[0].value, (std::vector<double>{20, 20, 20})) << "every limit's target of pro";
+}
