@@ -1,7 +1,8 @@
 // A differential request fuzzer: the exports of one policy run in the real NGINX and HAProxy,
 // and seeded random requests built from the forms that broke exports before (any method
 // spelling, %XX escapes including %0A %0D %2F %25 %00, dot segments, duplicated headers and
-// query parameters in both orders, name case, long keys, absolute-form targets, HTTP/1.0) go
+// query parameters in both orders, name case, long keys, absolute-form targets, HTTP/1.0, and
+// the plan's header in every spelling a gateway may read differently) go
 // to the gateway one after the other. The design decides the same requests in the same order
 // on the embedded engine (ConsoleSession), and every answer is compared.
 //
@@ -38,6 +39,7 @@ namespace {
 
 const char *const kPolicy = R"(quota_studio: 1
 name: fuzz
+plans: { names: [free, pro], from: header:X-Plan, default: free }
 routes:
   - id: exact
     match: { methods: [GET, POST], path: /v1/login }
@@ -83,6 +85,10 @@ routes:
     limits:
       - { name: per-key, algorithm: token_bucket, capacity: 2, refill: 1/min }
       - { name: per-tenant, key: query:tenant, missing_key: ip, algorithm: token_bucket, capacity: 3, refill: 1/min }
+  - id: planned
+    match: { path: /p/** }
+    key: header:X-Api-Key
+    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { capacity: 4 } } }
 )";
 
 std::uint64_t envNumber(const char *name, std::uint64_t fallback)
@@ -123,7 +129,9 @@ std::string fuzzPath(std::mt19937_64 &rng, bool several)
     static const std::vector<std::string> bases
         = {"/v1/login", "/s/{seg}/x", "/k/{seg}", "/tb{rest}", "/a:b/c", "/a%3Ab/c", "/a%3ab/c",
             "/h{rest}", "/hd", "/q", "/qa", "/sh", "/none/{seg}", "/v1/login%0A", "/k/{seg}/{seg}"};
-    std::string path = several && chance(rng, 0.15) ? std::string("/m{rest}") : pick(rng, bases);
+    std::string path = several && chance(rng, 0.15) ? std::string("/m{rest}")
+        : chance(rng, 0.15)                         ? std::string("/p{rest}")
+                                                    : pick(rng, bases);
     for (std::size_t at; (at = path.find("{seg}")) != std::string::npos;)
         path.replace(at, 5, pick(rng, segments));
     if (const auto at = path.find("{rest}"); at != std::string::npos)
@@ -214,6 +222,16 @@ FuzzRequest fuzzRequest(std::mt19937_64 &rng, bool several)
     default:
         r.http.headers.push_back({"X-Api-Key", ""});
         break;
+    }
+    // The plan's header (route `planned`) in the forms gateways read differently: a plan's name
+    // exactly, in another case, with blanks, escaped, unknown, empty, twice in either order.
+    if (chance(rng, 0.7)) {
+        const std::vector<std::string> plans
+            = {"pro", "pro", "free", "PRO", "Pro", " pro", "pro ", "%70ro", "gold", "", "pro,free"};
+        const std::string name = pick(rng, std::vector<std::string>{"X-Plan", "x-plan", "X-PLAN"});
+        r.http.headers.push_back({name, pick(rng, plans)});
+        if (chance(rng, 0.15))
+            r.http.headers.push_back({"X-Plan", pick(rng, plans)});
     }
     return r;
 }
@@ -337,7 +355,7 @@ TEST_P(RequestFuzz, TheGatewayDecidesEveryRequestAsTheDesignDoes)
     std::mt19937_64 rng(seed * 1000003 + (gateway == "nginx" ? 1 : 2));
     std::map<std::string, int> explained;
     std::vector<std::string> unexplained;
-    std::uint64_t agreed = 0, denied = 0, severalAgreed = 0;
+    std::uint64_t agreed = 0, denied = 0, severalAgreed = 0, proAgreed = 0;
     for (std::uint64_t done = 0; done < total;) {
         // Gateway and design start over together for each batch.
         const qs::test::ExportedGateway g = qs::test::startExportedGateway(gateway, read.policy);
@@ -379,17 +397,20 @@ TEST_P(RequestFuzz, TheGatewayDecidesEveryRequestAsTheDesignDoes)
                 ++agreed;
                 denied += status == 429;
                 severalAgreed += d.route && d.routeId == QLatin1String("several");
+                proAgreed += d.route && d.routeId == QLatin1String("planned")
+                    && d.plan == QLatin1String("pro");
             }
         }
     }
     std::printf("%s, seed %llu: %llu requests, %llu agree (%llu of them denied, %llu on the route "
-                "with two limits), %zu unexplained\n",
+                "with two limits, %llu on plan pro), %zu unexplained\n",
         gateway.c_str(), (unsigned long long)seed, (unsigned long long)total,
         (unsigned long long)agreed, (unsigned long long)denied, (unsigned long long)severalAgreed,
-        unexplained.size());
+        (unsigned long long)proAgreed, unexplained.size());
     for (const auto &[cause, n] : explained)
         std::printf("  explained, %d: %s\n", n, cause.c_str());
     EXPECT_GT(denied, total / 20) << "a run that denies too little compares too little";
+    EXPECT_GT(proAgreed, total / 100) << "requests on plan pro were compared";
     if (gateway == "nginx") {
         EXPECT_GT(severalAgreed, total / 20) << "the route with two limits was compared";
     }
