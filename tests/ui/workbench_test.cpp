@@ -3,6 +3,7 @@
 // the GUI thread's responsiveness while simulating and exporting.
 #include "model/policy/keyselectorsyntax.h"
 #include "model/policy/pathpattern.h"
+#include "model/policy/plans.h"
 #include "model/policy/policyreader.h"
 #include "model/policy/policywriter.h"
 #include "screenshot.h"
@@ -1845,4 +1846,100 @@ TEST(Workbench, TheTestConsoleDecidesOnTheRequestsPlanOrOnePicked)
     EXPECT_EQ(picked.plan, QStringLiteral("free"));
     EXPECT_EQ(picked.quotaAfter->limit, 2);
     EXPECT_EQ(picked.key, QStringLiteral("free:k-pro"));
+}
+
+// Plans declared from Edit ▸ Policy settings (Ctrl+,), by keyboard: the route's plan table
+// appears, the map file named is read in the background, the saved file has the section in
+// place, and one undo takes it all back. Removing a plan a route still uses is refused.
+TEST(Workbench, PlansAreDeclaredInPolicySettingsAndTheMapIsReadInTheBackground)
+{
+    QTemporaryDir dir;
+    ASSERT_FALSE(
+        test::writeTestFile(dir, QStringLiteral("keys.map"), "k-9 pro\nk-8 free\n").isEmpty());
+    MainWindow window;
+    window.resize(1280, 800);
+    const QByteArray original
+        = "quota_studio: 1\nname: shop\nroutes:\n  - id: search   # hot\n"
+          "    match: { path: /v1/search }\n    key: header:X-Api-Key\n"
+          "    limit: { algorithm: token_bucket, capacity: 10, refill: 1/s }\n";
+    const QString path = openShown(window, dir, "shop.yaml", original);
+    ASSERT_FALSE(path.isEmpty());
+    PolicyDocument *doc = window.document();
+    EXPECT_FALSE(window.designPage()->editor()->planTable()->isVisibleTo(&window));
+
+    // The dialog is modal: typed into once it is up.
+    bool typed = false;
+    QTimer::singleShot(0, &window, [&] {
+        auto *dialog = qobject_cast<PolicySettingsDialog *>(QApplication::activeModalWidget());
+        if (!dialog)
+            return;
+        auto *names = dialog->findChild<QLineEdit *>(QStringLiteral("planNames"));
+        auto *from = dialog->findChild<QLineEdit *>(QStringLiteral("planFrom"));
+        auto *map = dialog->findChild<QLineEdit *>(QStringLiteral("planMap"));
+        auto *fallback = dialog->findChild<QComboBox *>(QStringLiteral("planDefault"));
+        auto *ok = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        names->setFocus();
+        QTest::keyClicks(names, QStringLiteral("free, pro"));
+        EXPECT_FALSE(ok->isEnabled()) << "plans need to say where a request's plan is found";
+        from->setFocus();
+        QTest::keyClicks(from, QStringLiteral("header:X-Api-Key"));
+        EXPECT_TRUE(ok->isEnabled()) << "without a map, X-Api-Key would hold the plan's name";
+        map->setFocus();
+        QTest::keyClicks(map, QStringLiteral("keys.map"));
+        EXPECT_TRUE(ok->isEnabled());
+        EXPECT_EQ(fallback->count(), 3) << "the first plan, free, pro";
+        EXPECT_FALSE(
+            test::saveScreenshot(dialog, QStringLiteral("policy-settings-plans")).isEmpty());
+        typed = names->text() == QLatin1String("free, pro");
+        QTest::keyClick(map, Qt::Key_Return);
+    });
+    QSignalSpy mapRead(doc, &PolicyDocument::planMapRead);
+    QTest::keyClick(&window, Qt::Key_Comma, Qt::ControlModifier);
+    ASSERT_TRUE(typed);
+    EXPECT_EQ(doc->policy().plans.names, (QStringList{"free", "pro"}));
+    EXPECT_EQ(doc->undoStack()->count(), 1);
+    EXPECT_TRUE(window.designPage()->editor()->planTable()->isVisibleTo(&window))
+        << "the route's plan table follows the new plans";
+    ASSERT_TRUE(mapRead.wait(5000)) << "the map file is read in the background";
+    ASSERT_TRUE(doc->policy().plans.map);
+    EXPECT_EQ(doc->policy().plans.map->entries.size(), 2);
+    RequestFacts facts;
+    facts.headers = {{QStringLiteral("X-Api-Key"), QStringLiteral("k-9")}};
+    EXPECT_EQ(requestPlan(doc->policy(), facts), 1) << "k-9 is on pro, as keys.map says";
+
+    // Saved in place: the route's comment stays, the plans section comes before the routes.
+    window.activateWindow(); // the dialog had the focus
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+    QFile saved(path);
+    ASSERT_TRUE(saved.open(QIODevice::ReadOnly));
+    const QByteArray text = saved.readAll();
+    EXPECT_TRUE(text.contains("  - id: search   # hot\n")) << text.toStdString();
+    EXPECT_LT(text.indexOf("plans:"), text.indexOf("routes:")) << text.toStdString();
+    const PolicyReadResult reread = readPolicyFile(path);
+    EXPECT_FALSE(hasErrors(reread.diagnostics)) << text.toStdString();
+    EXPECT_EQ(reread.policy.plans, doc->policy().plans) << text.toStdString();
+    ASSERT_TRUE(reread.policy.plans.map);
+
+    // One undo: no plans, no map, no plan table.
+    doc->undoStack()->undo();
+    EXPECT_TRUE(doc->policy().plans.names.isEmpty());
+    EXPECT_FALSE(doc->policy().plans.map);
+    EXPECT_FALSE(window.designPage()->editor()->planTable()->isVisibleTo(&window));
+
+    // A plan the route has numbers for cannot be removed.
+    doc->undoStack()->redo();
+    Policy planned = doc->policy();
+    planned.routes[0].limits[0].plans.append(PlanLimit{QStringLiteral("pro"), true, {}});
+    PolicySettingsDialog dialog(planned);
+    auto *names = dialog.findChild<QLineEdit *>(QStringLiteral("planNames"));
+    auto *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+    EXPECT_TRUE(ok->isEnabled());
+    names->setText(QStringLiteral("free"));
+    EXPECT_FALSE(ok->isEnabled());
+    const QLabel *problem = nullptr;
+    for (const QLabel *l : dialog.findChildren<QLabel *>())
+        if (l->text().contains(QLatin1String("numbers for plan 'pro'")))
+            problem = l;
+    EXPECT_TRUE(problem) << "says which route uses the plan";
 }

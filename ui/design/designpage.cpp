@@ -166,6 +166,8 @@ DesignPage::DesignPage(PolicyDocument *doc, QWidget *parent)
     connect(doc, &PolicyDocument::policyFieldsChanged, this, [this] {
         if (m_policyName->text() != m_doc->policy().name)
             m_policyName->setText(m_doc->policy().name);
+        // The route's form shows the policy's defaults and plans (its plan table): follow them.
+        m_editor->reload();
     });
     connect(m_editor, &RouteEditor::limitPicked, this, &DesignPage::refreshPanel);
     connect(doc, &PolicyDocument::routeChanged, this, [this](qsizetype i) {

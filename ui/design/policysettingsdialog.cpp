@@ -1,6 +1,7 @@
 #include "ui/design/policysettingsdialog.h"
 
 #include "model/policy/keyselectorsyntax.h"
+#include "model/policy/plans.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -20,13 +21,18 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
       m_prefix(new QLineEdit(policy.redis.prefix.value_or(QString()))), m_status(new QSpinBox),
       m_storeError(new QComboBox), m_headers(new QComboBox), m_missingKey(new QComboBox),
       m_metrics(new QCheckBox(tr("Count allowed and denied per route and second in Redis"))),
-      m_problem(new QLabel),
+      m_planNames(new QLineEdit(policy.plans.names.join(QStringLiteral(", ")))),
+      m_planFrom(new QLineEdit(policy.plans.from ? policy.plans.from->toString() : QString())),
+      m_planMap(new QLineEdit(policy.plans.mapFile.value_or(QString()))),
+      m_planDefault(new QComboBox), m_problem(new QLabel),
       m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel))
 {
     setWindowTitle(tr("Policy settings"));
-    for (auto [w, name] : {std::pair<QWidget *, const char *>{m_name, "name"},
-             {m_key, "defaultKey"}, {m_status, "status"}, {m_storeError, "onStoreError"},
-             {m_prefix, "redisPrefix"}, {m_metrics, "metrics"}, {m_missingKey, "missingKey"}})
+    for (auto [w, name] :
+        {std::pair<QWidget *, const char *>{m_name, "name"}, {m_key, "defaultKey"},
+            {m_status, "status"}, {m_storeError, "onStoreError"}, {m_prefix, "redisPrefix"},
+            {m_metrics, "metrics"}, {m_missingKey, "missingKey"}, {m_planNames, "planNames"},
+            {m_planFrom, "planFrom"}, {m_planMap, "planMap"}, {m_planDefault, "planDefault"}})
         w->setObjectName(QString::fromLatin1(name)); // for tests and accessibility tools
     auto *form = new QFormLayout(this);
     m_name->setToolTip(tr("Shown in exports, the Envoy domain and the RateLimit-Policy header."));
@@ -78,6 +84,32 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     m_metrics->setChecked(policy.redis.metrics.value_or(false));
     m_metrics->setToolTip(tr("Costs one more Redis write per decision (docs/benchmarks.md)."));
     form->addRow(QString(), m_metrics);
+    // Plans: who pays for what. Their numbers are set per limit, in the route's plan table.
+    m_planNames->setPlaceholderText(tr("none: every client gets the same numbers"));
+    m_planNames->setToolTip(
+        tr("The plans, most restricted first, separated by commas (free, pro, enterprise). Each "
+           "limit's numbers per plan are set in the route's plan table; a plan without numbers "
+           "of its own gets the limit's."));
+    form->addRow(tr("P&lans:"), m_planNames);
+    m_planFrom->setPlaceholderText(QStringLiteral("header:X-Plan"));
+    m_planFrom->setToolTip(
+        tr("Where a request's plan is found: a header or query parameter holding the plan's "
+           "name (header:X-Plan, set by your auth layer), or, with a map file, the part whose "
+           "value the map gives a plan (header:X-Api-Key, or ip)."));
+    form->addRow(tr("Plan fr&om:"), m_planFrom);
+    m_planMap->setPlaceholderText(tr("none: the value is the plan's name"));
+    m_planMap->setToolTip(
+        tr("A file of \"value plan\" lines (an API key and its plan), relative to the policy. "
+           "It is read in the background when set, and again when the policy is opened."));
+    form->addRow(tr("Plan &map file:"), m_planMap);
+    m_planDefault->setToolTip(
+        tr("The plan of a request whose plan is missing or unknown. The safe default is the "
+           "most restricted plan: a client that forgets its key must not get more."));
+    form->addRow(tr("Default pl&an:"), m_planDefault);
+    fillDefaultPlans();
+    if (policy.plans.defaultPlan)
+        m_planDefault->setCurrentIndex(
+            std::max(0, m_planDefault->findData(*policy.plans.defaultPlan)));
     m_problem->setWordWrap(true);
     form->addRow(m_problem);
     form->addRow(m_buttons);
@@ -85,7 +117,113 @@ PolicySettingsDialog::PolicySettingsDialog(const Policy &policy, QWidget *parent
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_key, &QLineEdit::textChanged, this, &PolicySettingsDialog::validate);
     connect(m_name, &QLineEdit::textChanged, this, &PolicySettingsDialog::validate);
+    connect(m_planNames, &QLineEdit::textChanged, this, [this] {
+        fillDefaultPlans();
+        validate();
+    });
+    for (QLineEdit *e : {m_planFrom, m_planMap})
+        connect(e, &QLineEdit::textChanged, this, &PolicySettingsDialog::validate);
     validate();
+}
+
+QStringList PolicySettingsDialog::planNames() const
+{
+    QStringList names;
+    for (const QString &n : m_planNames->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (!n.trimmed().isEmpty())
+            names << n.trimmed();
+    return names;
+}
+
+// The default plan's choices follow the names typed: the first plan (unset), or one named.
+void PolicySettingsDialog::fillDefaultPlans()
+{
+    const QString current = m_planDefault->currentData().toString();
+    const QSignalBlocker quiet(m_planDefault);
+    m_planDefault->clear();
+    const QStringList names = planNames();
+    m_planDefault->addItem(
+        names.isEmpty() ? tr("(no plans)") : tr("the first plan (%1)").arg(names.front()),
+        QString());
+    for (const QString &n : names)
+        m_planDefault->addItem(n, n);
+    m_planDefault->setCurrentIndex(std::max(0, m_planDefault->findData(current)));
+    m_planDefault->setEnabled(!names.isEmpty());
+}
+
+QString PolicySettingsDialog::planProblem() const
+{
+    const QStringList names = planNames();
+    const QString fromText = m_planFrom->text().trimmed();
+    const QString map = m_planMap->text().trimmed();
+    if (names.isEmpty()) {
+        // No plans: routes must not have numbers for one.
+        for (const Route &r : m_result.routes)
+            for (const RouteLimit &l : r.limits)
+                if (l.variesByPlan())
+                    return tr("Route '%1' has numbers for plan '%2': remove them in its plan "
+                              "table before removing the plans.")
+                        .arg(r.id, l.plans.front().plan);
+        return fromText.isEmpty() && map.isEmpty()
+            ? QString()
+            : tr("Plans: name the plans that 'Plan from' finds (free, pro, enterprise).");
+    }
+    if (names.size() > PlanSettings::kMaxPlans)
+        return tr("Plans: %1 plans; at most %2.").arg(names.size()).arg(PlanSettings::kMaxPlans);
+    for (qsizetype i = 0; i < names.size(); ++i) {
+        if (!isValidLimitName(names[i]))
+            return tr("Plans: '%1' must be 1-%2 letters, digits, '_', '.' or '-', starting with a "
+                      "letter or digit.")
+                .arg(names[i])
+                .arg(RouteLimit::kMaxNameLength);
+        if (names.indexOf(names[i]) != i)
+            return tr("Plans: '%1' is listed twice.").arg(names[i]);
+    }
+    for (const Route &r : m_result.routes)
+        for (const RouteLimit &l : r.limits)
+            for (const PlanLimit &own : l.plans)
+                if (!names.contains(own.plan))
+                    return tr("Route '%1' has numbers for plan '%2': keep the plan, or remove "
+                              "them in its plan table first.")
+                        .arg(r.id, own.plan);
+    if (fromText.isEmpty())
+        return tr("Plan from: where is a request's plan found? header:X-Plan, or with a map "
+                  "file header:X-Api-Key.");
+    const auto from = parseKeySelector(fromText);
+    if (!from)
+        return tr("Plan from: %1").arg(from.error());
+    if (from->kind == KeySelector::Kind::Global)
+        return tr("Plan from: global is the same for every request; use a header, a query "
+                  "parameter, or ip with a map file.");
+    if (from->kind == KeySelector::Kind::Ip && map.isEmpty())
+        return tr("Plan from: an address is not a plan's name; give a map file that maps "
+                  "addresses to plans.");
+    return {};
+}
+
+void PolicySettingsDialog::applyPlans(PlanSettings &plans) const
+{
+    const QStringList names = planNames();
+    if (names.isEmpty()) {
+        plans = PlanSettings{};
+        return;
+    }
+    const QString map = m_planMap->text().trimmed();
+    const QString defaultPlan = m_planDefault->currentData().toString();
+    plans.names = names;
+    plans.from = *parseKeySelector(m_planFrom->text().trimmed());
+    plans.mapFile = map.isEmpty() ? std::nullopt : std::optional(map);
+    plans.defaultPlan = defaultPlan.isEmpty() ? std::nullopt : std::optional(defaultPlan);
+    plans.present = true;
+    rememberField(plans.fieldOrder, QStringLiteral("names"));
+    rememberField(plans.fieldOrder, QStringLiteral("from"));
+    if (plans.defaultPlan)
+        rememberField(plans.fieldOrder, QStringLiteral("default"));
+    else
+        plans.fieldOrder.removeAll(QStringLiteral("default"));
+    if (plans.mapFile)
+        for (const QString &field : {QStringLiteral("key"), QStringLiteral("map")})
+            rememberField(plans.fromFieldOrder, field);
 }
 
 void PolicySettingsDialog::validate()
@@ -95,6 +233,8 @@ void PolicySettingsDialog::validate()
         problem = tr("The policy needs a name.");
     else if (const auto keys = parseKeySelectorList(m_key->text()); !keys.hasValue())
         problem = tr("Default key: %1").arg(keys.error());
+    else
+        problem = planProblem();
     m_problem->setText(problem);
     m_problem->setVisible(!problem.isEmpty());
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
@@ -149,6 +289,12 @@ void PolicySettingsDialog::accept()
         rememberField(
             p.fieldOrder, QStringLiteral("redis"), p.fieldOrder.indexOf(QStringLiteral("routes")));
     }
+    applyPlans(p.plans);
+    if (p.plans.present)
+        rememberField(
+            p.fieldOrder, QStringLiteral("plans"), p.fieldOrder.indexOf(QStringLiteral("routes")));
+    else
+        p.fieldOrder.removeAll(QStringLiteral("plans"));
     QDialog::accept();
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The policy's own fields: name, description, the defaults every route inherits (key, status,
-// what to do when Redis cannot answer, which rate-limit headers to send) and the Redis key
-// prefix and metrics. OK applies everything as one undo step.
+// what to do when Redis cannot answer, which rate-limit headers to send), the Redis key prefix
+// and metrics, and the plans (their names, where a request's plan is found, the default). OK
+// applies everything as one undo step.
 #include "model/policy/policy.h"
 
 #include <QDialog>
@@ -27,6 +28,10 @@ public:
 
 private:
     void validate();
+    QString planProblem() const; // why the plans fields cannot be applied; empty when they can
+    void fillDefaultPlans();
+    QStringList planNames() const;
+    void applyPlans(PlanSettings &plans) const;
 
     Policy m_result;
     QLineEdit *m_name;
@@ -35,6 +40,8 @@ private:
     QSpinBox *m_status;
     QComboBox *m_storeError, *m_headers, *m_missingKey;
     QCheckBox *m_metrics;
+    QLineEdit *m_planNames, *m_planFrom, *m_planMap;
+    QComboBox *m_planDefault;
     QLabel *m_problem;
     QDialogButtonBox *m_buttons;
 };

@@ -31,6 +31,8 @@ public:
 
     void setRouteIndex(qsizetype index); // -1: nothing to edit
     qsizetype routeIndex() const { return m_index; }
+    // Shows the route again: the policy's fields it depends on (defaults, plans) changed.
+    void reload() { load(); }
     // Moves the keyboard focus to the widget of a diagnostic path (routes[2].limit.capacity).
     bool focusField(const QString &fieldInRoute); // "limit.capacity"
 

@@ -55,7 +55,42 @@ PolicyDocument::PolicyDocument(QObject *parent) : QObject(parent)
         if (m_validation.property("generation").toInt() == m_validationGeneration)
             applyDiagnostics(m_validation.result());
     });
+    connect(&m_planMapRead, &QFutureWatcher<PlanMapReadResult>::finished, this, [this] {
+        if (m_planMapRead.property("key").toString() != m_planMapKey)
+            return; // read for names or a file the policy no longer has
+        const PlanMapReadResult read = m_planMapRead.result();
+        m_policy.plans.map = read.map;
+        m_planMapDiagnostics = read.diagnostics;
+        revalidate();
+        emit planMapRead();
+    });
     newPolicy();
+}
+
+QString PolicyDocument::planMapKey() const
+{
+    const PlanSettings &p = m_policy.plans;
+    if (!p.fromMap() || p.mapFile->isEmpty() || p.names.isEmpty() || m_filePath.isEmpty())
+        return {};
+    return planMapPath(m_filePath, *p.mapFile) + QLatin1Char('\n') + p.names.join(QLatin1Char(','));
+}
+
+void PolicyDocument::refreshPlanMap()
+{
+    const QString key = planMapKey();
+    if (key == m_planMapKey)
+        return;
+    // Until the file is read, no map: a stale one would put clients on the wrong plans.
+    m_planMapKey = key;
+    m_policy.plans.map.reset();
+    m_planMapDiagnostics.clear();
+    if (key.isEmpty())
+        return;
+    m_planMapRead.setProperty("key", key);
+    m_planMapRead.setFuture(QtConcurrent::run(
+        [path = planMapPath(m_filePath, *m_policy.plans.mapFile), names = m_policy.plans.names] {
+            return readPlanMapFile(path, names);
+        }));
 }
 
 PolicyDocument::~PolicyDocument()
@@ -65,6 +100,7 @@ PolicyDocument::~PolicyDocument()
     m_undo.blockSignals(true);
     blockSignals(true);
     m_validation.waitForFinished(); // a worker reading a copy: let it end before we go
+    m_planMapRead.waitForFinished();
 }
 
 Route makeNewRoute(const Policy &policy)
@@ -95,6 +131,7 @@ void PolicyDocument::newPolicy()
     m_policy = p;
     m_savedText.clear(); // nothing on disk yet: the first save writes the whole file
     m_planMapDiagnostics.clear();
+    m_planMapKey.clear();
     m_undo.clear();
     setFilePath(QString());
     revalidate();
@@ -121,6 +158,7 @@ Expected<void> PolicyDocument::load(const QString &path)
     m_savedPolicy = r.policy;
     m_savedFormat = formatForPath(path);
     setFilePath(path);
+    m_planMapKey = planMapKey(); // read with the policy, just now
     m_undo.clear();
     // Unedited, the text Save would write is the file itself: its reading is the validation.
     ++m_validationGeneration;
@@ -156,6 +194,7 @@ Expected<void> PolicyDocument::loadRecovered(const QString &copyPath, const QStr
         m_savedText.clear();
     }
     setFilePath(originalPath);
+    refreshPlanMap();
     m_undo.resetClean(); // no state of the stack is what is on disk
     revalidate();
     emit modifiedChanged(true);
@@ -172,6 +211,7 @@ Expected<void> PolicyDocument::save(const QString &path)
         return saved;
     rememberSaved(bytes, format);
     setFilePath(path);
+    refreshPlanMap(); // a new folder: the map's relative path may name another file
     m_undo.setClean();
     revalidate();
     return {};
@@ -232,6 +272,7 @@ void PolicyDocument::applyPolicy(const Policy &policy)
     const QList<Route> routes = m_policy.routes; // route edits have commands of their own
     m_policy = policy;
     m_policy.routes = routes;
+    refreshPlanMap();
     revalidate();
     emit policyFieldsChanged();
 }

@@ -4,6 +4,7 @@
 // stack is not at its clean index", and Undo after Save marks the file modified again.
 #include "model/base/expected.h"
 #include "model/policy/diagnostic.h"
+#include "model/policy/plans.h"
 #include "model/policy/policy.h"
 #include "model/policy/policytextpatch.h"
 #include "model/policy/policywriter.h"
@@ -66,6 +67,9 @@ signals:
     void diagnosticsChanged();
     void filePathChanged(const QString &path);
     void modifiedChanged(bool modified);
+    // The plan map file was read again in the background (its name or the plans changed): the
+    // policy's map and its diagnostics are the file's now.
+    void planMapRead();
 
 private:
     void revalidate();
@@ -87,7 +91,13 @@ private:
     int m_validationGeneration = 0;
     void applyDiagnostics(Diagnostics diagnostics);
     Diagnostics m_diagnostics;
-    Diagnostics m_planMapDiagnostics; // of the plan map file, read when the policy was opened
+    Diagnostics m_planMapDiagnostics; // of the plan map file, as last read
+    // The plan map as the policy names it: read when the policy is opened, and in the
+    // background whenever the edited policy names another file or other plans.
+    QString planMapKey() const; // the map file's path and the plans it is read for
+    void refreshPlanMap();
+    QString m_planMapKey; // what m_policy.plans.map and m_planMapDiagnostics are of
+    QFutureWatcher<PlanMapReadResult> m_planMapRead;
     QUndoStack m_undo;
 };
 
