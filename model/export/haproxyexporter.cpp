@@ -78,7 +78,18 @@ public:
 
 private:
     void order() override { sortMostSpecificFirst(m_rules); }
-    QByteArray write(const QString &) override { return config().toUtf8(); }
+    // haproxy.cfg, and with plans from a map file its entries as HAProxy's map file beside it.
+    QStringList files() const override
+    {
+        QStringList out = m_exporter.suggestedFileNames();
+        if (usesPlanMap())
+            out << QString::fromLatin1(kPlanMapFile);
+        return out;
+    }
+    QByteArray write(const QString &file) override
+    {
+        return file == QLatin1String(kPlanMapFile) ? planMap() : config().toUtf8();
+    }
 
     void prepare(qsizetype i) override
     {
@@ -261,7 +272,7 @@ private:
             "global\n    maxconn 4096\n"
             "    # normalize-uri below is marked experimental in HAProxy 2.4-2.6; without it\n"
             "    # //x, /./x, /a/../x and percent-escapes of letters would bypass every limit.\n"
-            "    expose-experimental-directives\n\n"
+            "    expose-experimental-directives\n%2\n"
             "defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n"
             "    timeout server 30s\n\n"
             "frontend qs_front\n    bind 127.0.0.1:8090\n"
@@ -271,7 +282,11 @@ private:
             "    http-request normalize-uri path-merge-slashes\n"
             "    http-request normalize-uri path-strip-dot\n"
             "    http-request normalize-uri path-strip-dotdot full\n")
-                          .arg(ExportReport::commentSafe(m_policy.name));
+                          .arg(ExportReport::commentSafe(m_policy.name),
+                              usesPlanMap() ? QStringLiteral(
+                                  "    # Relative file names (the plan map) are beside this file.\n"
+                                  "    default-path config\n")
+                                            : QString());
         // About 760 characters a route: reserved, a 100 000-route configuration is not copied
         // over and over as it grows.
         out.reserve(out.size() + qsizetype(m_rules.size()) * 800);
@@ -343,15 +358,23 @@ private:
         return out;
     }
 
+    static constexpr const char *kPlanMapFile = "qs-plans.map";
+
+    bool usesPlanMap() const
+    {
+        return m_planned && m_policy.plans.from && m_policy.plans.fromMap();
+    }
+
     // txn.qs_plan, the request's plan: the default, replaced by the plan the header names
-    // (`-m str` compares exactly, case included) or whose list of keys holds the key's value
-    // (the map file's entries, one ACL per plan: HAProxy keeps a `-m str` list in a tree).
+    // (`-m str` compares exactly, case included, one ACL per plan), or by the map file's plan
+    // for the key's value (qs-plans.map, HAProxy's own map format: the map is one lookup in a
+    // tree, and the runtime API's `set map`/`add map` change a client's plan without a reload).
     QString planRules()
     {
         const PlanSettings &plans = m_policy.plans;
         if (!plans.from)
             return {};
-        QString fetch, match = QStringLiteral("-m str");
+        QString fetch;
         switch (plans.from->kind) {
         case KeySelector::Kind::Header:
             fetch = QStringLiteral("req.fhdr(%1,1)").arg(plans.from->name);
@@ -361,7 +384,6 @@ private:
             break;
         case KeySelector::Kind::Ip:
             fetch = QStringLiteral("src");
-            match = QStringLiteral("-m ip");
             break;
         case KeySelector::Kind::Global:
             return {};
@@ -369,44 +391,45 @@ private:
         QString out = QStringLiteral("\n    # The request's plan (policy `plans:`); %1 when it "
                                      "has none.\n    http-request set-var(txn.qs_plan) str(%1)\n")
                           .arg(plans.effectiveDefault());
-        for (const QString &plan : plans.names) {
-            QStringList values;
-            if (!plans.fromMap()) {
-                values << plan;
-            } else if (plans.map) {
-                for (const PlanMapEntry &e : plans.map->entries) {
-                    if (e.plan != plan)
-                        continue;
-                    // Single quotes hold anything but themselves (no escapes inside).
-                    if (e.value.contains(QLatin1Char('\''))) {
-                        m_report.notePolicy(Diagnostic::Severity::Error,
-                            QStringLiteral("plans.from.map"),
-                            QStringLiteral("map line %1: HAProxy's configuration cannot quote a "
-                                           "value holding a single quote; this key is left out "
-                                           "(its client gets '%2')")
-                                .arg(e.line)
-                                .arg(plans.effectiveDefault()));
-                        continue;
-                    }
-                    values << QLatin1Char('\'') + e.value + QLatin1Char('\'');
-                }
-            } else {
+        if (plans.fromMap()) {
+            if (!plans.map) {
                 m_report.notePolicy(Diagnostic::Severity::Error, QStringLiteral("plans.from.map"),
                     QStringLiteral("the plan map was not read: export from the policy's file, "
                                    "beside its map"));
                 return {};
             }
-            if (values.isEmpty())
-                continue;
+            // No sample (the header absent): the default stays. An address is looked up as
+            // one (map_ip), a header's or parameter's value as exact text (map_str).
+            out += QStringLiteral("    http-request set-var(txn.qs_plan) %1,%2(%3,%4)\n")
+                       .arg(fetch,
+                           plans.from->kind == KeySelector::Kind::Ip ? QStringLiteral("map_ip")
+                                                                     : QStringLiteral("map_str"),
+                           QString::fromLatin1(kPlanMapFile), plans.effectiveDefault());
+            return out;
+        }
+        for (const QString &plan : plans.names) {
             // By index: names that differ only in '.' and '-' would share a sanitised name.
             const QString acl = QStringLiteral("qs_plan_%1").arg(plans.names.indexOf(plan));
-            // A line per 100 values: one ACL name on several lines matches any of them.
-            for (qsizetype at = 0; at < values.size(); at += 100)
-                out += QStringLiteral("    acl %1 %2 %3 %4\n")
-                           .arg(acl, fetch, match, values.mid(at, 100).join(QLatin1Char(' ')));
+            out += QStringLiteral("    acl %1 %2 -m str %3\n").arg(acl, fetch, plan);
             out += QStringLiteral("    http-request set-var(txn.qs_plan) str(%1) if %2\n")
                        .arg(plan, acl);
         }
+        return out;
+    }
+
+    // The policy's map file as HAProxy reads one: `key value` a line, the key up to the first
+    // blank, `#` starting a comment line: the policy's own format, so every entry is copied as
+    // it is (values hold no blanks, and none starts with `#`: the reader refuses both).
+    QByteArray planMap() const
+    {
+        QByteArray out = "# Generated by Quota Studio: the plan of each "
+            + m_policy.plans.from->toString().toUtf8() + " value (policy `plans:`, from "
+            + m_policy.plans.mapFile->toUtf8() + ").\n# A value not listed is on "
+            + m_policy.plans.effectiveDefault().toUtf8()
+            + ". Changed at runtime with `set map`/`add map` on HAProxy's runtime API.\n";
+        if (m_policy.plans.map)
+            for (const PlanMapEntry &e : m_policy.plans.map->entries)
+                out += e.value.toUtf8() + ' ' + e.plan.toUtf8() + '\n';
         return out;
     }
 
