@@ -1064,7 +1064,7 @@ PolicyReadResult readPolicy(
     return result;
 }
 
-PolicyReadResult readPolicyFile(const QString &path, QByteArray *bytes)
+PolicyReadResult readPolicyFile(const QString &path, QByteArray *bytes, bool withPlanMap)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
@@ -1085,7 +1085,7 @@ PolicyReadResult readPolicyFile(const QString &path, QByteArray *bytes)
         return failure(path, 0, 0, tooLarge());
     if (bytes)
         *bytes = text;
-    return readPolicy(text, path, path);
+    return readPolicy(text, path, withPlanMap ? path : QString());
 }
 
 } // namespace qs

@@ -26,8 +26,10 @@ inline constexpr qsizetype kMaxRoutes = 100'000;
 // (the map's path is relative to it); without, the policy's map stays unread.
 PolicyReadResult readPolicy(
     const QByteArray &text, const QString &fileName, const QString &policyPath = QString());
-// Reads the file and its plan map. `text`, when given, receives the bytes that were read (what a
-// lossless save edits).
-PolicyReadResult readPolicyFile(const QString &path, QByteArray *text = nullptr);
+// Reads the file and (unless `withPlanMap` is false: the workbench reads it in the background)
+// its plan map. `text`, when given, receives the bytes that were read (what a lossless save
+// edits).
+PolicyReadResult readPolicyFile(
+    const QString &path, QByteArray *text = nullptr, bool withPlanMap = true);
 
 } // namespace qs

@@ -1826,6 +1826,8 @@ TEST(Workbench, TheTestConsoleDecidesOnTheRequestsPlanOrOnePicked)
         "    limit: { algorithm: token_bucket, capacity: 2, refill: 1/min, plans: { pro: { "
         "capacity: 5 } } }\n");
     ASSERT_FALSE(path.isEmpty());
+    // The map is read in the background after the policy opens.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return window.document()->policy().plans.map != nullptr; }));
     TestConsole *console = window.designPage()->findChild<TestConsole *>();
     ASSERT_TRUE(console);
     QComboBox *plan = console->planBox();
@@ -1906,6 +1908,12 @@ TEST(Workbench, PlansAreDeclaredInPolicySettingsAndTheMapIsReadInTheBackground)
     RequestFacts facts;
     facts.headers = {{QStringLiteral("X-Api-Key"), QStringLiteral("k-9")}};
     EXPECT_EQ(requestPlan(doc->policy(), facts), 1) << "k-9 is on pro, as keys.map says";
+    // The test console took the map as soon as it was read.
+    TestConsole *console = window.designPage()->findChild<TestConsole *>();
+    ASSERT_TRUE(console);
+    console->pathEdit()->setText(QStringLiteral("/v1/search"));
+    console->headersEdit()->setPlainText(QStringLiteral("X-Api-Key: k-9"));
+    EXPECT_EQ(console->sendOnce().plan, QStringLiteral("pro"));
 
     // Saved in place: the route's comment stays, the plans section comes before the routes.
     window.activateWindow(); // the dialog had the focus

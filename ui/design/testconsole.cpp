@@ -40,6 +40,7 @@ TestConsole::TestConsole(PolicyDocument *doc, QWidget *parent) : QWidget(parent)
     connect(doc, &PolicyDocument::routesChanged, this, &TestConsole::restart);
     connect(doc, &PolicyDocument::routeChanged, this, &TestConsole::restart);
     connect(doc, &PolicyDocument::policyFieldsChanged, this, &TestConsole::restart);
+    connect(doc, &PolicyDocument::planMapRead, this, &TestConsole::restart); // keys → plans
     restart();
 }
 

@@ -141,7 +141,8 @@ void PolicyDocument::newPolicy()
 Expected<void> PolicyDocument::load(const QString &path)
 {
     QByteArray text;
-    const PolicyReadResult r = readPolicyFile(path, &text);
+    // The plan map (up to 64 MB) is read in the background, below: not on the GUI thread.
+    const PolicyReadResult r = readPolicyFile(path, &text, false);
     const bool nothingRead = r.policy.routes.isEmpty() && r.policy.name.isEmpty()
         && std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic &d) {
                return d.severity == Diagnostic::Severity::Error && d.path.isEmpty();
@@ -150,15 +151,13 @@ Expected<void> PolicyDocument::load(const QString &path)
         return r.diagnostics.isEmpty() ? tr("cannot read %1").arg(path)
                                        : r.diagnostics.first().toString();
     m_policy = r.policy;
-    m_planMapDiagnostics.clear();
-    for (const Diagnostic &d : r.diagnostics)
-        if (d.path == QLatin1String("plans.from.map") && d.file != path)
-            m_planMapDiagnostics.append(d); // found in the map file, not in the policy's text
     m_savedText = text;
     m_savedPolicy = r.policy;
     m_savedFormat = formatForPath(path);
     setFilePath(path);
-    m_planMapKey = planMapKey(); // read with the policy, just now
+    m_planMapDiagnostics.clear();
+    m_planMapKey.clear();
+    refreshPlanMap(); // planMapRead() when the map is in
     m_undo.clear();
     // Unedited, the text Save would write is the file itself: its reading is the validation.
     ++m_validationGeneration;

@@ -106,6 +106,7 @@ ExportPage::ExportPage(PolicyDocument *doc, QWidget *parent)
     connect(doc, &PolicyDocument::routesChanged, this, &ExportPage::scheduleRefresh);
     connect(doc, &PolicyDocument::routeChanged, this, &ExportPage::scheduleRefresh);
     connect(doc, &PolicyDocument::policyFieldsChanged, this, &ExportPage::scheduleRefresh);
+    connect(doc, &PolicyDocument::planMapRead, this, &ExportPage::scheduleRefresh); // its keys
     connect(&m_watcher, &QFutureWatcher<std::vector<TargetExport>>::finished, this,
         &ExportPage::onFinished);
     connect(m_save, &QPushButton::clicked, this, &ExportPage::chooseFolderAndSave);
