@@ -25,4 +25,21 @@ inline PolicyReadResult readPolicyWithMap(
     return readPolicyFile(writeTestFile(dir, QStringLiteral("policy.yaml"), policy));
 }
 
+// Three plans from X-Plan: free a GCRA of 5/s burst 2, pro 12/s burst 4, enterprise unlimited
+// (NGINX's limit_req is exact for a GCRA). The probe's live tests, of the gateway and of the
+// Probe tab, run it.
+inline constexpr const char *kHeaderPlansPolicy = R"(quota_studio: 1
+name: probe-plans
+defaults: { key: header:X-Api-Key }
+plans: { names: [free, pro, enterprise], from: header:X-Plan, default: free }
+routes:
+  - id: search
+    match: { path: /search }
+    limit:
+      algorithm: gcra
+      rate: 5/s
+      burst: 2
+      plans: { pro: { rate: 12/s, burst: 4 }, enterprise: unlimited }
+)";
+
 } // namespace qs::test

@@ -188,6 +188,17 @@ bool processAlive(qint64 pid)
     return pid > 0 && ::kill(pid_t(pid), 0) == 0;
 }
 
+// The routes the hot-keys table shows keys of.
+QSet<QString> routesOfHotKeys(const MonitorPage *page)
+{
+    const HotKeysModel *model = hotKeys(page);
+    QSet<QString> routes;
+    for (int r = 0; r < model->rowCount(); ++r)
+        routes.insert(
+            model->data(model->index(r, HotKeysModel::Route), Qt::DisplayRole).toString());
+    return routes;
+}
+
 struct Window {
     QTemporaryDir dir;
     MainWindow window;
@@ -506,14 +517,7 @@ routes:
       - { name: daily, algorithm: fixed_window, limit: 30, window: 1d }
 )");
     QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
-    HotKeysModel *model = hotKeys(w.page);
-    const auto routesShown = [&] {
-        QSet<QString> routes;
-        for (int r = 0; r < model->rowCount(); ++r)
-            routes.insert(
-                model->data(model->index(r, HotKeysModel::Route), Qt::DisplayRole).toString());
-        return routes;
-    };
+    const auto routesShown = [&] { return routesOfHotKeys(w.page); };
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
             const QSet<QString> routes = routesShown();
@@ -553,14 +557,7 @@ routes:
     limit: { algorithm: token_bucket, capacity: 5, refill: 1/s, plans: { pro: { capacity: 50, refill: 10/s }, enterprise: unlimited } }
 )");
     QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
-    HotKeysModel *model = hotKeys(w.page);
-    const auto routesShown = [&] {
-        QSet<QString> routes;
-        for (int r = 0; r < model->rowCount(); ++r)
-            routes.insert(
-                model->data(model->index(r, HotKeysModel::Route), Qt::DisplayRole).toString());
-        return routes;
-    };
+    const auto routesShown = [&] { return routesOfHotKeys(w.page); };
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
             const QSet<QString> routes = routesShown();

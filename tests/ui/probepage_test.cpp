@@ -5,6 +5,7 @@
 #include "model/policy/policyreader.h"
 #include "screenshot.h"
 #include "tests/support/livegateway.h"
+#include "tests/support/planfiles.h"
 #include "tests/support/testsupport.h"
 #include "ui/design/quantityedit.h"
 #include "ui/mainwindow.h"
@@ -295,19 +296,7 @@ TEST(ProbePage, APlanMixInTheTrafficIsProbedPlanByPlan)
     const std::string nginx = requireTool("nginx", QS_NGINX);
     if (nginx.empty())
         GTEST_SKIP() << "nginx missing";
-    const QByteArray policy = R"(quota_studio: 1
-name: probe-plans
-defaults: { key: header:X-Api-Key }
-plans: { names: [free, pro, enterprise], from: header:X-Plan, default: free }
-routes:
-  - id: search
-    match: { path: /search }
-    limit:
-      algorithm: gcra
-      rate: 5/s
-      burst: 2
-      plans: { pro: { rate: 12/s, burst: 4 }, enterprise: unlimited }
-)";
+    const QByteArray policy = kHeaderPlansPolicy;
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("plans.yaml"));
     QFile f(path);

@@ -7,6 +7,7 @@
 #include "model/policy/policyreader.h"
 #include "model/probe/httpprobe.h"
 #include "tests/support/livegateway.h"
+#include "tests/support/planfiles.h"
 #include "tests/support/testsupport.h"
 
 #include <QEventLoop>
@@ -268,22 +269,6 @@ TEST(GatewayProbe, HaproxyTwoLimitsCountingDeniedRequestsIsExplainedLimitByLimit
 
 namespace {
 
-// Three plans from X-Plan: free and pro each with a GCRA of their own (NGINX's limit_req is
-// exact for it), enterprise unlimited.
-const char *const kPlans = R"(quota_studio: 1
-name: probe-plans
-defaults: { key: header:X-Api-Key }
-plans: { names: [free, pro, enterprise], from: header:X-Plan, default: free }
-routes:
-  - id: search
-    match: { path: /search }
-    limit:
-      algorithm: gcra
-      rate: 5/s
-      burst: 2
-      plans: { pro: { rate: 12/s, burst: 4 }, enterprise: unlimited }
-)";
-
 const ProbePlanFigures *figuresOf(const ProbeReport &r, const char *plan)
 {
     for (const ProbePlanFigures &f : r.plans)
@@ -298,7 +283,8 @@ const ProbePlanFigures *figuresOf(const ProbeReport &r, const char *plan)
 // decisions are predicted on its own numbers, and agree.
 TEST(GatewayProbe, NginxDecidesEachPlanOnItsOwnNumbers)
 {
-    const PolicyReadResult read = readPolicy(QByteArray(kPlans), QStringLiteral("plans.yaml"));
+    const PolicyReadResult read
+        = readPolicy(QByteArray(test::kHeaderPlansPolicy), QStringLiteral("plans.yaml"));
     ASSERT_FALSE(hasErrors(read.diagnostics));
     const Policy &p = read.policy;
     const Gateway g = startNginx(p);
@@ -336,7 +322,8 @@ TEST(GatewayProbe, NginxDecidesEachPlanOnItsOwnNumbers)
 // model of that plan's table, none unexplained.
 TEST(GatewayProbe, HaproxyDecidesEachPlanOnItsOwnTable)
 {
-    const PolicyReadResult read = readPolicy(QByteArray(kPlans), QStringLiteral("plans.yaml"));
+    const PolicyReadResult read
+        = readPolicy(QByteArray(test::kHeaderPlansPolicy), QStringLiteral("plans.yaml"));
     ASSERT_FALSE(hasErrors(read.diagnostics));
     const Policy &p = read.policy;
     const Gateway g = startHaproxy(p);

@@ -11,6 +11,7 @@
 #include "model/policy/policyreader.h"
 #include "model/redis/loadgenerator.h"
 #include "tests/integration/redis/parity.h"
+#include "tests/support/rediscommand.h"
 #include "tests/support/redisprocess.h"
 
 #include <hiredis/hiredis.h>
@@ -35,30 +36,16 @@ using limiter::test::uniquePrefix;
 
 namespace {
 
-struct ContextDeleter {
-    void operator()(redisContext *c) const { redisFree(c); }
-};
-using Context = std::unique_ptr<redisContext, ContextDeleter>;
-struct ReplyDeleter {
-    void operator()(redisReply *r) const { freeReplyObject(r); }
-};
-using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+using Reply = test::RedisReply;
 
 Reply command(redisContext *c, const std::vector<std::string> &args)
 {
-    std::vector<const char *> argv;
-    std::vector<size_t> lens;
-    for (const auto &a : args) {
-        argv.push_back(a.data());
-        lens.push_back(a.size());
-    }
-    return Reply(
-        static_cast<redisReply *>(redisCommandArgv(c, int(argv.size()), argv.data(), lens.data())));
+    return test::redisRun(c, args);
 }
 
 std::string text(const Reply &r)
 {
-    return r && r->str ? std::string(r->str, r->len) : std::string();
+    return test::replyText(r);
 }
 
 Policy saasPlans(const std::string &prefix)
@@ -86,10 +73,10 @@ protected:
     {
         ASSERT_GT(test::fixtureRedisPort(), 0) << "run through ctest: the 'redis_module' "
                                                   "fixture sets QS_TEST_REDIS_PORT";
-        admin.reset(redisConnect("127.0.0.1", test::fixtureRedisPort()));
-        ASSERT_TRUE(admin && !admin->err);
+        admin = test::connectRedis(test::fixtureRedisPort());
+        ASSERT_TRUE(admin);
     }
-    Context admin;
+    test::RedisContext admin;
 };
 
 TEST_F(RedisPlans, EachPlanDecidesInTheModuleAsInLuaAndAsItsOwnNumbers)

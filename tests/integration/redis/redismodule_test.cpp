@@ -6,6 +6,7 @@
 #include "limiter/redis/redisbackend.h"
 #include "limiter/redis/redisstate.h"
 #include "tests/integration/redis/parity.h"
+#include "tests/support/rediscommand.h"
 #include "tests/support/redisprocess.h"
 
 #include <hiredis/hiredis.h>
@@ -29,38 +30,22 @@ using test::uniquePrefix;
 
 namespace {
 
-struct ReplyDeleter {
-    void operator()(redisReply *r) const { freeReplyObject(r); }
-};
-using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
-struct ContextDeleter {
-    void operator()(redisContext *c) const { redisFree(c); }
-};
-using Context = std::unique_ptr<redisContext, ContextDeleter>;
+using Reply = qs::test::RedisReply;
+using Context = qs::test::RedisContext;
 
 Context connectTo(int port)
 {
-    Context c(redisConnect("127.0.0.1", port));
-    if (c && c->err)
-        c.reset();
-    return c;
+    return qs::test::connectRedis(port);
 }
 
 Reply command(redisContext *c, const std::vector<std::string> &args)
 {
-    std::vector<const char *> argv;
-    std::vector<size_t> lens;
-    for (const auto &a : args) {
-        argv.push_back(a.data());
-        lens.push_back(a.size());
-    }
-    return Reply(
-        static_cast<redisReply *>(redisCommandArgv(c, int(argv.size()), argv.data(), lens.data())));
+    return qs::test::redisRun(c, args);
 }
 
 std::string text(const Reply &r)
 {
-    return r && r->str ? std::string(r->str, r->len) : std::string();
+    return qs::test::replyText(r);
 }
 
 bool isError(const Reply &r)
