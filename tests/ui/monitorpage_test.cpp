@@ -575,9 +575,13 @@ routes:
     LiveChart *requests = chart(w.page, "requestsChart");
     ASSERT_TRUE(QTest::qWaitFor([&] { return points(requests, "denied (free)") >= 2; }, 10000));
     EXPECT_GT(lastValue(requests, "denied (free)"), 0) << "free's 1/s denies the demo's traffic";
-    w.window.resize(1280, 800);
-    QTest::qWait(300);
-    EXPECT_FALSE(saveScreenshot(&w.window, QStringLiteral("monitor-plans-1280x800")).isEmpty());
+    for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
+        w.window.resize(size);
+        QTest::qWait(300);
+        EXPECT_FALSE(saveScreenshot(
+            &w.window, QStringLiteral("monitor-plans-%1x%2").arg(size.width()).arg(size.height()))
+                         .isEmpty());
+    }
     QSignalSpy stopped(w.page, &MonitorPage::demoStateChanged);
     QTest::mouseClick(widget<QPushButton>(w.page, "demo"), Qt::LeftButton);
     ASSERT_TRUE(stopped.wait(10000));

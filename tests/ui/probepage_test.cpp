@@ -337,7 +337,7 @@ TEST(ProbePage, APlanMixInTheTrafficIsProbedPlanByPlan)
     EXPECT_TRUE(table.contains(QLatin1String("Plan enterprise: no request of the probe")))
         << "the traffic put no client on enterprise: " << table.toStdString();
     EXPECT_TRUE(table.contains(QLatin1String("Limit default@pro:"))) << table.toStdString();
-    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+    for (const QSize size : {QSize(1024, 640), QSize(1280, 800), QSize(1920, 1080)}) {
         window.resize(size);
         QTest::qWait(200);
         EXPECT_FALSE(saveScreenshot(
