@@ -96,6 +96,14 @@ denied request takes from none: `EVALSHA <several sha1> N <key 1> … <key N> <n
 then, per limit, `<algorithm> <cost> <1 if shadow else 0> <p1> <p2> <p3>`; the reply is four
 doubles per limit, in the keys' order. All N keys must be on one Redis Cluster node.
 
+Plans (manifest format 5): the root's `plans` says how to find a request's plan — `from` (a
+header or query parameter holding the plan's name, or with `keys` the part whose value maps to
+a plan) and `default` for a missing or unknown one. A limit whose numbers differ by plan has
+`plans`: per plan its `key_prefix`, `parameters` and `quota`, or `"unlimited"` (leave the limit
+out of the call). With a map, `map_file` names `plans.map` beside the manifest (`value plan` a
+line): quota_middleware.py reads it again within a second of a change, so a key's plan changes
+without a restart (a broken edit keeps the last good map, and is logged).
+
 ## FastAPI / Starlette: quota_middleware.py
 
 The bundle ships a ready middleware that does all of the above for every route: it matches
@@ -250,7 +258,27 @@ private:
             QStringLiteral("quota_middleware.py")};
         for (const auto &entry : m_scripts)
             names << entry.first + QStringLiteral(".lua");
+        if (writesPlanMap())
+            names << QString::fromLatin1(kPlanMapFile);
         return names;
+    }
+
+    // The policy's plan map, copied beside the manifest: the middleware reads it again when it
+    // changes, so that a key's plan changes without a new export or a restart.
+    static constexpr const char *kPlanMapFile = "plans.map";
+    bool writesPlanMap() const
+    {
+        return !m_policy.plans.names.isEmpty() && m_policy.plans.fromMap() && m_policy.plans.map;
+    }
+    QByteArray planMapFile() const
+    {
+        QByteArray out = "# The plan of each " + m_policy.plans.from->toString().toUtf8()
+            + " value: `value plan` a line (policy `plans:`). Edit it here: the middleware reads\n"
+              "# it again within a second of a change. A value not listed is on "
+            + m_policy.plans.effectiveDefault().toUtf8() + ".\n";
+        for (const PlanMapEntry &e : m_policy.plans.map->entries)
+            out += e.value.toUtf8() + ' ' + e.plan.toUtf8() + '\n';
+        return out;
     }
 
     QByteArray write(const QString &file) override
@@ -259,6 +287,8 @@ private:
             return manifest();
         if (file == QLatin1String("quota_middleware.py"))
             return QByteArray(kQuotaMiddlewarePy);
+        if (file == QLatin1String(kPlanMapFile))
+            return planMapFile();
         if (file == QLatin1String("README.md"))
             return QByteArray(kReadme)
                 + QStringLiteral(
@@ -483,6 +513,8 @@ private:
             {QStringLiteral("default"), Tree::text(p.effectiveDefault())},
             {QStringLiteral("from"), p.from ? Tree::text(p.from->toString()) : Tree::null()},
             {QStringLiteral("keys"), keys},
+            {QStringLiteral("map_file"),
+                writesPlanMap() ? Tree::text(QString::fromLatin1(kPlanMapFile)) : Tree::null()},
             {QStringLiteral("names"), names},
         };
         return t;

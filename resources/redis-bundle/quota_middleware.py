@@ -238,6 +238,53 @@ class RouteMetrics:
             log.warning("metrics for %d route-seconds dropped: %s", len(due), e)
 
 
+class PlanMapFile:
+    """The bundle's plans.map (`value plan` a line, `#` comments), read again when the file
+    changes (its size or modification time, looked at no more than once a second), so that a
+    key's plan changes without a restart. A file that cannot be read, or a line naming no plan of
+    the policy, keeps the last good map and logs why: a broken edit never moves every client to
+    the default plan."""
+
+    CHECK_EVERY_S = 1.0
+
+    def __init__(self, path, names, keys):
+        self.path = path
+        self.names = set(names)
+        self.keys = dict(keys or {})
+        self.stamp = None
+        self.checked = 0.0
+        self.reload()
+
+    def current(self):
+        now = time.monotonic()
+        if now - self.checked >= self.CHECK_EVERY_S:
+            self.reload()
+        return self.keys
+
+    def reload(self):
+        self.checked = time.monotonic()
+        try:
+            st = os.stat(self.path)
+            if (st.st_size, st.st_mtime_ns) == self.stamp:
+                return
+            keys = {}
+            with open(self.path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    words = line.split()
+                    if not words or words[0].startswith("#"):
+                        continue
+                    if len(words) != 2 or words[1] not in self.names:
+                        raise ValueError(f"line {number}: expected `value plan` with a plan of "
+                                         f"{sorted(self.names)}, found {line.strip()!r}")
+                    if words[0] in keys:
+                        raise ValueError(f"line {number}: {words[0]!r} is mapped twice")
+                    keys[words[0]] = words[1]
+            self.keys, self.stamp = keys, (st.st_size, st.st_mtime_ns)
+        except (OSError, ValueError) as e:
+            log.warning("quota: %s not read again, the last map stays: %s", self.path, e)
+            self.stamp = None
+
+
 class QuotaMiddleware:
     def __init__(self, app, bundle, redis_url=None, redis_client=None, timeout=0.25):
         """`bundle`: the folder `quotactl export --target redis-bundle` wrote. `timeout`: how
@@ -265,6 +312,10 @@ class QuotaMiddleware:
         self.header_style = self.manifest.get("headers", "draft")
         self.policy_name = sf_string(self.manifest.get("policy", ""))
         self.plans = self.manifest.get("plans")
+        self.plan_map = None
+        if self.plans and self.plans.get("map_file"):
+            self.plan_map = PlanMapFile(os.path.join(bundle, self.plans["map_file"]),
+                                        self.plans["names"], self.plans.get("keys"))
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -344,7 +395,7 @@ class QuotaMiddleware:
             value = query.get(name)
         else:  # ip
             value = (scope.get("client") or ("", 0))[0]
-        keys = plans.get("keys")
+        keys = self.plan_map.current() if self.plan_map else plans.get("keys")
         if keys is not None:
             plan = keys.get(value) if value else None
         else:

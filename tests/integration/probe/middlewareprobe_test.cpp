@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -373,4 +374,21 @@ routes:
         (std::map<std::string, long long>{{"a", 18}, {"d", 15}, {"a:free", 5}, {"d:free", 12},
             {"a:pro", 5}, {"d:pro", 3}, {"a:enterprise", 8}}));
     redisFree(c);
+
+    // The bundle's plans.map, edited while the service runs: read again within a second, so a
+    // new key is on its plan without a restart; a broken edit keeps the last good map.
+    const std::string mapPath = service.process->dir() + "/plans.map";
+    {
+        std::ofstream map(mapPath, std::ios::app);
+        map << "k-new pro\n";
+    }
+    QThread::msleep(1100);
+    EXPECT_EQ(admitted("k-new"), 5) << "k-new is pro now (a fresh key: pro's capacity)";
+    {
+        std::ofstream map(mapPath, std::ios::app);
+        map << "k-broken gold\n"; // no such plan
+    }
+    QThread::msleep(1100);
+    EXPECT_EQ(admitted("k-pro"), 0) << "still pro (spent): the broken edit changed nothing";
+    EXPECT_EQ(admitted("k-new"), 0) << "still pro (spent)";
 }
