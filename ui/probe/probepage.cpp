@@ -252,7 +252,9 @@ void ProbePage::addTargetRows(QFormLayout *form)
     m_traffic = new QLineEdit;
     m_traffic->setToolTip(tr("As in Simulate: steady:RATE · poisson:RATE · "
                              "bursts:RATE,on=DUR,off=DUR · spike:N,window=DUR · ramp:RATE..RATE "
-                             "· zipf:RATE,clients=N. Sent in real time."));
+                             "· zipf:RATE,clients=N. Sent in real time. On a policy with "
+                             "plans, ,plans=free:1/pro:1 puts the clients on plans (their "
+                             "requests say it as the policy finds plans)."));
     form->addRow(tr("&Traffic:"), m_traffic);
     m_trafficProblem = new QLabel;
     m_trafficProblem->setWordWrap(true);

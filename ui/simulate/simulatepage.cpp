@@ -151,7 +151,9 @@ void SimulatePage::addTrafficRows(QFormLayout *form)
     m_traffic->setToolTip(
         tr("steady:RATE[,clients=N] · poisson:RATE · bursts:RATE,on=DUR,off=DUR · "
            "spike:N,window=DUR · ramp:RATE..RATE · zipf:RATE,clients=N[,s=EXP] · "
-           "replay:FILE (NGINX/Apache combined log or CSV). See docs/simulation.md."));
+           "replay:FILE (NGINX/Apache combined log or CSV). Any of them may add "
+           ",keyless=SHARE and, on a policy with plans, ,plans=free:70/pro:30 (how the clients "
+           "spread over the plans). See docs/simulation.md."));
     form->addRow(tr("&Traffic:"), m_traffic);
     m_trafficProblem = new QLabel;
     m_trafficProblem->setWordWrap(true);
