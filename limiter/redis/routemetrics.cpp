@@ -31,10 +31,11 @@ std::vector<RouteMetrics::Count> RouteMetrics::take(std::int64_t before)
 {
     std::vector<Count> out;
     m_oldest = std::numeric_limits<std::int64_t>::max();
-    std::erase_if(m_entries, [&](Entry &e) {
+    // (The predicate copies, never moves: remove_if's predicate must not change an element.)
+    std::erase_if(m_entries, [&](const Entry &e) {
         if (e.second < before) {
-            out.push_back(Count{keylayout::metricsKey(e.keyPrefix, e.second), e.allowed, e.denied,
-                std::move(e.plans)});
+            out.push_back(
+                Count{keylayout::metricsKey(e.keyPrefix, e.second), e.allowed, e.denied, e.plans});
             return true;
         }
         m_oldest = std::min(m_oldest, e.second);
