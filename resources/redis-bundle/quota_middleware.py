@@ -265,8 +265,17 @@ class PlanMapFile:
         self.checked = time.monotonic()
         try:
             st = os.stat(self.path)
-            if (st.st_size, st.st_mtime_ns) == self.stamp:
-                return
+            stamp = (st.st_size, st.st_mtime_ns)
+        except OSError as e:
+            stamp, missing = "missing", e
+        else:
+            missing = None
+        if stamp == self.stamp:
+            return
+        self.stamp = stamp  # read once per change, and a broken state warned about once
+        try:
+            if missing:
+                raise missing
             keys = {}
             with open(self.path, encoding="utf-8") as f:
                 for number, line in enumerate(f, 1):
@@ -279,10 +288,9 @@ class PlanMapFile:
                     if words[0] in keys:
                         raise ValueError(f"line {number}: {words[0]!r} is mapped twice")
                     keys[words[0]] = words[1]
-            self.keys, self.stamp = keys, (st.st_size, st.st_mtime_ns)
+            self.keys = keys
         except (OSError, ValueError) as e:
             log.warning("quota: %s not read again, the last map stays: %s", self.path, e)
-            self.stamp = None
 
 
 class QuotaMiddleware:
