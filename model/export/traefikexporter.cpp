@@ -77,7 +77,7 @@ private:
         // Plans: a router per plan other than the default, on the route's rule and the plan's
         // header, before the route's own router (which takes the default plan and any other).
         const PlanSettings &plans = m_policy.plans;
-        const bool planned = routeVariesByPlan(r) && !plans.names.isEmpty();
+        const bool planned = routeVariesByPlan(m_policy, r);
         if (planned && !planRouters(i, out))
             return;
         if (!middlewares(i, out, planned ? plans.effectiveDefault() : QString()))

@@ -14,7 +14,7 @@ std::vector<MonitoredTarget> monitoredTargets(const Policy &policy)
         const Route &route = policy.routes[r];
         // A route whose numbers differ by plan is kept as several limits are (the bundle calls
         // several.lua for it), each limit under its name.
-        const bool planned = routeVariesByPlan(route) && !policy.plans.names.isEmpty();
+        const bool planned = routeVariesByPlan(policy, route);
         if (!route.hasSeveralLimits() && !planned) {
             out.push_back({route.id, r, -1, route.effectiveMode() == RouteMode::Shadow, {}, true});
             continue;
@@ -62,7 +62,7 @@ MonitoredRoute MonitoredRoute::of(const Policy &policy, const MonitoredTarget &t
             = QByteArray::fromStdString(layout::metricsPrefix(layout::routePrefix(
                   policy.redis.effectivePrefix().toStdString(), route.id.toStdString())))
             + layout::kSeparator;
-    if (!m.metricsPrefix.isEmpty() && !policy.plans.names.isEmpty() && routeVariesByPlan(route))
+    if (!m.metricsPrefix.isEmpty() && routeVariesByPlan(policy, route))
         m.plans = policy.plans.names;
     if (m.decoder)
         m.readCost = qint64(m.decoder->reads("k").size());

@@ -376,10 +376,11 @@ Expected<std::optional<PlanLimit>> parsePlanCell(
     return std::optional<PlanLimit>{own};
 }
 
-bool routeVariesByPlan(const Route &route)
+bool routeVariesByPlan(const Policy &policy, const Route &route)
 {
-    return std::any_of(route.limits.cbegin(), route.limits.cend(),
-        [](const RouteLimit &l) { return l.variesByPlan(); });
+    return !policy.plans.names.isEmpty()
+        && std::any_of(route.limits.cbegin(), route.limits.cend(),
+            [](const RouteLimit &l) { return l.variesByPlan(); });
 }
 
 int requestPlan(const Policy &policy, const RequestFacts &request)

@@ -77,9 +77,9 @@ QString formatPlanCell(const PlanLimit &own);
 Expected<std::optional<PlanLimit>> parsePlanCell(
     const QString &text, const RouteLimit &limit, const QString &plan);
 
-// Whether any limit of the route has numbers of its own for some plan (its keys then carry the
-// plan).
-bool routeVariesByPlan(const Route &route);
+// Whether the route's numbers differ by plan in this policy: it declares plans and some limit of
+// the route has numbers of its own for one (its keys then carry the plan).
+bool routeVariesByPlan(const Policy &policy, const Route &route);
 
 // The plan of a request: the attribute's value when it names a plan, the map's plan for the
 // key's value, else the default. An index into policy.plans.names; -1 when the policy has none.

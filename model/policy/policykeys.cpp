@@ -7,7 +7,7 @@ namespace qs {
 
 bool keysLimitsByName(const Policy &policy, const Route &route)
 {
-    return route.hasSeveralLimits() || (!policy.plans.names.isEmpty() && routeVariesByPlan(route));
+    return route.hasSeveralLimits() || routeVariesByPlan(policy, route);
 }
 
 std::string limitKeyPrefix(

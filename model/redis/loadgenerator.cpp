@@ -320,7 +320,7 @@ Expected<std::vector<LoadRoute>> loadRoutesFor(const Policy &policy, const QStri
             continue;
         // A route whose numbers differ by plan: its requests spread evenly over the plans.
         QStringList plans{QString()};
-        if (!policy.plans.names.isEmpty() && routeVariesByPlan(r))
+        if (routeVariesByPlan(policy, r))
             plans = policy.plans.names;
         for (const QString &plan : plans) {
             auto route = loadRoute(policy, r, plan);

@@ -25,7 +25,7 @@ Expected<PlanAssignment> assignPlans(
 {
     PlanAssignment plans;
     plans.seed = seed;
-    if (!routeVariesByPlan(route) || policy.plans.names.isEmpty())
+    if (!routeVariesByPlan(policy, route))
         return plans;
     plans.names = policy.plans.names;
     plans.fallback = std::max(0, int(plans.names.indexOf(policy.plans.effectiveDefault())));
